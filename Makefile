@@ -1,0 +1,141 @@
+# boxd — build, run, test and package.
+#
+# The two commands a fresh clone needs:  make run   and   make test
+# Both install what they need through `make deps` (idempotent).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+VERSION        := 0.1.0
+OLLAMA_VERSION := v0.17.4
+MALGO_VERSION  := v0.11.24
+STATICCHECK_VERSION := v0.8.2
+NFPM_VERSION   := v2.45.0
+
+GO        ?= go
+GOMODCACHE := $(shell $(GO) env GOMODCACHE)
+OLLAMA_DIR := $(GOMODCACHE)/github.com/ollama/ollama@$(OLLAMA_VERSION)
+
+# One fixed directory outside the checkout. Go's build cache keys cgo packages
+# on the exact CGO_CPPFLAGS string, so a path inside the clone would make every
+# fresh clone recompile llama.cpp (minutes) instead of reusing the cache.
+BOXD_CACHE   := $(HOME)/.cache/boxd
+CGO_INCLUDE  := $(BOXD_CACHE)/cgo-include
+TOOLS_BIN    := $(BOXD_CACHE)/bin
+export CGO_ENABLED  := 1
+export CGO_CPPFLAGS := -I$(CGO_INCLUDE)
+
+SHARED     ?= $(abspath ../shared)
+MODELS_DIR ?= $(SHARED)/models
+DATA_DIR   ?= $(SHARED)/data
+export BOXD_TEST_MODELS ?= $(MODELS_DIR)
+export BOXD_TEST_DATA   ?= $(DATA_DIR)
+
+BIN := bin/boxd
+GOFLAGS_BUILD := -trimpath -ldflags "-s -w"
+TEST_TIMEOUT  ?= 40m
+
+# Debian packages the build and the tests use.
+APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser
+
+.PHONY: deps apt-deps headers tools build run test unit lint bench deb cuda clean
+
+## deps: install everything the build and the tests need (safe to run again)
+deps: apt-deps headers tools
+
+apt-deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing Debian packages:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+# Headers the ollama module zip lacks (llama.cpp's vendor/ directory), plus
+# llama.cpp's and ggml's public headers for boxd's own small cgo files.
+headers:
+	@mkdir -p $(CGO_INCLUDE)/miniaudio $(CGO_INCLUDE)/llamacpp
+	@$(GO) mod download github.com/ollama/ollama@$(OLLAMA_VERSION)
+	@malgo=$$(cd /tmp && GOFLAGS=-mod=mod $(GO) mod download -json github.com/gen2brain/malgo@$(MALGO_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -f "$$malgo/miniaudio.h" || { echo "deps: miniaudio.h not found in github.com/gen2brain/malgo@$(MALGO_VERSION)"; exit 1; }; \
+	  cmp -s "$$malgo/miniaudio.h" $(CGO_INCLUDE)/miniaudio/miniaudio.h || install -m 0644 "$$malgo/miniaudio.h" $(CGO_INCLUDE)/miniaudio/miniaudio.h
+	@for h in $(OLLAMA_DIR)/llama/llama.cpp/include/llama.h $(OLLAMA_DIR)/ml/backend/ggml/ggml/include/*.h; do \
+	  cmp -s "$$h" $(CGO_INCLUDE)/llamacpp/$$(basename $$h) || install -m 0644 "$$h" $(CGO_INCLUDE)/llamacpp/; \
+	done
+	@test -f /usr/include/nlohmann/json.hpp || { echo "deps: nlohmann-json3-dev is missing (run make deps)"; exit 1; }
+	@test -f /usr/include/stb/stb_image.h || { echo "deps: libstb-dev is missing (run make deps)"; exit 1; }
+
+tools: $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION) $(TOOLS_BIN)/nfpm-$(NFPM_VERSION)
+
+$(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION):
+	@mkdir -p $(TOOLS_BIN)
+	cd /tmp && GOBIN=$(TOOLS_BIN) GOFLAGS=-mod=mod $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@touch $@
+
+$(TOOLS_BIN)/nfpm-$(NFPM_VERSION):
+	@mkdir -p $(TOOLS_BIN)
+	cd /tmp && GOBIN=$(TOOLS_BIN) GOFLAGS=-mod=mod $(GO) install github.com/goreleaser/nfpm/v2/cmd/nfpm@$(NFPM_VERSION)
+	@touch $@
+
+## build: the boxd binary in bin/
+build: headers
+	$(GO) build $(GOFLAGS_BUILD) -o $(BIN) ./cmd/boxd
+
+## run: build and serve on 127.0.0.1:8445 with configs/boxd.yaml and the test models
+RUN_DIR := .run
+run: deps build
+	@mkdir -p $(RUN_DIR)/state
+	@llm=""; if [ -f "$(MODELS_DIR)/stories260K.gguf" ]; then llm="$(MODELS_DIR)/stories260K.gguf"; \
+	  else echo "run: $(MODELS_DIR)/stories260K.gguf not found; serving without a language model"; fi; \
+	  echo "run: boxd serve on 127.0.0.1:8445 (llm: $${llm:-none})"; \
+	  exec ./$(BIN) serve --config configs/boxd.yaml --listen 127.0.0.1:8445 \
+	    --state-dir $(RUN_DIR)/state --data-dir $(DATA_DIR) --log-format text \
+	    --models-llm-path "$$llm"
+
+## test: everything CI checks (installs its own dependencies first)
+test: deps lint unit
+
+unit: headers
+	@if [ "$${CI:-}" = true ] && [ ! -f "$(MODELS_DIR)/stories260K.gguf" ]; then \
+	  echo "test: CI=true but the test models are missing from $(MODELS_DIR)"; exit 1; fi
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+## lint: gofmt, go vet and staticcheck
+lint: headers tools
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(TOOLS_BIN)/staticcheck ./...
+
+## bench: Go benchmarks (ratios against a named peer, never timed assertions)
+bench: headers
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
+
+## deb: dist/boxd_$(VERSION)_amd64.deb
+deb: deps build
+	@mkdir -p dist
+	@test -d "$(DATA_DIR)" || { echo "deb: reference data $(DATA_DIR) not found (set DATA_DIR)"; exit 1; }
+	PKG_VERSION=$(VERSION) PKG_BIN=$(BIN) PKG_DATA=$(DATA_DIR) $(TOOLS_BIN)/nfpm package --config packaging/nfpm.yaml --packager deb --target dist/boxd_$(VERSION)_amd64.deb
+	dpkg-deb --info dist/boxd_$(VERSION)_amd64.deb
+
+## cuda: the ggml CUDA backend as shared libraries (needs nvcc and cmake)
+# ollama's CMakeLists finds CUDA itself and writes the libraries to lib/ollama
+# under the build tree; ggml's loader only accepts directories whose path
+# contains lib/ollama, so that name is kept.
+CUDA_BUILD := build/cuda
+cuda: headers
+	@command -v nvcc >/dev/null 2>&1 || { echo "cuda: nvcc not found. Install the CUDA toolkit (nvcc 12.x) and cmake, then run make cuda again. boxd runs on the CPU without it."; exit 2; }
+	@command -v cmake >/dev/null 2>&1 || { echo "cuda: cmake not found (apt-get install cmake)"; exit 2; }
+	rm -rf $(CUDA_BUILD)/src && mkdir -p $(CUDA_BUILD) && cp -r $(OLLAMA_DIR) $(CUDA_BUILD)/src && chmod -R u+w $(CUDA_BUILD)/src
+	cmake -S $(CUDA_BUILD)/src -B $(CUDA_BUILD)/cmake -DCMAKE_BUILD_TYPE=Release -DGGML_CCACHE=OFF
+	cmake --build $(CUDA_BUILD)/cmake --target ggml-cuda -j$$(nproc)
+	@mkdir -p build/lib/ollama
+	cp -a $(CUDA_BUILD)/cmake/lib/ollama/libggml-base*.so* $(CUDA_BUILD)/cmake/lib/ollama/libggml-cuda*.so* build/lib/ollama/
+	@echo "cuda: backend in build/lib/ollama; set gpu.library_path: $$(pwd)/build/lib/ollama"
+
+clean:
+	rm -rf bin dist build $(RUN_DIR)

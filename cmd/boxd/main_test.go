@@ -1,0 +1,428 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/web"
+)
+
+// The test binary doubles as the boxd binary: with GO_TEST_BOXD_MAIN=1 it
+// runs main's code path on its arguments, so tests can send real signals to
+// a real process without building a second binary.
+func TestMain(m *testing.M) {
+	if os.Getenv("GO_TEST_BOXD_MAIN") == "1" {
+		testRoutes = func(s *web.Server) {
+			// A request that is inside its handler when SIGTERM arrives:
+			// it answers its headers at once and its body after ms.
+			s.Handle(http.MethodGet, "/test/slow", func(w http.ResponseWriter, r *http.Request) {
+				ms, _ := strconv.Atoi(r.URL.Query().Get("ms"))
+				w.WriteHeader(http.StatusOK)
+				_, _ = io.WriteString(w, "started\n")
+				_ = http.NewResponseController(w).Flush()
+				time.Sleep(time.Duration(ms) * time.Millisecond)
+				_, _ = io.WriteString(w, "finished\n")
+			})
+		}
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// boxdCmd prepares a boxd process with a clean BOXD_* environment.
+func boxdCmd(t *testing.T, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "BOXD_") && !strings.HasPrefix(kv, "NOTIFY_SOCKET=") && !strings.HasPrefix(kv, "WATCHDOG_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "GO_TEST_BOXD_MAIN=1")
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+// notifySocket listens where the process sends sd_notify messages.
+type notifySocket struct {
+	path   string
+	conn   *net.UnixConn
+	msgs   chan string
+	exited chan error // set by watch
+}
+
+// watch starts cmd and reports its exit to waitFor.
+func (ns *notifySocket) watch(t *testing.T, cmd *exec.Cmd) chan error {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	exited := make(chan error, 1)
+	ns.exited = exited
+	go func() {
+		err := cmd.Wait()
+		exited <- err
+		done <- err
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return done
+}
+
+func newNotifySocket(t *testing.T) *notifySocket {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := &notifySocket{path: path, conn: conn, msgs: make(chan string, 256)}
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := conn.Read(buf)
+			if err != nil {
+				close(ns.msgs)
+				return
+			}
+			ns.msgs <- string(buf[:n])
+		}
+	}()
+	t.Cleanup(func() { conn.Close() })
+	return ns
+}
+
+// waitFor returns the first message containing want; it fails at once if
+// the process behind the socket exits first.
+func (ns *notifySocket) waitFor(t *testing.T, want string, timeout time.Duration) string {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case err := <-ns.exited:
+			t.Fatalf("process exited (%v) while waiting for %q", err, want)
+		case m, ok := <-ns.msgs:
+			if !ok {
+				t.Fatalf("notify socket closed waiting for %q", want)
+			}
+			if strings.Contains(m, want) {
+				return m
+			}
+		case <-deadline:
+			t.Fatalf("no %q from sd_notify within %s", want, timeout)
+		}
+	}
+}
+
+func serveArgs(t *testing.T, extra ...string) []string {
+	return append([]string{"serve", "--config", writeConfig(t, "# empty: built-in defaults\n"),
+		"--state-dir", filepath.Join(t.TempDir(), "state"), "--listen", "127.0.0.1:0", "--log-format", "text"}, extra...)
+}
+
+// withConfigFile rewrites serve args to use an explicit, existing config.
+func writeConfig(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "boxd.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestServeLifecycle(t *testing.T) {
+	model := testmodels.Shared(t, "stories260K.gguf")
+	ns := newNotifySocket(t)
+	cfg := writeConfig(t, "shutdown_grace_s: 10\n")
+	var logs bytes.Buffer
+	cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path, "WATCHDOG_USEC=400000"},
+		"serve", "--config", cfg, "--state-dir", filepath.Join(t.TempDir(), "state"), "--listen", "127.0.0.1:0",
+		"--models-llm-path", model, "--log-format", "json")
+	cmd.Stderr = &logs
+	exited := ns.watch(t, cmd)
+
+	// READY=1 comes only once the model is loaded and the socket listens.
+	ready := ns.waitFor(t, "READY=1", 60*time.Second)
+	addr := strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):])
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatalf("READY=1 sent before the socket listens: %v", err)
+	}
+	var h map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&h)
+	resp.Body.Close()
+	if h["llm"] != true || h["ok"] != true {
+		t.Errorf("healthz after READY: %v", h)
+	}
+
+	// The unit's WatchdogSec arrives as WATCHDOG_USEC: pings follow.
+	ns.waitFor(t, "WATCHDOG=1", 5*time.Second)
+
+	// A request inside its handler when SIGTERM arrives.
+	resp, err = http.Get("http://" + addr + "/test/slow?ms=1500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	if line, _ := br.ReadString('\n'); line != "started\n" {
+		t.Fatalf("slow handler: %q", line)
+	}
+	// And an idle keep-alive connection, which draining closes.
+	idle, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	if _, err := io.WriteString(idle, "GET /healthz HTTP/1.1\r\nHost: boxd\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	idleReader := bufio.NewReader(idle)
+	r, err := http.ReadResponse(idleReader, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(r.Body)
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	ns.exited = nil // exiting is expected from here on
+	ns.waitFor(t, "STOPPING=1", 5*time.Second)
+
+	// No new connections once draining.
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("still accepting connections after SIGTERM")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The idle connection is closed by the server.
+	_ = idle.SetReadDeadline(time.Now().Add(3 * time.Second))
+	if _, err := idleReader.ReadByte(); err != io.EOF {
+		t.Errorf("idle keep-alive connection: read %v, want EOF", err)
+	}
+	select {
+	case err := <-exited:
+		t.Fatalf("exited (%v) before the in-flight request finished", err)
+	default:
+	}
+
+	// The in-flight request finishes.
+	rest, err := io.ReadAll(br)
+	if err != nil || string(rest) != "finished\n" {
+		t.Fatalf("in-flight request cut: %q %v", rest, err)
+	}
+
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("did not exit after draining")
+	}
+	out := logs.String()
+	for _, want := range []string{`"msg":"ready"`, `"msg":"draining"`, `"msg":"stopped"`, `"weights_root":"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log lacks %s", want)
+		}
+	}
+}
+
+func TestServeWithoutModelReportsLLMFalse(t *testing.T) {
+	ns := newNotifySocket(t)
+	cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path}, serveArgs(t)...)
+	ns.watch(t, cmd)
+	ready := ns.waitFor(t, "READY=1", 30*time.Second)
+	addr := strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):])
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&h)
+	resp.Body.Close()
+	if h["llm"] != false || h["ok"] != true || h["llm_route"] != "direct" {
+		t.Errorf("healthz = %v", h)
+	}
+}
+
+func TestServeStartUpErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		want []string
+	}{
+		{"non-loopback listen refused", nil, serveArgs(t, "--listen", "0.0.0.0:0"), []string{"not a loopback address", "allow_non_loopback"}},
+		{"bad value names the key", nil, serveArgs(t, "--limits-live-cap", "0"), []string{"limits.live_cap", "out of range"}},
+		{"bad env names the key", []string{"BOXD_GPU_LAYERS=lots"}, serveArgs(t), []string{"gpu.layers (env BOXD_GPU_LAYERS)"}},
+		{"unknown env var", []string{"BOXD_MODELS_LLM_PATHS=x"}, serveArgs(t), []string{"BOXD_MODELS_LLM_PATHS is not a setting", "BOXD_MODELS_LLM_PATH"}},
+		{"missing model", nil, serveArgs(t, "--models-llm-path", "/nonexistent/m.gguf"), []string{"models.llm.path", "does not exist"}},
+		{"unknown file key", nil, []string{"serve", "--config", writeConfig(t, "listne: 127.0.0.1:1\n")}, []string{"unknown setting listne", "did you mean listen"}},
+		{"missing explicit config", nil, []string{"serve", "--config", "/nonexistent/boxd.yaml"}, []string{"/nonexistent/boxd.yaml"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			cmd := boxdCmd(t, tc.env, tc.args...)
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != exitConfig {
+				t.Fatalf("exit = %v, want status %d; stderr:\n%s", err, exitConfig, stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+func TestServeNonLoopbackWhenAllowed(t *testing.T) {
+	ns := newNotifySocket(t)
+	var logs bytes.Buffer
+	cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path}, serveArgs(t, "--listen", "0.0.0.0:0", "--allow-non-loopback")...)
+	cmd.Stderr = &logs
+	exited := ns.watch(t, cmd)
+	ns.waitFor(t, "READY=1", 30*time.Second)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-exited; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "non-loopback address because allow_non_loopback is true") {
+		t.Errorf("the log must say the box listens beyond loopback:\n%s", logs.String())
+	}
+}
+
+func TestSecretNeverLogged(t *testing.T) {
+	const secret = "do-not-log-this-secret-123"
+	ns := newNotifySocket(t)
+	var logs bytes.Buffer
+	cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path, "BOXD_ADMIN_SECRET=" + secret}, serveArgs(t, "--log-level", "debug")...)
+	cmd.Stderr = &logs
+	cmd.Stdout = &logs
+	exited := ns.watch(t, cmd)
+	ready := ns.waitFor(t, "READY=1", 30*time.Second)
+	addr := strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):])
+	if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		resp.Body.Close()
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	<-exited
+	if strings.Contains(logs.String(), secret) {
+		t.Fatalf("admin secret in the log:\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), "admin_secret=true") {
+		t.Errorf("the log should say a secret is configured:\n%s", logs.String())
+	}
+}
+
+func TestVersion(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"version"}, &out, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if !strings.HasPrefix(out.String(), "boxd 0.1.0 ") {
+		t.Errorf("version = %q", out.String())
+	}
+}
+
+func TestModelsInspect(t *testing.T) {
+	model := testmodels.Shared(t, "stories260K.gguf")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"models", "inspect", model}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	info, err := llm.Inspect(context.Background(), model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"architecture    llama",
+		fmt.Sprintf("parameters      293K (%d)", info.Parameters),
+		"context length  2048",
+		"quantisation    all F32 (guessed)",
+		"chat template   none",
+		"weights root    " + info.WeightsRoot,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	out.Reset()
+	if code := run(context.Background(), []string{"models", "inspect", "--json", model}, &out, io.Discard); code != 0 {
+		t.Fatalf("--json exit %d", code)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("--json output: %v", err)
+	}
+	for _, k := range []string{"architecture", "parameters", "context_length", "quantisation", "chat_template", "weights_root"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("--json lacks %s", k)
+		}
+	}
+
+	var errOut bytes.Buffer
+	if code := run(context.Background(), []string{"models", "inspect", filepath.Join(t.TempDir(), "none.gguf")}, io.Discard, &errOut); code == 0 {
+		t.Error("inspect of a missing file succeeded")
+	}
+}
+
+func TestConfigCommandShowsSources(t *testing.T) {
+	cfg := writeConfig(t, "limits:\n  live_cap: 6\n")
+	var out bytes.Buffer
+	cmd := boxdCmd(t, []string{"BOXD_LISTEN=127.0.0.1:9999", "BOXD_ADMIN_SECRET=0123456789abcdef-x"}, "config", "--config", cfg, "--models-llm-id", "local-chat")
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, re := range [][]string{
+		{"limits.live_cap", "6", "file " + cfg},
+		{"listen", "127.0.0.1:9999", "env BOXD_LISTEN"},
+		{"models.llm.id", "local-chat", "flag --models-llm-id"},
+		{"admin_secret", "[redacted]", "env BOXD_ADMIN_SECRET"},
+		{"limits.token_budget", "200000", "default"},
+	} {
+		found := false
+		for _, line := range strings.Split(text, "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 3 && f[0] == re[0] && f[1] == re[1] && strings.Join(f[2:], " ") == re[2] {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no line %v in:\n%s", re, text)
+		}
+	}
+	if strings.Contains(text, "0123456789abcdef-x") {
+		t.Error("config printed the secret")
+	}
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/coreos/go-systemd/v22/daemon"
+	"github.com/spf13/cobra"
+
+	"boxd/configs"
+	"boxd/engine/llm"
+	"boxd/engine/models"
+	"boxd/gpu"
+	"boxd/version"
+	"boxd/web"
+)
+
+func newServe() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Load the configured models and serve the API (systemd: Type=notify)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := configs.Load(cmd.Flags())
+			if err != nil {
+				return configError{err}
+			}
+			return serve(cmd.Context(), cfg, cmd.ErrOrStderr())
+		},
+	}
+	configs.RegisterFlags(cmd.Flags())
+	return cmd
+}
+
+func newLogger(cfg *configs.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.Log.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Log.Format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// notify sends a state line to systemd when NOTIFY_SOCKET is set.
+func notify(log *slog.Logger, state string) {
+	if _, err := daemon.SdNotify(false, state); err != nil {
+		log.Warn("sd_notify failed", "state", strings.SplitN(state, "=", 2)[0], "err", err)
+	}
+}
+
+// testRoutes, when set (by this package's tests only), adds routes to the
+// server before it starts.
+var testRoutes func(*web.Server)
+
+// serve runs the daemon until ctx ends or SIGTERM/SIGINT arrives.
+func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
+	log := newLogger(cfg, logw)
+	slog.SetDefault(log)
+	start := time.Now()
+	log.Info("starting", "version", version.Version, "config", cfg.File, "listen", cfg.Listen, "state_dir", cfg.StateDir,
+		"llm", cfg.Models.LLM.Path != "", "admin_secret", cfg.AdminSecret.IsSet())
+
+	ctx, stop := signal.NotifyContext(parent, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return configError{fmt.Errorf("state_dir %s: %w", cfg.StateDir, err)}
+	}
+
+	gpu.Init(cfg.GPU.LibraryPath)
+	var chat atomic.Pointer[llm.Model]
+	if cfg.Models.LLM.Path != "" {
+		notify(log, "STATUS=loading "+cfg.Models.LLM.Path)
+		m, err := loadLLM(ctx, cfg, log)
+		if errors.Is(err, llm.ErrCancelled) {
+			log.Info("stopped during start-up")
+			return nil
+		}
+		if err != nil {
+			return configError{fmt.Errorf("models.llm.path (%s): %w", cfg.Source("models.llm.path"), err)}
+		}
+		chat.Store(m)
+		defer m.Close()
+	}
+
+	ln, err := web.Listen(ctx, cfg, log)
+	if err != nil {
+		return configError{err}
+	}
+	srv := web.New(cfg, web.Probes{
+		LLMReady: func() bool { return chat.Load() != nil },
+	}, log)
+	srv.OnDrain = func() { notify(log, "STOPPING=1") }
+	if testRoutes != nil {
+		testRoutes(srv)
+	}
+
+	addr := ln.Addr().String()
+	log.Info("ready", "addr", addr, "startup_ms", time.Since(start).Milliseconds())
+	notify(log, "READY=1\nSTATUS=serving on "+addr)
+	go watchdog(ctx, log, addr)
+
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal ends the process at once
+	}()
+	err = srv.Serve(ctx, ln)
+	if errors.Is(err, web.ErrGraceExpired) {
+		log.Warn("stopped with requests cut", "err", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func loadLLM(ctx context.Context, cfg *configs.Config, log *slog.Logger) (*llm.Model, error) {
+	gpus := gpu.GPUs()
+	layers, why := gpu.LayersFor(cfg.GPU.Layers, gpus, 0, 0, 0)
+	if cfg.GPU.Layers < 0 && len(gpus) > 0 {
+		info, err := llm.ReadInfo(ctx, cfg.Models.LLM.Path)
+		if err != nil {
+			return nil, err
+		}
+		// KV cache (K and V, f16) for the whole context plus compute buffers.
+		reserve := uint64(2*info.Layers*cfg.Models.LLM.ContextLength*info.EmbeddingSize*2) + 512<<20
+		layers, why = gpu.LayersFor(cfg.GPU.Layers, gpus, info.SizeBytes, info.Layers, reserve)
+	}
+	log.Info("loading model", "model", "llm", "gpu_layers", layers, "why", why)
+	lastExtend := time.Now()
+	m, err := llm.Load(ctx, llm.Options{
+		Path:          cfg.Models.LLM.Path,
+		GPULayers:     layers,
+		ContextLength: cfg.Models.LLM.ContextLength,
+		Parallel:      cfg.Models.LLM.Parallel,
+		Progress: func(float32) {
+			if time.Since(lastExtend) > 5*time.Second {
+				lastExtend = time.Now()
+				notify(log, "EXTEND_TIMEOUT_USEC=60000000")
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	root, err := models.WeightsRootOf(cfg.Models.LLM.Path)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	info := m.Info()
+	log.Info("model loaded", "model", "llm", "id", cfg.Models.LLM.ID, "architecture", info.Architecture,
+		"parameters", info.Parameters, "quantisation", info.Quantisation, "chat_template", info.ChatTemplate,
+		"weights_root", root.Root, "context", m.ContextSize())
+	return m, nil
+}
+
+// watchdog pings systemd at half the unit's WatchdogSec, but only while the
+// server answers its own /healthz: a wedged server is restarted.
+func watchdog(ctx context.Context, log *slog.Logger, addr string) {
+	interval, err := daemon.SdWatchdogEnabled(false)
+	if err != nil || interval <= 0 {
+		return
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	url := "http://" + net.JoinHostPort(host, port) + "/healthz"
+	client := &http.Client{Timeout: interval / 3}
+	tick := time.NewTicker(interval / 2)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			log.Warn("watchdog: self-check failed; not pinging systemd", "err", err)
+			continue
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			notify(log, "WATCHDOG=1")
+		}
+	}
+}

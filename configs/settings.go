@@ -1,0 +1,501 @@
+// Package configs holds boxd's settings: their names, types, defaults and
+// checks, the commented boxd.yaml that lists them, and the loader that merges
+// the config file, BOXD_* environment variables and command-line flags.
+package configs
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// DefaultFile is where `boxd serve` looks for its config file when --config is
+// not given. A missing default file means built-in defaults.
+const DefaultFile = "/etc/boxd/boxd.yaml"
+
+// DefaultYAML is configs/boxd.yaml: every setting with its default, commented.
+// Tests check that it matches the table below exactly.
+//
+//go:embed boxd.yaml
+var DefaultYAML []byte
+
+// Secret is a string that never prints: fmt, slog and JSON all see
+// "[redacted]". Reveal returns the value.
+type Secret string
+
+// String implements fmt.Stringer.
+func (s Secret) String() string { return s.redacted() }
+
+// GoString implements fmt.GoStringer.
+func (s Secret) GoString() string { return s.redacted() }
+
+// LogValue implements slog.LogValuer.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.redacted()) }
+
+// MarshalText implements encoding.TextMarshaler (used by JSON and YAML).
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.redacted()), nil }
+
+// Reveal returns the secret itself. Call it only to compare.
+func (s Secret) Reveal() string { return string(s) }
+
+// IsSet reports whether a secret was configured.
+func (s Secret) IsSet() bool { return s != "" }
+
+func (s Secret) redacted() string {
+	if s == "" {
+		return ""
+	}
+	return "[redacted]"
+}
+
+// Config is the validated, typed configuration of one boxd process.
+type Config struct {
+	Listen           string
+	AllowNonLoopback bool
+	StateDir         string
+	DataDir          string
+	Origins          []string
+	AdminSecret      Secret
+	AdminSecretFile  string
+	ShutdownGraceS   int
+	Log              LogConfig
+	Limits           Limits
+	Models           Models
+	GPU              GPU
+
+	// File is the config file that was read ("" when none was).
+	File string
+	// sources records where each key's value came from.
+	sources map[string]string
+}
+
+// LogConfig selects the structured log output.
+type LogConfig struct {
+	Level  string
+	Format string
+}
+
+// Limits are the self-hosted defaults of contract section 8.
+type Limits struct {
+	SessionsPerAddressPerHour int
+	SessionsPerHour           int
+	SessionLifetimeS          int
+	LiveCap                   int
+	AudioBudgetS              int
+	TokenBudget               int
+}
+
+// Models names the model files the box loads.
+type Models struct {
+	LLM      LLMModel
+	ASR      ModelFile
+	Embedder ModelFile
+	Reranker ModelFile
+	Diarizer ModelFile
+}
+
+// ModelFile is one optional model file.
+type ModelFile struct {
+	Path string
+}
+
+// LLMModel is the chat model: its file, the id clients send, and its context.
+type LLMModel struct {
+	Path          string
+	ID            string
+	ContextLength int
+	Parallel      int
+}
+
+// GPU holds the accelerator settings.
+type GPU struct {
+	// Layers is the number of model layers offloaded to the GPU: -1 picks
+	// from free GPU memory, 0 keeps everything on the CPU.
+	Layers int
+	// LibraryPath is where the ggml GPU backend libraries (make cuda) live.
+	LibraryPath string
+}
+
+// Source reports where the value of key came from: "default", "file PATH",
+// "env BOXD_…" or "flag --…".
+func (c *Config) Source(key string) string {
+	if s, ok := c.sources[key]; ok {
+		return s
+	}
+	return "default"
+}
+
+type kind int
+
+const (
+	kindString kind = iota
+	kindInt
+	kindBool
+	kindList
+)
+
+func (k kind) want() string {
+	switch k {
+	case kindInt:
+		return "a whole number"
+	case kindBool:
+		return "true or false"
+	case kindList:
+		return "a list of strings"
+	default:
+		return "a string"
+	}
+}
+
+// setting describes one configuration key.
+type setting struct {
+	key    string
+	kind   kind
+	def    any
+	usage  string
+	secret bool // never on the command line, never printed
+	min    int  // inclusive bounds for kindInt
+	max    int
+	field  func(c *Config) any // pointer to the Config field
+	check  func(v any) error   // optional extra validation of the typed value
+}
+
+// env is the environment variable of a key: BOXD_ + upper case, dots to _.
+func (s setting) env() string {
+	return "BOXD_" + strings.ToUpper(strings.ReplaceAll(s.key, ".", "_"))
+}
+
+// flag is the command-line flag of a key: dots and underscores to dashes.
+func (s setting) flag() string {
+	return strings.NewReplacer(".", "-", "_", "-").Replace(s.key)
+}
+
+var settings = []setting{
+	{key: "listen", kind: kindString, def: "127.0.0.1:8445", usage: "address to listen on (host:port)",
+		field: func(c *Config) any { return &c.Listen }, check: checkListen},
+	{key: "allow_non_loopback", kind: kindBool, def: false, usage: "allow listening on an address other than loopback",
+		field: func(c *Config) any { return &c.AllowNonLoopback }},
+	{key: "state_dir", kind: kindString, def: "/var/lib/boxd", usage: "state directory (signing key, key store)",
+		field: func(c *Config) any { return &c.StateDir }, check: nonEmpty},
+	{key: "data_dir", kind: kindString, def: "/usr/share/boxd/data", usage: "reference data directory (ICD-10-CM, RxNorm, WCAG)",
+		field: func(c *Config) any { return &c.DataDir }, check: nonEmpty},
+	{key: "origins", kind: kindList, def: []string{}, usage: "allowed browser origins besides localhost and 127.0.0.1 (comma-separated)",
+		field: func(c *Config) any { return &c.Origins }, check: checkOrigins},
+	{key: "admin_secret", kind: kindString, def: "", secret: true,
+		field: func(c *Config) any { return (*string)(&c.AdminSecret) }, check: checkSecret},
+	{key: "admin_secret_file", kind: kindString, def: "", usage: "file holding the admin secret",
+		field: func(c *Config) any { return &c.AdminSecretFile }},
+	{key: "shutdown_grace_s", kind: kindInt, def: 30, min: 1, max: 600, usage: "seconds in-flight requests get to finish on SIGTERM",
+		field: func(c *Config) any { return &c.ShutdownGraceS }},
+	{key: "log.level", kind: kindString, def: "info", usage: "log level: debug, info, warn or error",
+		field: func(c *Config) any { return &c.Log.Level }, check: oneOf("debug", "info", "warn", "error")},
+	{key: "log.format", kind: kindString, def: "json", usage: "log format: json or text",
+		field: func(c *Config) any { return &c.Log.Format }, check: oneOf("json", "text")},
+	{key: "limits.sessions_per_address_per_hour", kind: kindInt, def: 1000, min: 1, max: 1_000_000, usage: "demo sessions per client address per hour",
+		field: func(c *Config) any { return &c.Limits.SessionsPerAddressPerHour }},
+	{key: "limits.sessions_per_hour", kind: kindInt, def: 1000, min: 1, max: 1_000_000, usage: "demo sessions per hour in total",
+		field: func(c *Config) any { return &c.Limits.SessionsPerHour }},
+	{key: "limits.session_lifetime_s", kind: kindInt, def: 28800, min: 60, max: 604800, usage: "demo session lifetime in seconds",
+		field: func(c *Config) any { return &c.Limits.SessionLifetimeS }},
+	{key: "limits.live_cap", kind: kindInt, def: 4, min: 1, max: 256, usage: "concurrent live audio sessions (global)",
+		field: func(c *Config) any { return &c.Limits.LiveCap }},
+	{key: "limits.audio_budget_s", kind: kindInt, def: 3600, min: 1, max: 86400, usage: "demo session audio budget in seconds",
+		field: func(c *Config) any { return &c.Limits.AudioBudgetS }},
+	{key: "limits.token_budget", kind: kindInt, def: 200000, min: 1, max: 5_000_000, usage: "demo session budget of generated tokens",
+		field: func(c *Config) any { return &c.Limits.TokenBudget }},
+	{key: "models.llm.path", kind: kindString, def: "", usage: "chat model GGUF file",
+		field: func(c *Config) any { return &c.Models.LLM.Path }, check: checkModelFile},
+	{key: "models.llm.id", kind: kindString, def: "model-27b", usage: "chat model id clients send as model",
+		field: func(c *Config) any { return &c.Models.LLM.ID }, check: checkModelID},
+	{key: "models.llm.context_length", kind: kindInt, def: 8192, min: 256, max: 1 << 20, usage: "context size in tokens shared by parallel sequences",
+		field: func(c *Config) any { return &c.Models.LLM.ContextLength }},
+	{key: "models.llm.parallel", kind: kindInt, def: 4, min: 1, max: 64, usage: "parallel sequences (concurrent requests) in one context",
+		field: func(c *Config) any { return &c.Models.LLM.Parallel }},
+	{key: "models.asr.path", kind: kindString, def: "", usage: "Whisper GGUF file",
+		field: func(c *Config) any { return &c.Models.ASR.Path }, check: checkModelFile},
+	{key: "models.embedder.path", kind: kindString, def: "", usage: "embedding model GGUF file",
+		field: func(c *Config) any { return &c.Models.Embedder.Path }, check: checkModelFile},
+	{key: "models.reranker.path", kind: kindString, def: "", usage: "reranker GGUF file",
+		field: func(c *Config) any { return &c.Models.Reranker.Path }, check: checkModelFile},
+	{key: "models.diarizer.path", kind: kindString, def: "", usage: "speaker diarization model GGUF file",
+		field: func(c *Config) any { return &c.Models.Diarizer.Path }, check: checkModelFile},
+	{key: "gpu.layers", kind: kindInt, def: -1, min: -1, max: 10000, usage: "model layers on the GPU: -1 auto, 0 CPU only",
+		field: func(c *Config) any { return &c.GPU.Layers }},
+	{key: "gpu.library_path", kind: kindString, def: "/usr/lib/boxd/lib/ollama", usage: "directory of the ggml GPU backend libraries",
+		field: func(c *Config) any { return &c.GPU.LibraryPath }},
+}
+
+// Keys lists every setting name in table order.
+func Keys() []string {
+	keys := make([]string, len(settings))
+	for i, s := range settings {
+		keys[i] = s.key
+	}
+	return keys
+}
+
+// EnvName is the environment variable that sets key.
+func EnvName(key string) string {
+	return setting{key: key}.env()
+}
+
+// FlagName is the command-line flag (without dashes) that sets key; "" for
+// secrets, which are never taken from the command line.
+func FlagName(key string) string {
+	for _, s := range settings {
+		if s.key == key && !s.secret {
+			return s.flag()
+		}
+	}
+	return ""
+}
+
+// Defaults returns the built-in configuration.
+func Defaults() *Config {
+	c := &Config{sources: map[string]string{}}
+	for _, s := range settings {
+		if err := s.assign(c, s.def); err != nil {
+			panic(fmt.Sprintf("configs: default of %s: %v", s.key, err))
+		}
+	}
+	return c
+}
+
+// assign converts raw strictly to the setting's type and stores it.
+func (s setting) assign(c *Config, raw any) error {
+	switch p := s.field(c).(type) {
+	case *string:
+		v, ok := raw.(string)
+		if !ok {
+			return fmt.Errorf("want %s, got %s", s.kind.want(), describe(raw))
+		}
+		*p = strings.TrimSpace(v)
+	case *bool:
+		v, err := toBool(raw)
+		if err != nil {
+			return err
+		}
+		*p = v
+	case *int:
+		v, err := toInt(raw)
+		if err != nil {
+			return err
+		}
+		if v < int64(s.min) || v > int64(s.max) {
+			return fmt.Errorf("%d is out of range: use %d to %d", v, s.min, s.max)
+		}
+		*p = int(v)
+	case *[]string:
+		v, err := toList(raw)
+		if err != nil {
+			return err
+		}
+		*p = v
+	default:
+		return fmt.Errorf("internal: unsupported field type %T", p)
+	}
+	if s.check != nil {
+		return s.check(reflectValue(s.field(c)))
+	}
+	return nil
+}
+
+func reflectValue(p any) any {
+	switch p := p.(type) {
+	case *string:
+		return *p
+	case *bool:
+		return *p
+	case *int:
+		return *p
+	case *[]string:
+		return *p
+	}
+	return nil
+}
+
+func describe(raw any) string {
+	switch v := raw.(type) {
+	case nil:
+		return "nothing"
+	case string:
+		return strconv.Quote(v)
+	case []any, []string:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	default:
+		return fmt.Sprintf("%v", v)
+	}
+}
+
+func toBool(raw any) (bool, error) {
+	switch v := raw.(type) {
+	case bool:
+		return v, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "true", "1", "yes", "on":
+			return true, nil
+		case "false", "0", "no", "off":
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("want true or false, got %s", describe(raw))
+}
+
+func toInt(raw any) (int64, error) {
+	switch v := raw.(type) {
+	case int:
+		return int64(v), nil
+	case int64:
+		return v, nil
+	case int32:
+		return int64(v), nil
+	case uint64:
+		if v <= 1<<62 {
+			return int64(v), nil
+		}
+	case float64:
+		if v == float64(int64(v)) {
+			return int64(v), nil
+		}
+	case string:
+		n, err := strconv.ParseInt(strings.TrimSpace(strings.ReplaceAll(v, "_", "")), 10, 64)
+		if err == nil {
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("want a whole number, got %s", describe(raw))
+}
+
+func toList(raw any) ([]string, error) {
+	var items []string
+	switch v := raw.(type) {
+	case nil:
+		return []string{}, nil
+	case []string:
+		items = v
+	case []any:
+		for i, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("item %d: want a string, got %s", i+1, describe(e))
+			}
+			items = append(items, s)
+		}
+	case string:
+		items = strings.Split(v, ",")
+	default:
+		return nil, fmt.Errorf("want a list of strings, got %s", describe(raw))
+	}
+	out := []string{}
+	for _, s := range items {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func nonEmpty(v any) error {
+	if v.(string) == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	return nil
+}
+
+func oneOf(allowed ...string) func(any) error {
+	return func(v any) error {
+		for _, a := range allowed {
+			if v.(string) == a {
+				return nil
+			}
+		}
+		return fmt.Errorf("%q is not one of %s", v, strings.Join(allowed, ", "))
+	}
+}
+
+func checkListen(v any) error {
+	host, port, err := net.SplitHostPort(v.(string))
+	if err != nil {
+		return fmt.Errorf("%q is not host:port (for example 127.0.0.1:8445)", v)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("port %q must be a number from 0 to 65535", port)
+	}
+	if strings.ContainsAny(host, " /") {
+		return fmt.Errorf("host %q is not a host name or IP address", host)
+	}
+	return nil
+}
+
+func checkOrigins(v any) error {
+	for _, o := range v.([]string) {
+		if err := CheckOrigin(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckOrigin accepts a browser origin: scheme http or https, a host, an
+// optional port, and nothing else.
+func CheckOrigin(o string) error {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
+		u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return fmt.Errorf("%q is not an origin: write scheme://host[:port], for example https://app.example.com", o)
+	}
+	if u.Path == "/" {
+		return fmt.Errorf("%q: an origin has no path; drop the trailing /", o)
+	}
+	return nil
+}
+
+// minSecretLen is the shortest admin secret accepted.
+const minSecretLen = 16
+
+func checkSecret(v any) error {
+	if s := v.(string); s != "" && len(s) < minSecretLen {
+		return fmt.Errorf("is %d characters long; use at least %d random characters", len(s), minSecretLen)
+	}
+	return nil
+}
+
+func checkModelID(v any) error {
+	id := v.(string)
+	if id == "" || len(id) > 128 || strings.ContainsAny(id, " \t\r\n") {
+		return fmt.Errorf("%q must be 1 to 128 characters without spaces", id)
+	}
+	return nil
+}
+
+func checkModelFile(v any) error {
+	path := v.(string)
+	if path == "" {
+		return nil // not configured
+	}
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("file %s does not exist", path)
+	case err != nil:
+		return fmt.Errorf("cannot read %s: %w", path, err)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("cannot open %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,72 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"boxd/version"
+)
+
+// LLMRoute is the model route of a self-hosted box: no gateway.
+const LLMRoute = "direct"
+
+// Health is the body of GET /healthz (contract section 4).
+type Health struct {
+	OK           bool         `json:"ok"`
+	ASR          bool         `json:"asr"`
+	LLM          bool         `json:"llm"`
+	LiveSessions int          `json:"live_sessions"`
+	Queue        int          `json:"queue"`
+	LLMRoute     string       `json:"llm_route"`
+	Version      string       `json:"version"`
+	Diarize      bool         `json:"diarize"`
+	DemoSessions DemoSessions `json:"demo_sessions"`
+}
+
+// DemoSessions are the two demo-session limits (docs/decisions.md).
+type DemoSessions struct {
+	PerAddressPerHour int `json:"per_address_per_hour"`
+	PerHour           int `json:"per_hour"`
+}
+
+// Health reports the server's state as /healthz does.
+func (s *Server) Health() Health {
+	return Health{
+		OK:           !s.draining.Load(),
+		ASR:          callBool(s.probes.ASRReady),
+		LLM:          callBool(s.probes.LLMReady),
+		LiveSessions: callInt(s.probes.LiveSessions),
+		Queue:        callInt(s.probes.Queue),
+		LLMRoute:     LLMRoute,
+		Version:      version.Version,
+		Diarize:      callBool(s.probes.DiarizeReady),
+		DemoSessions: DemoSessions{
+			PerAddressPerHour: s.cfg.Limits.SessionsPerAddressPerHour,
+			PerHour:           s.cfg.Limits.SessionsPerHour,
+		},
+	}
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, s.Health())
+}
+
+// writeJSON writes v as a JSON body with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// ErrorBody is the error shape of every route: {"error": "..."}, a sentence
+// that says what to fix.
+type ErrorBody struct {
+	Error string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, ErrorBody{Error: msg})
+}

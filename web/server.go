@@ -1,0 +1,214 @@
+// Package web is boxd's API surface: the HTTP server and its lifecycle, the
+// routes of the contract, middleware (metrics, logging, and later auth,
+// origins and budgets), and JSON, SSE and WebSocket encoding. It parses and
+// authorises requests and hands typed work to the pipelines; it never runs
+// models itself.
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"boxd/configs"
+)
+
+// Probes tell the server what the rest of the process is doing. A nil func
+// reads as false or 0.
+type Probes struct {
+	LLMReady     func() bool
+	ASRReady     func() bool
+	DiarizeReady func() bool
+	LiveSessions func() int
+	Queue        func() int
+}
+
+// Server serves the API on one listener.
+type Server struct {
+	cfg     *configs.Config
+	probes  Probes
+	log     *slog.Logger
+	mux     *http.ServeMux
+	metrics *metrics
+	handler http.Handler
+
+	draining atomic.Bool
+	// OnDrain, when set, runs once as the server starts to drain (boxd
+	// serve sends STOPPING=1 to systemd there).
+	OnDrain func()
+
+	mu      sync.Mutex
+	methods map[string][]string // path -> methods, for 405 answers
+}
+
+// New builds a server for cfg. Routes are registered here; Serve runs it.
+func New(cfg *configs.Config, probes Probes, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &Server{cfg: cfg, probes: probes, log: log, mux: http.NewServeMux(), methods: map[string][]string{}}
+	s.metrics = newMetrics(s)
+	s.routes()
+	s.mux.HandleFunc("/", s.notFound)
+	s.handler = s.observe(s.mux)
+	return s
+}
+
+// Handle registers a handler for "METHOD /path" (Go's pattern syntax). It
+// is how route families join the server.
+func (s *Server) Handle(method, path string, h http.HandlerFunc) {
+	s.mu.Lock()
+	s.methods[path] = append(s.methods[path], method)
+	s.mu.Unlock()
+	s.mux.HandleFunc(method+" "+path, h)
+}
+
+func (s *Server) routes() {
+	s.Handle(http.MethodGet, "/healthz", s.healthz)
+	s.Handle(http.MethodGet, "/metrics", s.metrics.serve)
+}
+
+// ServeHTTP lets tests and embedders use the server as a handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Draining reports whether the server has begun its graceful stop.
+func (s *Server) Draining() bool { return s.draining.Load() }
+
+// ErrGraceExpired is returned by Serve when requests were still running at
+// the end of the grace period and had to be cut.
+var ErrGraceExpired = errors.New("shutdown grace period expired")
+
+// Serve answers requests on ln until ctx ends, then drains: the listener
+// closes at once, idle connections close, and in-flight requests get
+// shutdown_grace_s seconds to finish before they are cut.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+
+	s.draining.Store(true)
+	if s.OnDrain != nil {
+		s.OnDrain()
+	}
+	grace := time.Duration(s.cfg.ShutdownGraceS) * time.Second
+	s.log.Info("draining", "grace_s", s.cfg.ShutdownGraceS)
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	<-errc // Serve returns ErrServerClosed once Shutdown begins
+	if err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("%w after %s: in-flight requests were cut", ErrGraceExpired, grace)
+	}
+	s.log.Info("drained")
+	return nil
+}
+
+// Listen opens the configured address. A non-loopback address is refused
+// unless allow_non_loopback is set, and is logged when it is.
+func Listen(ctx context.Context, cfg *configs.Config, log *slog.Logger) (net.Listener, error) {
+	loopback, err := isLoopback(ctx, cfg.Listen)
+	if err != nil {
+		return nil, err
+	}
+	if !loopback && !cfg.AllowNonLoopback {
+		return nil, fmt.Errorf("listen %s (%s): not a loopback address; boxd serves only this machine unless allow_non_loopback is true", cfg.Listen, cfg.Source("listen"))
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", cfg.Listen, err)
+	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() && !cfg.AllowNonLoopback {
+		ln.Close()
+		return nil, fmt.Errorf("listen %s: bound %s, which is not loopback; set allow_non_loopback to serve other machines", cfg.Listen, tcp)
+	}
+	if !loopback {
+		log.Warn("listening on a non-loopback address because allow_non_loopback is true; other machines can reach the API", "addr", ln.Addr().String())
+	}
+	return ln, nil
+}
+
+// isLoopback reports whether every address host:port can bind is loopback.
+func isLoopback(ctx context.Context, hostport string) (bool, error) {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false, fmt.Errorf("listen %q: %w", hostport, err)
+	}
+	if host == "" {
+		return false, nil // all interfaces
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); ip != nil {
+		return ip.IsLoopback(), nil
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return false, fmt.Errorf("listen %q: resolve %s: %w", hostport, host, err)
+	}
+	for _, a := range addrs {
+		if !a.IP.IsLoopback() {
+			return false, nil
+		}
+	}
+	return len(addrs) > 0, nil
+}
+
+// notFound answers every request no route matched: 405 with Allow when the
+// path exists under another method, else 404.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	methods := append([]string(nil), s.methods[r.URL.Path]...)
+	s.mu.Unlock()
+	if len(methods) > 0 {
+		if contains(methods, http.MethodGet) && !contains(methods, http.MethodHead) {
+			methods = append(methods, http.MethodHead)
+		}
+		sort.Strings(methods)
+		w.Header().Set("Allow", strings.Join(methods, ", "))
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(methods, " or ")))
+		return
+	}
+	writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; the API is listed in README.md", r.Method, r.URL.Path))
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+// newRequestID returns 16 random hex characters.
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

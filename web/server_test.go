@@ -1,0 +1,330 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"boxd/configs"
+)
+
+// testServer runs a real server on a random loopback port until the test
+// ends (or until stop is called).
+type testServer struct {
+	*Server
+	url  string
+	stop context.CancelFunc
+	done chan error
+}
+
+func start(t *testing.T, cfg *configs.Config, probes Probes, extra func(*Server)) *testServer {
+	t.Helper()
+	if cfg == nil {
+		cfg = configs.Defaults()
+	}
+	cfg.Listen = "127.0.0.1:0"
+	s := New(cfg, probes, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if extra != nil {
+		extra(s)
+	}
+	ln, err := Listen(context.Background(), cfg, s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ts := &testServer{Server: s, url: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1)}
+	go func() { ts.done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-ts.done:
+		case <-time.After(40 * time.Second):
+			t.Error("server did not stop")
+		}
+	})
+	return ts
+}
+
+func get(t *testing.T, url string) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+func TestHealthzFieldsAndTypes(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.Limits.SessionsPerAddressPerHour = 7
+	cfg.Limits.SessionsPerHour = 9
+	ts := start(t, cfg, Probes{
+		LLMReady:     func() bool { return true },
+		LiveSessions: func() int { return 2 },
+		Queue:        func() int { return 3 },
+	}, nil)
+	resp, body := get(t, ts.url+"/healthz")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("content type %q", ct)
+	}
+	if cc := resp.Header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("cache control %q", cc)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"ok": true, "asr": false, "llm": true, "live_sessions": 2.0, "queue": 3.0,
+		"llm_route": "direct", "version": "0.1.0", "diarize": false,
+		"demo_sessions": map[string]any{"per_address_per_hour": 7.0, "per_hour": 9.0},
+	}
+	if len(got) != len(want) {
+		t.Errorf("fields: got %d %v, want %d", len(got), keys(got), len(want))
+	}
+	for k, w := range want {
+		g, ok := got[k]
+		if !ok {
+			t.Errorf("missing %s", k)
+			continue
+		}
+		gj, _ := json.Marshal(g)
+		wj, _ := json.Marshal(w)
+		if string(gj) != string(wj) {
+			t.Errorf("%s = %s, want %s", k, gj, wj)
+		}
+	}
+	// Integers are JSON integers, not floats.
+	if !strings.Contains(string(body), `"live_sessions":2,`) {
+		t.Errorf("live_sessions not an integer in %s", body)
+	}
+}
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestHealthzWithoutModels(t *testing.T) {
+	ts := start(t, nil, Probes{}, nil)
+	_, body := get(t, ts.url+"/healthz")
+	var h Health
+	if err := json.Unmarshal(body, &h); err != nil {
+		t.Fatal(err)
+	}
+	if !h.OK || h.LLM || h.ASR || h.Diarize || h.LiveSessions != 0 || h.Queue != 0 {
+		t.Errorf("health = %+v", h)
+	}
+	if h.DemoSessions.PerAddressPerHour != 1000 || h.DemoSessions.PerHour != 1000 {
+		t.Errorf("demo sessions = %+v", h.DemoSessions)
+	}
+}
+
+func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
+	ts := start(t, nil, Probes{}, nil)
+	cases := []struct {
+		method, path string
+		status       int
+		allow        string
+		msg          string
+	}{
+		{http.MethodGet, "/nope", http.StatusNotFound, "", "no route GET /nope"},
+		{http.MethodPost, "/healthz", http.StatusMethodNotAllowed, "GET, HEAD", "POST is not allowed on /healthz"},
+		{http.MethodDelete, "/metrics", http.StatusMethodNotAllowed, "GET, HEAD", "use GET or HEAD"},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, ts.url+tc.path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var e ErrorBody
+		err = json.NewDecoder(resp.Body).Decode(&e)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatalf("%s %s: body is not JSON: %v", tc.method, tc.path, err)
+		}
+		if resp.StatusCode != tc.status || !strings.Contains(e.Error, tc.msg) || resp.Header.Get("Allow") != tc.allow {
+			t.Errorf("%s %s: %d %q allow %q", tc.method, tc.path, resp.StatusCode, e.Error, resp.Header.Get("Allow"))
+		}
+	}
+}
+
+func TestMetricsCountRequestsByRouteAndStatus(t *testing.T) {
+	ts := start(t, nil, Probes{LLMReady: func() bool { return true }, Queue: func() int { return 4 }}, nil)
+	for range 3 {
+		get(t, ts.url+"/healthz")
+	}
+	get(t, ts.url+"/does/not/exist/123")
+	_, body := get(t, ts.url+"/metrics")
+	text := string(body)
+	for _, want := range []string{
+		`boxd_http_requests_total{code="200",route="GET /healthz"} 3`,
+		`boxd_http_requests_total{code="404",route="unmatched"} 1`,
+		`boxd_model_loaded{model="llm"} 1`,
+		`boxd_model_loaded{model="asr"} 0`,
+		`boxd_queue_depth 4`,
+		`boxd_live_sessions 0`,
+		`boxd_build_info{version="0.1.0"} 1`,
+		`boxd_http_request_duration_seconds_count{route="GET /healthz"} 3`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if strings.Contains(text, "/does/not/exist") {
+		t.Error("raw paths must not become labels")
+	}
+}
+
+func TestListenRefusesNonLoopback(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cases := []struct {
+		addr  string
+		allow bool
+		ok    bool
+	}{
+		{"127.0.0.1:0", false, true},
+		{"localhost:0", false, true},
+		{"0.0.0.0:0", false, false},
+		{":0", false, false},
+		{"0.0.0.0:0", true, true},
+	}
+	for _, tc := range cases {
+		cfg := configs.Defaults()
+		cfg.Listen, cfg.AllowNonLoopback = tc.addr, tc.allow
+		ln, err := Listen(context.Background(), cfg, log)
+		if tc.ok != (err == nil) {
+			t.Errorf("%s allow=%v: err = %v", tc.addr, tc.allow, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "allow_non_loopback") {
+			t.Errorf("%s: error does not say how to allow it: %v", tc.addr, err)
+		}
+		if ln != nil {
+			ln.Close()
+		}
+	}
+}
+
+func TestDrainLetsInFlightRequestsFinish(t *testing.T) {
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	ts := start(t, nil, Probes{}, func(s *Server) {
+		s.Handle(http.MethodGet, "/test/slow", func(w http.ResponseWriter, r *http.Request) {
+			close(entered)
+			<-release
+			writeJSON(w, http.StatusOK, map[string]bool{"finished": true})
+		})
+	})
+	drained := make(chan struct{})
+	ts.OnDrain = func() { close(drained) }
+
+	type result struct {
+		status int
+		body   string
+		err    error
+	}
+	res := make(chan result, 1)
+	go func() {
+		resp, err := http.Get(ts.url + "/test/slow")
+		if err != nil {
+			res <- result{err: err}
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		res <- result{status: resp.StatusCode, body: string(b)}
+	}()
+	<-entered
+	ts.stop()
+	<-drained
+	if !ts.Draining() || ts.Health().OK {
+		t.Error("health must report ok=false while draining")
+	}
+	// The listener is closed: new connections are refused.
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		c, err := net.DialTimeout("tcp", strings.TrimPrefix(ts.url, "http://"), 200*time.Millisecond)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("new connections still accepted while draining")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case <-ts.done:
+		t.Fatal("Serve returned before the in-flight request finished")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(release)
+	r := <-res
+	if r.err != nil || r.status != http.StatusOK || !strings.Contains(r.body, `"finished":true`) {
+		t.Fatalf("in-flight request: %+v", r)
+	}
+	if err := <-ts.done; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	ts.done <- nil // for Cleanup
+}
+
+func TestDrainCutsRequestsAfterGrace(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.ShutdownGraceS = 1
+	entered := make(chan struct{})
+	ts := start(t, cfg, Probes{}, func(s *Server) {
+		s.Handle(http.MethodGet, "/test/stuck", func(w http.ResponseWriter, r *http.Request) {
+			close(entered)
+			<-r.Context().Done() // ends only when the connection is cut
+		})
+	})
+	go func() {
+		resp, err := http.Get(ts.url + "/test/stuck")
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-entered
+	began := time.Now()
+	ts.stop()
+	err := <-ts.done
+	if !errors.Is(err, ErrGraceExpired) {
+		t.Fatalf("Serve = %v, want ErrGraceExpired", err)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Errorf("stop took %s with a 1 s grace", d)
+	}
+	ts.done <- nil
+}
+
+func TestHeadHealthz(t *testing.T) {
+	ts := start(t, nil, Probes{}, nil)
+	resp, err := http.Head(ts.url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("HEAD /healthz = %d", resp.StatusCode)
+	}
+}
