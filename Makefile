@@ -33,7 +33,9 @@ export BOXD_TEST_MODELS ?= $(MODELS_DIR)
 export BOXD_TEST_DATA   ?= $(DATA_DIR)
 
 BIN := bin/boxd
-GOFLAGS_BUILD := -trimpath -ldflags "-s -w"
+# No -trimpath: it changes every package's build key, so llama.cpp would
+# compile twice (once for tests, once for the binary).
+GOFLAGS_BUILD := -ldflags "-s -w"
 TEST_TIMEOUT  ?= 40m
 
 # Debian packages the build and the tests use.

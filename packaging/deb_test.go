@@ -108,7 +108,7 @@ func build(root, nfpm, data string) (string, error) {
 		return nil
 	}
 	bin := filepath.Join(out, "boxd")
-	if err := run(nil, "go", "build", "-trimpath", "-o", bin, "./cmd/boxd"); err != nil {
+	if err := run(nil, "go", "build", "-o", bin, "./cmd/boxd"); err != nil {
 		return "", err
 	}
 	deb := filepath.Join(out, "boxd_0.1.0_amd64.deb")
