@@ -41,7 +41,7 @@ TEST_TIMEOUT  ?= 40m
 # Debian packages the build and the tests use.
 APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser
 
-.PHONY: deps apt-deps headers tools build run test unit lint bench deb cuda clean
+.PHONY: deps apt-deps headers tools build run test unit lint bench fuzz deb cuda clean
 
 ## deps: install everything the build and the tests need (safe to run again)
 deps: apt-deps headers tools
@@ -116,6 +116,15 @@ lint: headers tools
 ## bench: Go benchmarks (ratios against a named peer, never timed assertions)
 bench: headers
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
+
+## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)
+FUZZTIME ?= 60s
+FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engine/attest:FuzzRecordTamper
+fuzz: headers
+	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz: $$fn ($$pkg, $(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
+	done
 
 ## deb: dist/boxd_$(VERSION)_amd64.deb
 deb: deps build

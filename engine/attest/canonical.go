@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -33,6 +34,36 @@ func Canonical(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// CanonicalJSON re-encodes JSON text canonically (see Canonical). The
+// input must be exactly one JSON value.
+func CanonicalJSON(raw []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, fmt.Errorf("canonical json: %w", err)
+	}
+	if !onlySpaceLeft(dec) {
+		return nil, fmt.Errorf("canonical json: data after the value")
+	}
+	var buf bytes.Buffer
+	if err := writeCanonical(&buf, tree); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// onlySpaceLeft reports whether the decoder's remaining input is only
+// JSON whitespace.
+func onlySpaceLeft(dec *json.Decoder) bool {
+	rest, _ := io.ReadAll(dec.Buffered())
+	if len(bytes.Trim(rest, " \t\r\n")) > 0 {
+		return false
+	}
+	_, err := dec.Token()
+	return err == io.EOF
 }
 
 func writeCanonical(buf *bytes.Buffer, v any) error {

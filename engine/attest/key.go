@@ -1,0 +1,214 @@
+package attest
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// KeyFile is the instance key's file name in the state directory.
+const KeyFile = "instance.key"
+
+// Scheme is the signature scheme of every boxd signature.
+const Scheme = "ed25519"
+
+// Key is the box's Ed25519 instance key. It signs receipts and records.
+type Key struct {
+	priv ed25519.PrivateKey
+	pub  ed25519.PublicKey
+	id   string
+}
+
+// PublicKeyHex is the public key as 64 hex characters.
+func (k *Key) PublicKeyHex() string { return hex.EncodeToString(k.pub) }
+
+// PublicKey is the raw public key.
+func (k *Key) PublicKey() ed25519.PublicKey { return k.pub }
+
+// ID is the key's id: the first 16 hex characters of SHA-256(public key).
+func (k *Key) ID() string { return k.id }
+
+// Signer describes the key inside signed documents.
+func (k *Key) Signer() Signer {
+	return Signer{Scheme: Scheme, PubKey: k.PublicKeyHex(), KeyID: k.id}
+}
+
+// Signer names the key that signed a document.
+type Signer struct {
+	Scheme string `json:"scheme"`
+	PubKey string `json:"pubkey"`
+	KeyID  string `json:"key_id"`
+}
+
+// KeyID derives the key id of a public key.
+func KeyID(pub ed25519.PublicKey) string {
+	sum := sha256.Sum256(pub)
+	return hex.EncodeToString(sum[:8])
+}
+
+// NewKey wraps a private key (tests and tools).
+func NewKey(priv ed25519.PrivateKey) *Key {
+	pub := priv.Public().(ed25519.PublicKey)
+	return &Key{priv: priv, pub: pub, id: KeyID(pub)}
+}
+
+// Message is what a signature covers: the format identifier, a newline,
+// and the canonical JSON of the document.
+func Message(format string, doc any) ([]byte, error) {
+	c, err := Canonical(doc)
+	if err != nil {
+		return nil, err
+	}
+	msg := make([]byte, 0, len(format)+1+len(c))
+	msg = append(msg, format...)
+	msg = append(msg, '\n')
+	return append(msg, c...), nil
+}
+
+// Sign signs the message of doc under format; it returns the hex signature
+// and the message.
+func (k *Key) Sign(format string, doc any) (sigHex string, msg []byte, err error) {
+	msg, err = Message(format, doc)
+	if err != nil {
+		return "", nil, fmt.Errorf("sign %s: %w", format, err)
+	}
+	return hex.EncodeToString(ed25519.Sign(k.priv, msg)), msg, nil
+}
+
+// VerifyHex checks a hex signature over msg with a hex public key.
+// Hex must be lower case: one signature has one spelling.
+func VerifyHex(pubHex, sigHex string, msg []byte) error {
+	pub, err := hex.DecodeString(pubHex)
+	if err != nil || len(pub) != ed25519.PublicKeySize || !isLowerHex(pubHex) {
+		return errors.New("public key is not 64 lower-case hex characters")
+	}
+	sig, err := hex.DecodeString(sigHex)
+	if err != nil || len(sig) != ed25519.SignatureSize || !isLowerHex(sigHex) {
+		return errors.New("signature is not 128 lower-case hex characters")
+	}
+	if !ed25519.Verify(pub, msg, sig) {
+		return errors.New("signature does not verify")
+	}
+	return nil
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// LoadOrCreateKey reads the instance key from dir, or creates it when the
+// file does not exist. It never replaces an existing file: a key that is
+// readable by other users, or that does not parse, is an error the operator
+// must resolve (records signed by the old key depend on it). created reports
+// whether a new key was made.
+func LoadOrCreateKey(dir string) (key *Key, created bool, err error) {
+	path := filepath.Join(dir, KeyFile)
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		k, err := createKey(dir, path)
+		return k, err == nil, err
+	case err != nil:
+		return nil, false, fmt.Errorf("instance key %s: %w", path, err)
+	case !st.Mode().IsRegular():
+		return nil, false, fmt.Errorf("instance key %s is not a regular file", path)
+	case st.Mode().Perm()&0o077 != 0:
+		return nil, false, fmt.Errorf("instance key %s has mode %04o: other users can read it; run chmod 600 %s (and consider the key exposed)", path, st.Mode().Perm(), path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, false, fmt.Errorf("instance key %s: %w", path, err)
+	}
+	k, err := parseKey(b)
+	if err != nil {
+		return nil, false, fmt.Errorf("instance key %s is corrupt (%v); boxd will not replace it: restore it from a backup, or move it away to make a new key (records signed by the old key then no longer verify against this box)", path, err)
+	}
+	return k, false, nil
+}
+
+func parseKey(b []byte) (*Key, error) {
+	block, rest := pem.Decode(b)
+	if block == nil {
+		return nil, errors.New("no PEM block")
+	}
+	if block.Type != "PRIVATE KEY" {
+		return nil, fmt.Errorf("PEM type %q, want PRIVATE KEY", block.Type)
+	}
+	if len(bytes.TrimSpace(rest)) > 0 {
+		return nil, errors.New("trailing data after the key")
+	}
+	parsed, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	priv, ok := parsed.(ed25519.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("key type %T, want Ed25519", parsed)
+	}
+	return NewKey(priv), nil
+}
+
+// createKey writes a new key so that no reader ever sees a partial file: a
+// temporary file (0600) is written and synced, then hard-linked into place,
+// which fails if another process created the key first.
+func createKey(dir, path string) (*Key, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("instance key: generate: %w", err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return nil, fmt.Errorf("instance key: encode: %w", err)
+	}
+	body := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("instance key: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".instance.key-*")
+	if err != nil {
+		return nil, fmt.Errorf("instance key: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return nil, fmt.Errorf("instance key: %w", err)
+	}
+	if _, err := tmp.Write(body); err != nil {
+		tmp.Close()
+		return nil, fmt.Errorf("instance key: write: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return nil, fmt.Errorf("instance key: sync: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("instance key: %w", err)
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			k, _, err := LoadOrCreateKey(dir)
+			return k, err
+		}
+		return nil, fmt.Errorf("instance key: %w", err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return NewKey(priv), nil
+}
