@@ -45,6 +45,14 @@ func RegisterFlags(fs *pflag.FlagSet) {
 	}
 }
 
+// RegisterFileFlags adds only --config and --state-dir, for commands that
+// work on the state directory (boxd keys, boxd verify) without serving.
+func RegisterFileFlags(fs *pflag.FlagSet) {
+	fs.String(ConfigFlag, DefaultFile, "config file (YAML); a missing default file means built-in defaults")
+	s, _ := lookup("state_dir")
+	fs.String(s.flag(), s.def.(string), s.usage+" ("+s.key+", "+s.env()+")")
+}
+
 // Load merges, in rising precedence, the built-in defaults, the config file,
 // BOXD_* environment variables and the flags of fs (which may be nil), then
 // validates every value. Errors name the offending key and where its value

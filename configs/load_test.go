@@ -91,7 +91,7 @@ func TestDefaultsMatchContractSelfHostedLimits(t *testing.T) {
 	if c.File != "" {
 		t.Errorf("File = %q with no config file", c.File)
 	}
-	want := Limits{SessionsPerAddressPerHour: 1000, SessionsPerHour: 1000, SessionLifetimeS: 28800, LiveCap: 4, AudioBudgetS: 3600, TokenBudget: 200000}
+	want := Limits{SessionsPerAddressPerHour: 1000, SessionsPerHour: 1000, SessionLifetimeS: 28800, LiveCap: 4, AudioBudgetS: 3600, TokenBudget: 200000, StopReserveTokens: 2000}
 	if c.Limits != want {
 		t.Errorf("limits = %+v, want %+v", c.Limits, want)
 	}
@@ -198,7 +198,8 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"origins": "https://x.example", "admin_secret": "0123456789abcdef0", "admin_secret_file": "",
 		"shutdown_grace_s": "5", "log.level": "debug", "log.format": "text",
 		"limits.sessions_per_address_per_hour": "11", "limits.sessions_per_hour": "12", "limits.session_lifetime_s": "600",
-		"limits.live_cap": "2", "limits.audio_budget_s": "60", "limits.token_budget": "99",
+		"limits.live_cap": "2", "limits.audio_budget_s": "60", "limits.token_budget": "99", "limits.stop_reserve_tokens": "10",
+		"receipts.retention_days": "7", "receipts.max": "1000",
 		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2",
 		"models.asr.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",

@@ -67,6 +67,7 @@ type Config struct {
 	ShutdownGraceS   int
 	Log              LogConfig
 	Limits           Limits
+	Receipts         Receipts
 	Models           Models
 	GPU              GPU
 
@@ -90,6 +91,13 @@ type Limits struct {
 	LiveCap                   int
 	AudioBudgetS              int
 	TokenBudget               int
+	StopReserveTokens         int
+}
+
+// Receipts bound the stored model-call receipts.
+type Receipts struct {
+	RetentionDays int
+	Max           int
 }
 
 // Models names the model files the box loads.
@@ -210,6 +218,12 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Limits.AudioBudgetS }},
 	{key: "limits.token_budget", kind: kindInt, def: 200000, min: 1, max: 5_000_000, usage: "demo session budget of generated tokens",
 		field: func(c *Config) any { return &c.Limits.TokenBudget }},
+	{key: "limits.stop_reserve_tokens", kind: kindInt, def: 2000, min: 0, max: 100000, usage: "tokens a live session keeps back for its stop artifact",
+		field: func(c *Config) any { return &c.Limits.StopReserveTokens }},
+	{key: "receipts.retention_days", kind: kindInt, def: 90, min: 1, max: 3650, usage: "days model-call receipts are kept",
+		field: func(c *Config) any { return &c.Receipts.RetentionDays }},
+	{key: "receipts.max", kind: kindInt, def: 100000, min: 100, max: 100_000_000, usage: "most model-call receipts kept (oldest dropped first)",
+		field: func(c *Config) any { return &c.Receipts.Max }},
 	{key: "models.llm.path", kind: kindString, def: "", usage: "chat model GGUF file",
 		field: func(c *Config) any { return &c.Models.LLM.Path }, check: checkModelFile},
 	{key: "models.llm.id", kind: kindString, def: "model-27b", usage: "chat model id clients send as model",

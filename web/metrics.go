@@ -42,6 +42,8 @@ func newMetrics(s *Server) *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_live_sessions", Help: "Open live audio sessions."},
 			func() float64 { return float64(callInt(s.probes.LiveSessions)) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_demo_sessions", Help: "Unexpired demo sessions in memory."},
+			func() float64 { return float64(s.platform.DemoSessions()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_queue_depth", Help: "Requests waiting for the GPU arbiter."},
 			func() float64 { return float64(callInt(s.probes.Queue)) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_draining", Help: "1 while the server drains after SIGTERM."},

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"boxd/configs"
+	"boxd/engine/attest"
+	"boxd/web/platform"
 )
 
 // Probes tell the server what the rest of the process is doing. A nil func
@@ -33,14 +35,25 @@ type Probes struct {
 	Queue        func() int
 }
 
+// Deps are what the server serves from.
+type Deps struct {
+	Probes   Probes
+	Platform *platform.Platform
+	Key      *attest.Key
+	Receipts *ReceiptBook
+}
+
 // Server serves the API on one listener.
 type Server struct {
-	cfg     *configs.Config
-	probes  Probes
-	log     *slog.Logger
-	mux     *http.ServeMux
-	metrics *metrics
-	handler http.Handler
+	cfg      *configs.Config
+	probes   Probes
+	platform *platform.Platform
+	key      *attest.Key
+	receipts *ReceiptBook
+	log      *slog.Logger
+	mux      *http.ServeMux
+	metrics  *metrics
+	handler  http.Handler
 
 	draining atomic.Bool
 	// OnDrain, when set, runs once as the server starts to drain (boxd
@@ -52,15 +65,23 @@ type Server struct {
 }
 
 // New builds a server for cfg. Routes are registered here; Serve runs it.
-func New(cfg *configs.Config, probes Probes, log *slog.Logger) *Server {
+func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, probes: probes, log: log, mux: http.NewServeMux(), methods: map[string][]string{}}
+	s := &Server{cfg: cfg, probes: deps.Probes, platform: deps.Platform, key: deps.Key, receipts: deps.Receipts,
+		log: log, mux: http.NewServeMux(), methods: map[string][]string{}}
+	if s.platform == nil || s.key == nil || s.receipts == nil {
+		panic("web.New: Deps.Platform, Deps.Key and Deps.Receipts are required")
+	}
+	if s.probes.LiveSessions == nil {
+		s.probes.LiveSessions = s.platform.LiveSessions
+	}
 	s.metrics = newMetrics(s)
 	s.routes()
+	s.platformRoutes()
 	s.mux.HandleFunc("/", s.notFound)
-	s.handler = s.observe(s.mux)
+	s.handler = s.observe(s.origins(s.mux))
 	return s
 }
 

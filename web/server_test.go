@@ -26,11 +26,16 @@ type testServer struct {
 
 func start(t *testing.T, cfg *configs.Config, probes Probes, extra func(*Server)) *testServer {
 	t.Helper()
+	return launch(t, cfg, probes, nil, extra)
+}
+
+func launch(t *testing.T, cfg *configs.Config, probes Probes, now func() time.Time, extra func(*Server)) *testServer {
+	t.Helper()
 	if cfg == nil {
 		cfg = configs.Defaults()
 	}
 	cfg.Listen = "127.0.0.1:0"
-	s := New(cfg, probes, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	s := New(cfg, testDeps(t, cfg, probes, now), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if extra != nil {
 		extra(s)
 	}
@@ -183,6 +188,7 @@ func TestMetricsCountRequestsByRouteAndStatus(t *testing.T) {
 		`boxd_model_loaded{model="asr"} 0`,
 		`boxd_queue_depth 4`,
 		`boxd_live_sessions 0`,
+		`boxd_demo_sessions 0`,
 		`boxd_build_info{version="0.1.0"} 1`,
 		`boxd_http_request_duration_seconds_count{route="GET /healthz"} 3`,
 	} {

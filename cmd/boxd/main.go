@@ -39,6 +39,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
+	if errors.Is(err, errNotVerified) {
+		return 1
+	}
 	fmt.Fprintln(stderr, "boxd:", err)
 	var ce configError
 	if errors.As(err, &ce) {
@@ -59,7 +62,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	// Commands other than serve (which sets up its own logger) show only
 	// warnings, such as llama.cpp's remarks on a model file.
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	root.AddCommand(newServe(), newVersion(), newModels(), newConfig())
+	root.AddCommand(newServe(), newVersion(), newModels(), newConfig(), newKeys(), newVerify())
 	return root
 }
 

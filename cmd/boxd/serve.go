@@ -19,11 +19,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"boxd/configs"
+	"boxd/engine/attest"
 	"boxd/engine/llm"
 	"boxd/engine/models"
 	"boxd/gpu"
 	"boxd/version"
 	"boxd/web"
+	"boxd/web/platform"
+	"boxd/web/store"
 )
 
 func newServe() *cobra.Command {
@@ -78,6 +81,22 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return configError{fmt.Errorf("state_dir %s: %w", cfg.StateDir, err)}
 	}
+	key, created, err := attest.LoadOrCreateKey(cfg.StateDir)
+	if err != nil {
+		return configError{err}
+	}
+	if created {
+		log.Info("created the instance signing key; back up the state directory", "key_id", key.ID(), "path", cfg.StateDir)
+	} else {
+		log.Info("instance signing key loaded", "key_id", key.ID())
+	}
+	st, err := store.Open(ctx, cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	plat := platform.New(cfg, st, nil)
+	receipts := web.NewReceiptBook(key, st, cfg, nil)
 
 	gpu.Init(cfg.GPU.LibraryPath)
 	var chat atomic.Pointer[llm.Model]
@@ -99,8 +118,11 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	if err != nil {
 		return configError{err}
 	}
-	srv := web.New(cfg, web.Probes{
-		LLMReady: func() bool { return chat.Load() != nil },
+	srv := web.New(cfg, web.Deps{
+		Probes:   web.Probes{LLMReady: func() bool { return chat.Load() != nil }},
+		Platform: plat,
+		Key:      key,
+		Receipts: receipts,
 	}, log)
 	srv.OnDrain = func() { notify(log, "STOPPING=1") }
 	if testRoutes != nil {

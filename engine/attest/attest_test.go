@@ -75,7 +75,9 @@ func TestKeyRefusals(t *testing.T) {
 	}{
 		{"readable by others", func(p string) { _ = os.Chmod(p, 0o644) }, "chmod 600"},
 		{"group readable", func(p string) { _ = os.Chmod(p, 0o640) }, "other users can read it"},
-		{"corrupt", func(p string) { _ = os.WriteFile(p, []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), 0o600) }, "corrupt"},
+		{"corrupt", func(p string) {
+			_ = os.WriteFile(p, []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), 0o600)
+		}, "corrupt"},
 		{"empty", func(p string) { _ = os.WriteFile(p, nil, 0o600) }, "will not replace it"},
 		{"not a key", func(p string) { _ = os.WriteFile(p, []byte("hello"), 0o600) }, "no PEM block"},
 		{"a directory", func(p string) { _ = os.Remove(p); _ = os.Mkdir(p, 0o700) }, "not a regular file"},

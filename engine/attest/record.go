@@ -358,12 +358,12 @@ func verifyParsed(v *Verification, top map[string]any, trusted ed25519.PublicKey
 		prev = h
 	}
 	if chainOK {
-		v.add("chain", true, fmt.Sprintf("%d entries linked", len(rawEntries)))
+		v.add("chain", true, plural(len(rawEntries), "entry", "entries")+" linked")
 		count, _ := str("count")
 		if count != strconv.Itoa(len(rawEntries)) {
 			v.add("count", false, fmt.Sprintf("the record holds %d entries but was signed with %s: entries were removed or added", len(rawEntries), count))
 		} else {
-			v.add("count", true, count+" entries")
+			v.add("count", true, plural(len(rawEntries), "entry", "entries"))
 		}
 		head, _ := str("head")
 		if head != prev {
@@ -423,4 +423,11 @@ func parseSigner(x any) (Signer, error) {
 		return Signer{}, errors.New("key_id does not match pubkey")
 	}
 	return s, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"boxd/engine/attest"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestKeysCommands(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	cfg := writeConfig(t, "")
+	code, out, errOut := runCLI(t, "keys", "create", "--config", cfg, "--state-dir", state, "--label", "ops", "--verticals", "clinical, code", "--daily-llm-tokens", "1000")
+	if code != 0 {
+		t.Fatalf("create: %d %s", code, errOut)
+	}
+	var created map[string]any
+	if err := json.Unmarshal([]byte(out), &created); err != nil {
+		t.Fatal(err)
+	}
+	key, id := created["key"].(string), created["key_id"].(string)
+	if !strings.HasPrefix(key, "dk_") || !strings.Contains(errOut, "shown once") {
+		t.Errorf("create output: %s / %s", out, errOut)
+	}
+	if l := created["limits"].(map[string]any); l["daily_llm_tokens"] != 1000.0 || len(l["verticals"].([]any)) != 2 {
+		t.Errorf("limits = %v", l)
+	}
+
+	code, out, _ = runCLI(t, "keys", "show", id, "--config", cfg, "--state-dir", state)
+	if code != 0 || strings.Contains(out, key) || !strings.Contains(out, `"history"`) {
+		t.Errorf("show: %d %s", code, out)
+	}
+	code, out, _ = runCLI(t, "keys", "list", "--config", cfg, "--state-dir", state)
+	if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "ops") {
+		t.Errorf("list: %d %s", code, out)
+	}
+	code, out, _ = runCLI(t, "keys", "revoke", id, "--config", cfg, "--state-dir", state)
+	if code != 0 || !strings.Contains(out, `"revoked": true`) {
+		t.Errorf("revoke: %d %s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "keys", "show", "key_missing", "--config", cfg, "--state-dir", state); code == 0 || !strings.Contains(errOut, "no developer key") {
+		t.Errorf("show unknown: %d %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "keys", "create", "--config", cfg, "--state-dir", state, "--daily-llm-tokens", "9000000"); code == 0 || !strings.Contains(errOut, "use 0 to 5000000") {
+		t.Errorf("create over the cap: %d %s", code, errOut)
+	}
+}
+
+// The CLI works on the store while the daemon runs; the daemon sees its
+// changes at once.
+func TestKeysCommandsWithDaemonRunning(t *testing.T) {
+	const secret = "admin-secret-0123456789abcdef"
+	state := filepath.Join(t.TempDir(), "state")
+	ns := newNotifySocket(t)
+	cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path, "BOXD_ADMIN_SECRET=" + secret},
+		"serve", "--config", writeConfig(t, ""), "--state-dir", state, "--listen", "127.0.0.1:0")
+	exited := ns.watch(t, cmd)
+	ready := ns.waitFor(t, "READY=1", 30*time.Second)
+	addr := strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):])
+
+	code, out, errOut := runCLI(t, "keys", "create", "--config", writeConfig(t, ""), "--state-dir", state)
+	if code != 0 {
+		t.Fatalf("create while the daemon runs: %s", errOut)
+	}
+	var created map[string]any
+	_ = json.Unmarshal([]byte(out), &created)
+	id := created["key_id"].(string)
+
+	get := func() map[string]any {
+		req, _ := http.NewRequest("GET", "http://"+addr+"/v1/keys/"+id, nil)
+		req.Header.Set("Authorization", "Bearer "+secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		if resp.StatusCode != 200 {
+			t.Fatalf("daemon GET: %d %v", resp.StatusCode, m)
+		}
+		return m
+	}
+	if get()["revoked"] != false {
+		t.Fatal("daemon does not see the new key")
+	}
+	if code, _, errOut := runCLI(t, "keys", "revoke", id, "--config", writeConfig(t, ""), "--state-dir", state); code != 0 {
+		t.Fatalf("revoke while the daemon runs: %s", errOut)
+	}
+	if get()["revoked"] != true {
+		t.Error("daemon does not see the revocation")
+	}
+	ns.exited = nil
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	<-exited
+}
+
+func TestVerifyCommand(t *testing.T) {
+	state := t.TempDir()
+	key, _, err := attest.LoadOrCreateKey(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := attest.NewRecord("test", "rec_1", nil)
+	b.AddText("input", "hello", nil)
+	b.AddText("output", "world", map[string]any{"k": "v"})
+	rec, _ := b.Sign(key, time.Now())
+	raw, _ := json.Marshal(rec)
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.json")
+	wrapped := filepath.Join(dir, "wrapped.json")
+	bad := filepath.Join(dir, "bad.json")
+	_ = os.WriteFile(good, raw, 0o600)
+	w, _ := json.Marshal(map[string]json.RawMessage{"record": raw})
+	_ = os.WriteFile(wrapped, w, 0o600)
+	_ = os.WriteFile(bad, bytes.Replace(raw, []byte(`"world"`), []byte(`"World"`), 1), 0o600)
+	cfg := writeConfig(t, "")
+
+	if code, out, _ := runCLI(t, "verify", good, "--pubkey", key.PublicKeyHex()); code != 0 || !strings.Contains(out, "verified: 2 entries") {
+		t.Errorf("good with --pubkey: %d %s", code, out)
+	}
+	if code, out, _ := runCLI(t, "verify", wrapped, "--config", cfg, "--state-dir", state); code != 0 {
+		t.Errorf("wrapped with the state dir's key: %d %s", code, out)
+	}
+	if code, out, _ := runCLI(t, "verify", bad, "--pubkey", key.PublicKeyHex()); code != 1 || !strings.Contains(out, "NOT VERIFIED: chain: entry 2: text changed") {
+		t.Errorf("tampered: %d %s", code, out)
+	}
+	other, _, _ := attest.LoadOrCreateKey(t.TempDir())
+	if code, out, _ := runCLI(t, "verify", good, "--pubkey", other.PublicKeyHex()); code != 1 || !strings.Contains(out, "not by the trusted key") {
+		t.Errorf("other signer: %d %s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "verify", good, "--pubkey", "xyz"); code != exitConfig || !strings.Contains(errOut, "64 hex") {
+		t.Errorf("bad --pubkey: %d %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "verify", good, "--config", cfg, "--state-dir", t.TempDir()); code != exitConfig || !strings.Contains(errOut, "give --pubkey") {
+		t.Errorf("no key anywhere: %d %s", code, errOut)
+	}
+}

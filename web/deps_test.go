@@ -1,0 +1,31 @@
+package web
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"boxd/configs"
+	"boxd/engine/attest"
+	"boxd/web/platform"
+	"boxd/web/store"
+)
+
+// testDeps builds the server's dependencies over a fresh state directory.
+// now may be nil (real time).
+func testDeps(t *testing.T, cfg *configs.Config, probes Probes, now func() time.Time) Deps {
+	t.Helper()
+	if cfg.StateDir == "" || cfg.StateDir == configs.Defaults().StateDir {
+		cfg.StateDir = t.TempDir()
+	}
+	key, _, err := attest.LoadOrCreateKey(cfg.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), cfg.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return Deps{Probes: probes, Platform: platform.New(cfg, st, now), Key: key, Receipts: NewReceiptBook(key, st, cfg, now)}
+}

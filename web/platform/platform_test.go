@@ -1,0 +1,142 @@
+package platform
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"boxd/configs"
+	"boxd/web/store"
+)
+
+func newPlatform(t *testing.T, now Clock) (*Platform, *configs.Config) {
+	t.Helper()
+	st, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cfg := configs.Defaults()
+	return New(cfg, st, now), cfg
+}
+
+func TestNetworkGrouping(t *testing.T) {
+	cases := map[string]string{
+		"127.0.0.1:5000":             "127.0.0.1",
+		"[::ffff:10.0.0.7]:80":       "10.0.0.7",
+		"[2001:db8:1:2:aaaa::1]:443": "2001:db8:1:2::/64",
+		"[2001:db8:1:2:bbbb::9]:443": "2001:db8:1:2::/64",
+		"[2001:db8:1:3::1]:443":      "2001:db8:1:3::/64",
+		"not-an-address":             "not-an-address",
+	}
+	for in, want := range cases {
+		if got := networkOf(in); got != want {
+			t.Errorf("networkOf(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestLiveSlots(t *testing.T) {
+	p, cfg := newPlatform(t, nil)
+	cfg.Limits.LiveCap = 3
+	ctx := context.Background()
+	tok, _, d := p.CreateSession("clinical", "127.0.0.1:1")
+	if d != nil {
+		t.Fatal(d)
+	}
+	pr, _ := p.Authenticate(ctx, tok, "clinical")
+	rel, d := pr.AcquireLive()
+	if d != nil {
+		t.Fatal(d)
+	}
+	if _, d := pr.AcquireLive(); d == nil || d.Status != http.StatusConflict || d.Close != 4409 {
+		t.Errorf("second socket on one token: %+v", d)
+	}
+	secret, _, _ := p.CreateKey(ctx, KeySpec{})
+	kp, _ := p.Authenticate(ctx, secret, "sales")
+	r1, d1 := kp.AcquireLive()
+	r2, d2 := kp.AcquireLive()
+	if d1 != nil || d2 != nil {
+		t.Fatalf("key live sessions: %v %v", d1, d2)
+	}
+	if _, d := kp.AcquireLive(); d == nil || d.Status != 429 || d.Close != 4429 {
+		t.Errorf("third live session on a key with limit 2: %+v", d)
+	}
+	if p.LiveSessions() != 3 {
+		t.Errorf("live = %d", p.LiveSessions())
+	}
+	r1()
+	r1() // twice is harmless
+	if p.LiveSessions() != 2 {
+		t.Errorf("live after release = %d", p.LiveSessions())
+	}
+	tok2, _, _ := p.CreateSession("field", "127.0.0.1:1")
+	pr2, _ := p.Authenticate(ctx, tok2, "field")
+	r3, d := pr2.AcquireLive()
+	if d != nil {
+		t.Fatal(d)
+	}
+	tok3, _, d := p.CreateSession("sales", "127.0.0.1:1")
+	if d == nil || d.RetryAfterSeconds() != 30 {
+		t.Errorf("session with the live cap full: %v %+v", tok3, d)
+	}
+	rel()
+	r2()
+	r3()
+	if p.LiveSessions() != 0 {
+		t.Errorf("live at the end = %d", p.LiveSessions())
+	}
+}
+
+func TestExpiredSessionsAreForgotten(t *testing.T) {
+	now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	p, cfg := newPlatform(t, func() time.Time { return now })
+	cfg.Limits.SessionLifetimeS = 60
+	for range 5 {
+		if _, _, d := p.CreateSession("code", "127.0.0.1:1"); d != nil {
+			t.Fatal(d)
+		}
+	}
+	if p.DemoSessions() != 5 {
+		t.Fatalf("sessions = %d", p.DemoSessions())
+	}
+	now = now.Add(2 * time.Hour)
+	_, _, _ = p.CreateSession("code", "127.0.0.1:1")
+	p.mu.Lock()
+	n, c := len(p.sessions), len(p.creations)
+	p.mu.Unlock()
+	if n != 1 || c != 1 {
+		t.Errorf("after expiry: %d sessions, %d creations remembered", n, c)
+	}
+}
+
+func TestReservationRelease(t *testing.T) {
+	p, cfg := newPlatform(t, nil)
+	cfg.Limits.TokenBudget = 100
+	ctx := context.Background()
+	tok, _, _ := p.CreateSession("code", "127.0.0.1:1")
+	pr, _ := p.Authenticate(ctx, tok, "code")
+	r, d := pr.ReserveTokens(ctx, 70)
+	if d != nil || r.Granted != 70 {
+		t.Fatal(d)
+	}
+	if left, _ := pr.TokensLeft(ctx); left != 30 {
+		t.Errorf("left while reserved = %d", left)
+	}
+	r.Release()
+	if left, _ := pr.TokensLeft(ctx); left != 100 {
+		t.Errorf("left after release = %d", left)
+	}
+	r2, _ := pr.ReserveTokens(ctx, 70)
+	_ = r2.Commit(ctx, 500) // never more than granted
+	if left, _ := pr.TokensLeft(ctx); left != 30 {
+		t.Errorf("left after commit = %d", left)
+	}
+	if d := pr.RequireTokens(ctx, 31); d == nil || d.Status != 402 {
+		t.Errorf("require 31 of 30: %+v", d)
+	}
+	if ms, _ := pr.ChargeAudio(ctx, 1500); ms != int64(cfg.Limits.AudioBudgetS)*1000-1500 {
+		t.Errorf("audio left = %d", ms)
+	}
+}

@@ -1,0 +1,344 @@
+package platform
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"boxd/web/store"
+)
+
+// Principal is who is calling: a demo session or a developer key.
+type Principal struct {
+	p       *Platform
+	session *Session
+	key     *store.Key
+}
+
+// IsKey reports whether the caller used a developer key.
+func (pr *Principal) IsKey() bool { return pr.key != nil }
+
+// KeyID is the developer key's id, or nil for a demo session.
+func (pr *Principal) KeyID() *string {
+	if pr.key == nil {
+		return nil
+	}
+	id := pr.key.ID
+	return &id
+}
+
+// LogID identifies the caller in logs: a key id or a session hash, never
+// the token.
+func (pr *Principal) LogID() string {
+	if pr.key != nil {
+		return pr.key.ID
+	}
+	return "session:" + pr.session.ID
+}
+
+// Session is the demo session, or nil for a key.
+func (pr *Principal) Session() *Session { return pr.session }
+
+// Vertical is the demo session's vertical ("" for a key).
+func (pr *Principal) Vertical() string {
+	if pr.session != nil {
+		return pr.session.Vertical
+	}
+	return ""
+}
+
+// Authenticate resolves a bearer token (demo token or dk_ key) for a route
+// of vertical ("" when the route takes any vertical). For a key it also
+// applies the per-minute request limit and counts the request.
+func (p *Platform) Authenticate(ctx context.Context, token, vertical string) (*Principal, *Denial) {
+	if token == "" {
+		return nil, deny(http.StatusUnauthorized, 4401, "missing token: send Authorization: Bearer <demo session token or dk_ developer key> (get a token from POST /demo/session)")
+	}
+	if strings.HasPrefix(token, "dk_") {
+		return p.authKey(ctx, token, vertical)
+	}
+	now := p.now()
+	sum := sha256.Sum256([]byte(token))
+	p.mu.Lock()
+	s, ok := p.sessions[sum]
+	p.mu.Unlock()
+	if !ok {
+		return nil, deny(http.StatusUnauthorized, 4401, "unknown demo session token; create a session with POST /demo/session")
+	}
+	if !now.Before(s.Expires) {
+		return nil, deny(http.StatusUnauthorized, 4401, "this demo session expired at %s; create a new one with POST /demo/session", s.Expires.UTC().Format(time.RFC3339))
+	}
+	if vertical != "" && s.Vertical != vertical {
+		return nil, deny(http.StatusForbidden, 4403, "this demo token is for the %s vertical; this route needs a %s token", s.Vertical, vertical)
+	}
+	return &Principal{p: p, session: s}, nil
+}
+
+func (p *Platform) authKey(ctx context.Context, token, vertical string) (*Principal, *Denial) {
+	k, err := p.store.KeyBySecret(ctx, token)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, deny(http.StatusUnauthorized, 4401, "unknown developer key; check the key, or ask the operator for one (POST /v1/keys)")
+	}
+	if err != nil {
+		return nil, storeDenial(err)
+	}
+	if k.Revoked() {
+		return nil, deny(http.StatusUnauthorized, 4401, "this developer key was revoked at %s; ask the operator for a new one", k.RevokedAt.Format(time.RFC3339))
+	}
+	if vertical != "" && !allows(k.Limits.Verticals, vertical) {
+		return nil, deny(http.StatusForbidden, 4403, "this developer key is not allowed the %s vertical (allowed: %s)", vertical, keyVerticals(k.Limits.Verticals))
+	}
+	now := p.now()
+	p.mu.Lock()
+	window := p.rate[k.ID]
+	cut := 0
+	for cut < len(window) && !window[cut].After(now.Add(-time.Minute)) {
+		cut++
+	}
+	window = window[cut:]
+	if int64(len(window)) >= k.Limits.RequestsPerMinute {
+		p.rate[k.ID] = window
+		p.mu.Unlock()
+		d := deny(http.StatusTooManyRequests, 4429, "this developer key made %d requests in the last minute (limit %d); retry after the time in Retry-After", len(window), k.Limits.RequestsPerMinute)
+		d.RetryAfter = window[0].Add(time.Minute).Sub(now)
+		return nil, d
+	}
+	p.rate[k.ID] = append(window, now)
+	p.mu.Unlock()
+	if err := p.store.AddUsage(ctx, k.ID, Day(now), 0, 0, 1); err != nil {
+		return nil, storeDenial(err)
+	}
+	return &Principal{p: p, key: &k}, nil
+}
+
+func allows(verticals []string, v string) bool {
+	if verticals == nil {
+		return true
+	}
+	for _, x := range verticals {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// budgetSuffix ends key budget messages: key budgets are daily.
+func (pr *Principal) budgetSuffix() string {
+	if pr.key != nil {
+		return " for today"
+	}
+	return ""
+}
+
+// TokensLeft is the generated-token budget left, less what running calls
+// have reserved: a key's daily allowance, or the session's budget.
+func (pr *Principal) TokensLeft(ctx context.Context) (int64, error) {
+	p := pr.p
+	if pr.session != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return max(0, pr.session.tokensLeft-pr.session.reserved), nil
+	}
+	u, err := p.store.UsageOn(ctx, pr.key.ID, Day(p.now()))
+	if err != nil {
+		return 0, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return max(0, pr.key.Limits.DailyLLMTokens-u.LLMTokens-p.reserved[pr.key.ID]), nil
+}
+
+// AudioLeftMS is the audio budget left in milliseconds.
+func (pr *Principal) AudioLeftMS(ctx context.Context) (int64, error) {
+	p := pr.p
+	if pr.session != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return max(0, pr.session.audioLeftMS), nil
+	}
+	u, err := p.store.UsageOn(ctx, pr.key.ID, Day(p.now()))
+	if err != nil {
+		return 0, err
+	}
+	return max(0, pr.key.Limits.DailyAudioSeconds*1000-u.AudioMS), nil
+}
+
+// StopReserve is the token budget a live session keeps back for its stop
+// artifact (limits.stop_reserve_tokens).
+func (pr *Principal) StopReserve() int64 { return int64(pr.p.cfg.Limits.StopReserveTokens) }
+
+// RequireTokens refuses (402) when fewer than need generated tokens are
+// left; need 1 means "any budget at all".
+func (pr *Principal) RequireTokens(ctx context.Context, need int64) *Denial {
+	left, err := pr.TokensLeft(ctx)
+	if err != nil {
+		return storeDenial(err)
+	}
+	if left < max(need, 1) {
+		if left == 0 {
+			return deny(http.StatusPaymentRequired, 4402, "token budget used up%s", pr.budgetSuffix())
+		}
+		return deny(http.StatusPaymentRequired, 4402, "not enough token budget: %d generated tokens left, this needs about %d%s", left, need, pr.budgetSuffix())
+	}
+	return nil
+}
+
+// RequireAudio refuses (402) when the audio budget is used up.
+func (pr *Principal) RequireAudio(ctx context.Context) *Denial {
+	left, err := pr.AudioLeftMS(ctx)
+	if err != nil {
+		return storeDenial(err)
+	}
+	if left <= 0 {
+		return deny(http.StatusPaymentRequired, 4402, "audio budget used up%s", pr.budgetSuffix())
+	}
+	return nil
+}
+
+// Reservation holds generated tokens for a running call so that
+// concurrent calls cannot together spend more than the budget.
+type Reservation struct {
+	pr       *Principal
+	Granted  int64
+	released bool
+}
+
+// ReserveTokens reserves up to want tokens (at least 1 must be left) and
+// grants min(want, left).
+func (pr *Principal) ReserveTokens(ctx context.Context, want int64) (*Reservation, *Denial) {
+	left, err := pr.TokensLeft(ctx)
+	if err != nil {
+		return nil, storeDenial(err)
+	}
+	if left <= 0 {
+		return nil, deny(http.StatusPaymentRequired, 4402, "token budget used up%s", pr.budgetSuffix())
+	}
+	grant := min(want, left)
+	p := pr.p
+	p.mu.Lock()
+	if pr.session != nil {
+		pr.session.reserved += grant
+	} else {
+		p.reserved[pr.key.ID] += grant
+	}
+	p.mu.Unlock()
+	return &Reservation{pr: pr, Granted: grant}, nil
+}
+
+// Commit charges used tokens (at most the grant) and releases the rest.
+// It is safe to call once; later calls do nothing.
+func (r *Reservation) Commit(ctx context.Context, used int64) error {
+	if r.released {
+		return nil
+	}
+	r.released = true
+	used = min(max(used, 0), r.Granted)
+	pr, p := r.pr, r.pr.p
+	p.mu.Lock()
+	if pr.session != nil {
+		pr.session.reserved -= r.Granted
+		pr.session.tokensLeft -= used
+		p.mu.Unlock()
+		return nil
+	}
+	p.reserved[pr.key.ID] -= r.Granted
+	if p.reserved[pr.key.ID] == 0 {
+		delete(p.reserved, pr.key.ID)
+	}
+	p.mu.Unlock()
+	if used == 0 {
+		return nil
+	}
+	return p.store.AddUsage(ctx, pr.key.ID, Day(p.now()), used, 0, 0)
+}
+
+// Release gives the reservation back without charging.
+func (r *Reservation) Release() { _ = r.Commit(context.Background(), 0) }
+
+// ChargeAudio counts ms of received audio and returns the audio left.
+func (pr *Principal) ChargeAudio(ctx context.Context, ms int64) (int64, error) {
+	p := pr.p
+	if pr.session != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		pr.session.audioLeftMS = max(0, pr.session.audioLeftMS-ms)
+		return pr.session.audioLeftMS, nil
+	}
+	if err := p.store.AddUsage(ctx, pr.key.ID, Day(p.now()), 0, ms, 0); err != nil {
+		return 0, err
+	}
+	return pr.AudioLeftMS(ctx)
+}
+
+// Lock takes a demo token's one-run-at-a-time lock (409 when a run is
+// going). Keys are not limited to one run; their unlock does nothing.
+func (pr *Principal) Lock() (unlock func(), d *Denial) {
+	if pr.session == nil {
+		return func() {}, nil
+	}
+	p := pr.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr.session.busy {
+		return nil, deny(http.StatusConflict, 4409, "this demo token already has a run in progress; wait for it to finish (demo tokens run one request at a time)")
+	}
+	pr.session.busy = true
+	var once bool
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !once {
+			once = true
+			pr.session.busy = false
+		}
+	}, nil
+}
+
+// AcquireLive takes a live slot for a socket or a replay: one live session
+// per demo token (409 / close 4409), the key's concurrent live sessions and
+// the box's live cap (429 Retry-After 30 / close 4429).
+func (pr *Principal) AcquireLive() (release func(), d *Denial) {
+	p := pr.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr.session != nil && pr.session.liveOpen {
+		return nil, deny(http.StatusConflict, 4409, "this token already has a live session; close the other one or create a new session")
+	}
+	if p.live >= p.cfg.Limits.LiveCap {
+		d := deny(http.StatusTooManyRequests, 4429, "all %d live sessions on this box are in use; retry in 30 seconds", p.cfg.Limits.LiveCap)
+		d.RetryAfter = 30 * time.Second
+		return nil, d
+	}
+	if pr.key != nil && int64(p.liveByKey[pr.key.ID]) >= pr.key.Limits.ConcurrentLiveSessions {
+		d := deny(http.StatusTooManyRequests, 4429, "this developer key has %d live sessions open (limit %d); close one or retry in 30 seconds", p.liveByKey[pr.key.ID], pr.key.Limits.ConcurrentLiveSessions)
+		d.RetryAfter = 30 * time.Second
+		return nil, d
+	}
+	p.live++
+	if pr.key != nil {
+		p.liveByKey[pr.key.ID]++
+	} else {
+		pr.session.liveOpen = true
+	}
+	var done bool
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if done {
+			return
+		}
+		done = true
+		p.live--
+		if pr.key != nil {
+			if p.liveByKey[pr.key.ID]--; p.liveByKey[pr.key.ID] <= 0 {
+				delete(p.liveByKey, pr.key.ID)
+			}
+		} else {
+			pr.session.liveOpen = false
+		}
+	}, nil
+}
