@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
 )
 
 func newModels() *cobra.Command {
@@ -15,7 +16,28 @@ func newModels() *cobra.Command {
 		Use:   "models",
 		Short: "Inspect model files",
 	}
-	cmd.AddCommand(newModelsInspect())
+	cmd.AddCommand(newModelsInspect(), newModelsMakeTest())
+	return cmd
+}
+
+func newModelsMakeTest() *cobra.Command {
+	var bench bool
+	cmd := &cobra.Command{
+		Use:   "make-test-models DIR",
+		Short: "Write tiny random-weight GGUF models (chat, embedder, reranker) for tests, deterministic from fixed seeds",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			paths, err := testmodels.MakeAll(args[0], bench)
+			if err != nil {
+				return err
+			}
+			for _, p := range paths {
+				fmt.Fprintln(cmd.OutOrStdout(), p)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&bench, "bench", false, "also write the 110M-parameter Q8_0 benchmark model")
 	return cmd
 }
 

@@ -1,6 +1,8 @@
-// Package llm runs the box's text model in-process on llama.cpp (cgo, through
-// the pinned github.com/ollama/ollama module): loading GGUF files, and
-// reporting what a file holds with the real loader.
+// Package llm runs the box's text models in-process on llama.cpp (cgo,
+// through the pinned github.com/ollama/ollama module): the chat engine
+// (continuous batching over parallel sequences, sampling, grammars), the
+// embedder and reranker, and reporting what a GGUF file holds with the real
+// loader.
 package llm
 
 /*
@@ -14,7 +16,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"runtime/cgo"
 	"strings"
 	"unsafe"
@@ -22,13 +23,14 @@ import (
 	"boxd/engine/models"
 )
 
-// Options says how to load a chat model.
+// Options says how to load a model.
 type Options struct {
 	Path string
 	// GPULayers is the number of layers offloaded to the GPU (0: CPU only).
-	// Resolve "auto" (-1) with gpu.LayersFor before calling Load.
+	// Resolve "auto" (-1) with gpu.LayersFor before calling Open.
 	GPULayers int
-	// ContextLength is the context size in tokens for all sequences together.
+	// ContextLength is the context one request may use, prompt and answer
+	// together; the engine allocates it for each parallel sequence.
 	ContextLength int
 	// Parallel is the number of sequences decoded together.
 	Parallel int
@@ -36,14 +38,6 @@ type Options struct {
 	Threads int
 	// Progress, when set, receives load progress from 0 to 1.
 	Progress func(float32)
-}
-
-// Model is a loaded GGUF model with one context. Close frees both.
-type Model struct {
-	model *C.struct_llama_model
-	lctx  *C.struct_llama_context
-	info  Info
-	opts  Options
 }
 
 // Info describes a model file as llama.cpp loaded it.
@@ -98,57 +92,6 @@ func loadModel(ctx context.Context, path string, p C.struct_llama_model_params, 
 		return nil, fmt.Errorf("llama.cpp could not load %s (not a GGUF model it supports; run with log.level debug for its reason)", path)
 	}
 	return m, nil
-}
-
-// Load loads the model at opts.Path and creates its context.
-func Load(ctx context.Context, opts Options) (*Model, error) {
-	if opts.ContextLength <= 0 || opts.Parallel <= 0 {
-		return nil, fmt.Errorf("llm: context length %d and parallel %d must be positive", opts.ContextLength, opts.Parallel)
-	}
-	if opts.Threads <= 0 {
-		opts.Threads = runtime.NumCPU()
-	}
-	m, err := loadModel(ctx, opts.Path, modelParams(opts.GPULayers), opts.Progress)
-	if err != nil {
-		return nil, fmt.Errorf("llm: load: %w", err)
-	}
-	info, err := describe(m, opts.Path)
-	if err != nil {
-		C.llama_model_free(m)
-		return nil, fmt.Errorf("llm: %w", err)
-	}
-
-	cp := C.llama_context_default_params()
-	cp.n_ctx = C.uint32_t(opts.ContextLength)
-	cp.n_batch = C.uint32_t(min(opts.ContextLength, 2048))
-	cp.n_ubatch = C.uint32_t(min(opts.ContextLength, 512))
-	cp.n_seq_max = C.uint32_t(opts.Parallel)
-	cp.n_threads = C.int32_t(opts.Threads)
-	cp.n_threads_batch = C.int32_t(opts.Threads)
-	lctx := C.llama_init_from_model(m, cp)
-	if lctx == nil {
-		C.llama_model_free(m)
-		return nil, fmt.Errorf("llm: could not create a context of %d tokens for %d sequences (too little memory?)", opts.ContextLength, opts.Parallel)
-	}
-	return &Model{model: m, lctx: lctx, info: info, opts: opts}, nil
-}
-
-// Info describes the loaded model.
-func (m *Model) Info() Info { return m.info }
-
-// ContextSize is the context size llama.cpp allocated.
-func (m *Model) ContextSize() int { return int(C.llama_n_ctx(m.lctx)) }
-
-// Close frees the context and the model. It is safe to call twice.
-func (m *Model) Close() {
-	if m.lctx != nil {
-		C.llama_free(m.lctx)
-		m.lctx = nil
-	}
-	if m.model != nil {
-		C.llama_model_free(m.model)
-		m.model = nil
-	}
 }
 
 // Inspect reports what the file holds as ReadInfo does, plus its weights

@@ -66,33 +66,22 @@ func TestInspectRejectsNonGGUF(t *testing.T) {
 	}
 }
 
-func TestLoadCreatesAContext(t *testing.T) {
+func TestOpenLoadsAndCancels(t *testing.T) {
 	path := testmodels.Shared(t, "stories260K.gguf")
 	var last float32
-	m, err := Load(context.Background(), Options{Path: path, ContextLength: 1024, Parallel: 2, Progress: func(p float32) { last = p }})
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: path, ContextLength: 1024, Parallel: 2, Progress: func(p float32) { last = p }}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
-	if m.ContextSize() != 1024 {
-		t.Errorf("context size = %d", m.ContextSize())
+	if last != 1 || e.Info().Architecture != "llama" || e.ContextPerRequest() != 1024 || e.Parallel() != 2 {
+		t.Errorf("progress %v info %+v", last, e.Info())
 	}
-	if last != 1 {
-		t.Errorf("last progress = %v, want 1", last)
-	}
-	if m.Info().Architecture != "llama" {
-		t.Errorf("info = %+v", m.Info())
-	}
-	m.Close()
-	m.Close() // twice is safe
-}
+	e.Close()
+	e.Close() // twice is safe
 
-func TestLoadCancelled(t *testing.T) {
-	path := testmodels.Shared(t, "stories260K.gguf")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Load(ctx, Options{Path: path, ContextLength: 512, Parallel: 1})
-	if !errors.Is(err, ErrCancelled) {
+	if _, err := Open(ctx, EngineOptions{Options: Options{Path: path, ContextLength: 512, Parallel: 1}}); !errors.Is(err, ErrCancelled) {
 		t.Fatalf("err = %v, want ErrCancelled", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 )
 
@@ -30,6 +31,39 @@ func Shared(tb testing.TB, name string) string {
 			tb.Fatalf("test model %s is missing (CI=true): %v", name, err)
 		}
 		tb.Skipf("test model %s not available: %v", name, err)
+	}
+	return p
+}
+
+// generatorVersion names the generated-model cache; bump it when the
+// generator's output changes.
+const generatorVersion = "v1"
+
+var generateMu sync.Mutex
+
+// GeneratedDir is where Generated writes the tiny models: one directory per
+// generator version under the system temp dir, shared by test processes.
+func GeneratedDir() string {
+	return filepath.Join(os.TempDir(), "boxd-testmodels-"+generatorVersion)
+}
+
+// Generated returns the path of a generated test model (ChatFile,
+// EmbedFile, RerankFile, TemplateFile(...)), writing the set on first use.
+// Generation is deterministic, so concurrent test processes write the same
+// bytes (each through its own temporary file).
+func Generated(tb testing.TB, name string) string {
+	tb.Helper()
+	generateMu.Lock()
+	defer generateMu.Unlock()
+	p := filepath.Join(GeneratedDir(), name)
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	if _, err := MakeAll(GeneratedDir(), name == BenchFile); err != nil {
+		tb.Fatalf("generate test models: %v", err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		tb.Fatalf("generated models lack %s", name)
 	}
 	return p
 }

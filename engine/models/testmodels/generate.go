@@ -1,0 +1,352 @@
+package testmodels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"boxd/engine/models"
+	"boxd/engine/models/gguf"
+)
+
+// LLM describes a random-weight llama-architecture chat model.
+type LLM struct {
+	Name     string
+	Seed     uint64
+	Template models.Template // chatml, gemma, llama3 or mistral
+	Vocab    int             // total vocabulary (merges fill it, then unused tokens)
+	Embd     int
+	Layers   int
+	Heads    int
+	KVHeads  int
+	FF       int
+	Context  int
+	Type     gguf.Type // weight type of the matrices (norms stay F32)
+}
+
+// Bert describes a random-weight BERT embedder or reranker.
+type Bert struct {
+	Name    string
+	Seed    uint64
+	Rerank  bool // classification head, rank pooling
+	Pooling uint32
+	Vocab   int
+	Embd    int
+	Layers  int
+	Heads   int
+	FF      int
+	Context int
+}
+
+// TinyChat is the default unit-test chat model: small enough to load and
+// decode in milliseconds, with a ChatML template and a real BPE tokenizer.
+func TinyChat() LLM {
+	return LLM{Name: "boxd-tiny-chat", Seed: 1, Template: models.TemplateChatML, Vocab: 512, Embd: 64, Layers: 2, Heads: 4, KVHeads: 2, FF: 128, Context: 4096, Type: gguf.F32}
+}
+
+// BenchChat is a realistic small shape for throughput benchmarks (about
+// 110M parameters, llama layout, Q8_0).
+func BenchChat() LLM {
+	return LLM{Name: "boxd-bench-110m", Seed: 7, Template: models.TemplateChatML, Vocab: 32000, Embd: 768, Layers: 12, Heads: 12, KVHeads: 4, FF: 2048, Context: 4096, Type: gguf.Q8_0}
+}
+
+// TinyEmbedder is the default BERT embedder (mean pooling).
+func TinyEmbedder() Bert {
+	return Bert{Name: "boxd-tiny-embed", Seed: 2, Pooling: 1, Vocab: 400, Embd: 64, Layers: 2, Heads: 4, FF: 128, Context: 512}
+}
+
+// TinyReranker is the default BERT cross-encoder reranker (rank pooling).
+func TinyReranker() Bert {
+	return Bert{Name: "boxd-tiny-rerank", Seed: 3, Rerank: true, Pooling: 4, Vocab: 400, Embd: 64, Layers: 2, Heads: 4, FF: 128, Context: 512}
+}
+
+// specials are the control tokens of each template family and the ids of
+// bos and eos among them.
+func specials(t models.Template) (toks []string, bos, eos int, addBOS bool, jinja string, err error) {
+	switch t {
+	case models.TemplateChatML:
+		return []string{"<|endoftext|>", "<|im_start|>", "<|im_end|>"}, 0, 2, false,
+			`{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}`, nil
+	case models.TemplateGemma:
+		return []string{"<pad>", "<eos>", "<bos>", "<unk>", "<start_of_turn>", "<end_of_turn>"}, 2, 1, true,
+			`{{ bos_token }}{% for message in messages %}{% set role = 'model' if message['role'] == 'assistant' else message['role'] %}{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor %}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}`, nil
+	case models.TemplateLlama3:
+		return []string{"<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"}, 0, 4, true,
+			`{{ bos_token }}{% for message in messages %}{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n' + message['content'] | trim + '<|eot_id|>' }}{% endfor %}{% if add_generation_prompt %}{{ '<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}`, nil
+	case models.TemplateMistral:
+		return []string{"<unk>", "<s>", "</s>", "[INST]", "[/INST]"}, 1, 2, true,
+			`{{ bos_token }}{% for message in messages %}{% if message['role'] == 'user' %}{{ '[INST] ' + message['content'] + ' [/INST]' }}{% else %}{{ message['content'] + eos_token }}{% endif %}{% endfor %}`, nil
+	}
+	return nil, 0, 0, false, "", fmt.Errorf("testmodels: no template family %q", t)
+}
+
+// rng is a deterministic normal generator.
+type rng struct{ r *rand.Rand }
+
+func newRNG(seed uint64) *rng { return &rng{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))} }
+
+func (g *rng) normal(n int, std float64) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(g.r.NormFloat64() * std)
+	}
+	return out
+}
+
+func ones(n int) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
+
+// WriteLLM writes a random-weight chat model to path.
+func WriteLLM(path string, s LLM) error {
+	toks, bosOff, eosOff, addBOS, jinja, err := specials(s.Template)
+	if err != nil {
+		return err
+	}
+	if s.Embd%s.Heads != 0 || s.Heads%s.KVHeads != 0 {
+		return fmt.Errorf("testmodels: %d heads and %d kv heads do not divide %d", s.Heads, s.KVHeads, s.Embd)
+	}
+	// Vocabulary: control tokens, the 256 byte tokens, merges, then unused
+	// tokens up to the size asked for.
+	nSpecial := len(toks)
+	b := trainBPE(corpus, max(0, s.Vocab-nSpecial-256))
+	types := make([]int32, 0, s.Vocab)
+	for range toks {
+		types = append(types, 3)
+	}
+	toks = append(toks, b.tokens...)
+	for len(types) < len(toks) {
+		types = append(types, 1)
+	}
+	for i := 0; len(toks) < s.Vocab; i++ {
+		toks = append(toks, fmt.Sprintf("<unused%d>", i))
+		types = append(types, 5)
+	}
+	if len(toks) > s.Vocab && s.Vocab > 0 {
+		return fmt.Errorf("testmodels: vocabulary of %d is smaller than the %d base tokens", s.Vocab, len(toks))
+	}
+	n := len(toks)
+
+	w := gguf.NewWriter()
+	w.Set("general.architecture", "llama")
+	w.Set("general.name", s.Name)
+	w.Set("general.file_type", fileType(s.Type))
+	w.Set("llama.context_length", uint32(s.Context))
+	w.Set("llama.embedding_length", uint32(s.Embd))
+	w.Set("llama.block_count", uint32(s.Layers))
+	w.Set("llama.feed_forward_length", uint32(s.FF))
+	w.Set("llama.attention.head_count", uint32(s.Heads))
+	w.Set("llama.attention.head_count_kv", uint32(s.KVHeads))
+	w.Set("llama.attention.layer_norm_rms_epsilon", float32(1e-5))
+	w.Set("llama.rope.dimension_count", uint32(s.Embd/s.Heads))
+	w.Set("llama.rope.freq_base", float32(10000))
+	w.Set("llama.vocab_size", uint32(n))
+	w.Set("tokenizer.ggml.model", "gpt2")
+	w.Set("tokenizer.ggml.pre", "default")
+	w.Set("tokenizer.ggml.tokens", toks)
+	w.Set("tokenizer.ggml.token_type", types)
+	w.Set("tokenizer.ggml.merges", b.merges)
+	w.Set("tokenizer.ggml.bos_token_id", uint32(bosOff))
+	w.Set("tokenizer.ggml.eos_token_id", uint32(eosOff))
+	w.Set("tokenizer.ggml.add_bos_token", addBOS)
+	w.Set("tokenizer.ggml.add_eos_token", false)
+	w.Set("tokenizer.chat_template", jinja)
+
+	g := newRNG(s.Seed)
+	headDim := s.Embd / s.Heads
+	kv := headDim * s.KVHeads
+	mat := func(name string, in, out int) error {
+		return w.AddFloats(name, matType(s.Type, in), []uint64{uint64(in), uint64(out)}, g.normal(in*out, 0.02*math.Sqrt(64/float64(in))*5))
+	}
+	vec := func(name string, dim int) error {
+		return w.AddFloats(name, gguf.F32, []uint64{uint64(dim)}, ones(dim))
+	}
+	if err := w.AddFloats("token_embd.weight", matType(s.Type, s.Embd), []uint64{uint64(s.Embd), uint64(n)}, g.normal(s.Embd*n, 1)); err != nil {
+		return err
+	}
+	if err := vec("output_norm.weight", s.Embd); err != nil {
+		return err
+	}
+	if err := mat("output.weight", s.Embd, n); err != nil {
+		return err
+	}
+	for l := range s.Layers {
+		p := fmt.Sprintf("blk.%d.", l)
+		for _, e := range []error{
+			vec(p+"attn_norm.weight", s.Embd),
+			mat(p+"attn_q.weight", s.Embd, s.Embd),
+			mat(p+"attn_k.weight", s.Embd, kv),
+			mat(p+"attn_v.weight", s.Embd, kv),
+			mat(p+"attn_output.weight", s.Embd, s.Embd),
+			vec(p+"ffn_norm.weight", s.Embd),
+			mat(p+"ffn_gate.weight", s.Embd, s.FF),
+			mat(p+"ffn_up.weight", s.Embd, s.FF),
+			mat(p+"ffn_down.weight", s.FF, s.Embd),
+		} {
+			if e != nil {
+				return e
+			}
+		}
+	}
+	return write(path, w)
+}
+
+// matType keeps a matrix in F32 when its rows do not fill Q8_0 blocks.
+func matType(t gguf.Type, rowLen int) gguf.Type {
+	if t == gguf.Q8_0 && rowLen%32 != 0 {
+		return gguf.F32
+	}
+	return t
+}
+
+// fileType is general.file_type for the weight type.
+func fileType(t gguf.Type) uint32 {
+	switch t {
+	case gguf.F16:
+		return 1
+	case gguf.Q8_0:
+		return 7
+	}
+	return 0
+}
+
+// WriteBert writes a random-weight BERT embedder or reranker to path.
+func WriteBert(path string, s Bert) error {
+	toks := []string{"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}
+	types := []int32{3, 2, 3, 3, 3}
+	for _, p := range wordPieces(corpus, s.Vocab-len(toks)) {
+		toks = append(toks, p)
+		types = append(types, 1)
+	}
+	n := len(toks)
+	w := gguf.NewWriter()
+	w.Set("general.architecture", "bert")
+	w.Set("general.name", s.Name)
+	w.Set("general.file_type", uint32(0))
+	w.Set("bert.context_length", uint32(s.Context))
+	w.Set("bert.embedding_length", uint32(s.Embd))
+	w.Set("bert.block_count", uint32(s.Layers))
+	w.Set("bert.feed_forward_length", uint32(s.FF))
+	w.Set("bert.attention.head_count", uint32(s.Heads))
+	w.Set("bert.attention.layer_norm_epsilon", float32(1e-12))
+	w.Set("bert.attention.causal", false)
+	w.Set("bert.pooling_type", s.Pooling)
+	w.Set("tokenizer.ggml.model", "bert")
+	w.Set("tokenizer.ggml.tokens", toks)
+	w.Set("tokenizer.ggml.token_type", types)
+	w.Set("tokenizer.ggml.token_type_count", uint32(2))
+	w.Set("tokenizer.ggml.padding_token_id", uint32(0))
+	w.Set("tokenizer.ggml.unknown_token_id", uint32(1))
+	w.Set("tokenizer.ggml.cls_token_id", uint32(2))
+	w.Set("tokenizer.ggml.seperator_token_id", uint32(3))
+	w.Set("tokenizer.ggml.mask_token_id", uint32(4))
+	if s.Rerank {
+		w.Set("bert.classifier.output_labels", []string{"relevance"})
+	}
+
+	g := newRNG(s.Seed)
+	mat := func(name string, in, out int) error {
+		return w.AddFloats(name, gguf.F32, []uint64{uint64(in), uint64(out)}, g.normal(in*out, 0.1))
+	}
+	vecv := func(name string, dim int, v []float32) error {
+		return w.AddFloats(name, gguf.F32, []uint64{uint64(dim)}, v)
+	}
+	zeros := func(d int) []float32 { return make([]float32, d) }
+	steps := []error{
+		w.AddFloats("token_embd.weight", gguf.F32, []uint64{uint64(s.Embd), uint64(n)}, g.normal(s.Embd*n, 1)),
+		w.AddFloats("token_types.weight", gguf.F32, []uint64{uint64(s.Embd), 2}, g.normal(s.Embd*2, 0.1)),
+		w.AddFloats("position_embd.weight", gguf.F32, []uint64{uint64(s.Embd), uint64(s.Context)}, g.normal(s.Embd*s.Context, 0.1)),
+		vecv("token_embd_norm.weight", s.Embd, ones(s.Embd)),
+		vecv("token_embd_norm.bias", s.Embd, zeros(s.Embd)),
+	}
+	for l := range s.Layers {
+		p := fmt.Sprintf("blk.%d.", l)
+		steps = append(steps,
+			mat(p+"attn_q.weight", s.Embd, s.Embd), vecv(p+"attn_q.bias", s.Embd, g.normal(s.Embd, 0.02)),
+			mat(p+"attn_k.weight", s.Embd, s.Embd), vecv(p+"attn_k.bias", s.Embd, g.normal(s.Embd, 0.02)),
+			mat(p+"attn_v.weight", s.Embd, s.Embd), vecv(p+"attn_v.bias", s.Embd, g.normal(s.Embd, 0.02)),
+			mat(p+"attn_output.weight", s.Embd, s.Embd), vecv(p+"attn_output.bias", s.Embd, g.normal(s.Embd, 0.02)),
+			vecv(p+"attn_output_norm.weight", s.Embd, ones(s.Embd)), vecv(p+"attn_output_norm.bias", s.Embd, zeros(s.Embd)),
+			mat(p+"ffn_up.weight", s.Embd, s.FF), vecv(p+"ffn_up.bias", s.FF, g.normal(s.FF, 0.02)),
+			mat(p+"ffn_down.weight", s.FF, s.Embd), vecv(p+"ffn_down.bias", s.Embd, g.normal(s.Embd, 0.02)),
+			vecv(p+"layer_output_norm.weight", s.Embd, ones(s.Embd)), vecv(p+"layer_output_norm.bias", s.Embd, zeros(s.Embd)),
+		)
+	}
+	if s.Rerank {
+		steps = append(steps,
+			mat("cls.weight", s.Embd, s.Embd), vecv("cls.bias", s.Embd, g.normal(s.Embd, 0.02)),
+			mat("cls.output.weight", s.Embd, 1), vecv("cls.output.bias", 1, []float32{0}),
+		)
+	}
+	for _, e := range steps {
+		if e != nil {
+			return e
+		}
+	}
+	return write(path, w)
+}
+
+func write(path string, w *gguf.Writer) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("testmodels: %w", err)
+	}
+	if err := w.WriteFile(path); err != nil {
+		return fmt.Errorf("testmodels: %w", err)
+	}
+	return nil
+}
+
+// Names of the files MakeAll writes.
+const (
+	ChatFile   = "tiny-chat.gguf"
+	EmbedFile  = "tiny-embed.gguf"
+	RerankFile = "tiny-rerank.gguf"
+	BenchFile  = "bench-110m-q8_0.gguf"
+)
+
+// TemplateFile is the name of a tiny chat model with another template.
+func TemplateFile(t models.Template) string { return "tiny-chat-" + string(t) + ".gguf" }
+
+// MakeAll writes the tiny chat model (and one per other template family),
+// the embedder and the reranker into dir; with bench, also the benchmark
+// model. It returns the paths written.
+func MakeAll(dir string, bench bool) ([]string, error) {
+	var paths []string
+	add := func(name string, f func(string) error) error {
+		p := filepath.Join(dir, name)
+		if err := f(p); err != nil {
+			return err
+		}
+		paths = append(paths, p)
+		return nil
+	}
+	if err := add(ChatFile, func(p string) error { return WriteLLM(p, TinyChat()) }); err != nil {
+		return nil, err
+	}
+	for _, t := range []models.Template{models.TemplateGemma, models.TemplateLlama3, models.TemplateMistral} {
+		spec := TinyChat()
+		spec.Template = t
+		spec.Name = "boxd-tiny-chat-" + string(t)
+		if err := add(TemplateFile(t), func(p string) error { return WriteLLM(p, spec) }); err != nil {
+			return nil, err
+		}
+	}
+	if err := add(EmbedFile, func(p string) error { return WriteBert(p, TinyEmbedder()) }); err != nil {
+		return nil, err
+	}
+	if err := add(RerankFile, func(p string) error { return WriteBert(p, TinyReranker()) }); err != nil {
+		return nil, err
+	}
+	if bench {
+		if err := add(BenchFile, func(p string) error { return WriteLLM(p, BenchChat()) }); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
