@@ -466,4 +466,6 @@ func (e *Engine) Detokenize(tokens []int32) string {
 func (e *Engine) AddsBOS() bool { return e.addBOS }
 
 // IsEOG reports whether a token ends generation.
-func (e *Engine) IsEOG(tok int32) bool { return bool(C.llama_vocab_is_eog(e.vocab, C.llama_token(tok))) }
+func (e *Engine) IsEOG(tok int32) bool {
+	return bool(C.llama_vocab_is_eog(e.vocab, C.llama_token(tok)))
+}
