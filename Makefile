@@ -41,10 +41,10 @@ TEST_TIMEOUT  ?= 40m
 # Debian packages the build and the tests use.
 APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser
 
-.PHONY: deps apt-deps headers tools build run test unit lint bench fuzz deb cuda clean
+.PHONY: deps apt-deps headers tools npm-deps build run test unit lint bench fuzz deb cuda clean
 
 ## deps: install everything the build and the tests need (safe to run again)
-deps: apt-deps headers tools
+deps: apt-deps headers tools npm-deps
 
 apt-deps:
 	@missing=""; for p in $(APT_PACKAGES); do \
@@ -70,6 +70,16 @@ headers:
 	done
 	@test -f /usr/include/nlohmann/json.hpp || { echo "deps: nlohmann-json3-dev is missing (run make deps)"; exit 1; }
 	@test -f /usr/include/stb/stb_image.h || { echo "deps: libstb-dev is missing (run make deps)"; exit 1; }
+
+# npm packages the tests use (the official openai client), from the lock file.
+NPM_DIRS := web/testdata/openai
+npm-deps:
+	@command -v npm >/dev/null 2>&1 || { echo "deps: npm not found (install nodejs and npm)"; exit 1; }
+	@for d in $(NPM_DIRS); do \
+	  if ! cmp -s $$d/package-lock.json $$d/node_modules/.boxd-lock; then \
+	    echo "deps: npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error) && cp $$d/package-lock.json $$d/node_modules/.boxd-lock; \
+	  fi; \
+	done
 
 tools: $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION) $(TOOLS_BIN)/nfpm-$(NFPM_VERSION)
 

@@ -200,7 +200,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"limits.sessions_per_address_per_hour": "11", "limits.sessions_per_hour": "12", "limits.session_lifetime_s": "600",
 		"limits.live_cap": "2", "limits.audio_budget_s": "60", "limits.token_budget": "99", "limits.stop_reserve_tokens": "10",
 		"receipts.retention_days": "7", "receipts.max": "1000",
-		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2",
+		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma",
 		"models.asr.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
 	}

@@ -120,6 +120,7 @@ type LLMModel struct {
 	ID            string
 	ContextLength int
 	Parallel      int
+	Template      string
 }
 
 // GPU holds the accelerator settings.
@@ -228,10 +229,12 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Models.LLM.Path }, check: checkModelFile},
 	{key: "models.llm.id", kind: kindString, def: "model-27b", usage: "chat model id clients send as model",
 		field: func(c *Config) any { return &c.Models.LLM.ID }, check: checkModelID},
-	{key: "models.llm.context_length", kind: kindInt, def: 8192, min: 256, max: 1 << 20, usage: "context size in tokens shared by parallel sequences",
+	{key: "models.llm.context_length", kind: kindInt, def: 8192, min: 256, max: 1 << 20, usage: "context one request may use (prompt and answer); allocated per parallel sequence",
 		field: func(c *Config) any { return &c.Models.LLM.ContextLength }},
 	{key: "models.llm.parallel", kind: kindInt, def: 4, min: 1, max: 64, usage: "parallel sequences (concurrent requests) in one context",
 		field: func(c *Config) any { return &c.Models.LLM.Parallel }},
+	{key: "models.llm.template", kind: kindString, def: "auto", usage: "chat template family: auto (from the file), gemma, llama3, chatml or mistral",
+		field: func(c *Config) any { return &c.Models.LLM.Template }, check: oneOf("auto", "gemma", "llama3", "chatml", "mistral")},
 	{key: "models.asr.path", kind: kindString, def: "", usage: "Whisper GGUF file",
 		field: func(c *Config) any { return &c.Models.ASR.Path }, check: checkModelFile},
 	{key: "models.embedder.path", kind: kindString, def: "", usage: "embedding model GGUF file",

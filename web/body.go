@@ -36,11 +36,8 @@ func badRequest(format string, args ...any) *httpError {
 // refusing unknown fields, wrong types, trailing data and other media types
 // with a message that names the problem.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *httpError {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return &httpError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type %q: send a JSON body with Content-Type: application/json", ct)}
-		}
+	if e := checkJSONType(r); e != nil {
+		return e
 	}
 	if r.ContentLength > limit {
 		return tooLarge(limit)
@@ -59,6 +56,21 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 		return badRequest("body has data after its JSON object; send exactly one object")
 	}
 	return nil
+}
+
+// checkJSONType accepts no Content-Type, JSON types, and curl's default for
+// -d (application/x-www-form-urlencoded), whose body is read as JSON too;
+// other types (multipart, XML) get 415.
+func checkJSONType(r *http.Request) *httpError {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-www-form-urlencoded" || mt == "text/plain") {
+		return nil
+	}
+	return &httpError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type %q: send a JSON body with Content-Type: application/json", ct)}
 }
 
 func tooLarge(limit int64) *httpError {

@@ -245,7 +245,8 @@ func TestDemoSessionBadInput(t *testing.T) {
 		{"two objects", `{"vertical":"code"}{"vertical":"code"}`, "", 400, "data after its JSON object"},
 		{"truncated", `{"vertical":"co`, "", 400, "middle of its JSON"},
 		{"too large", `{"vertical":"code","x":"` + strings.Repeat("a", 5000) + `"}`, "", 413, "larger than 4096 bytes"},
-		{"form post", `vertical=code`, "application/x-www-form-urlencoded", 415, "Content-Type"},
+		{"form post", `vertical=code`, "application/x-www-form-urlencoded", 400, "not valid JSON"},
+		{"multipart", `{"vertical":"code"}`, "multipart/form-data; boundary=x", 415, "Content-Type"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
+	"boxd/pipelines/chat"
 	"boxd/web/platform"
 )
 
@@ -41,6 +42,10 @@ type Deps struct {
 	Platform *platform.Platform
 	Key      *attest.Key
 	Receipts *ReceiptBook
+	// Chat serves chat completions; nil serves none (502 on the route).
+	Chat *chat.Service
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
 }
 
 // Server serves the API on one listener.
@@ -50,6 +55,9 @@ type Server struct {
 	platform *platform.Platform
 	key      *attest.Key
 	receipts *ReceiptBook
+	chat     *chat.Service
+	now      func() time.Time
+	started  time.Time
 	log      *slog.Logger
 	mux      *http.ServeMux
 	metrics  *metrics
@@ -70,7 +78,14 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{cfg: cfg, probes: deps.Probes, platform: deps.Platform, key: deps.Key, receipts: deps.Receipts,
-		log: log, mux: http.NewServeMux(), methods: map[string][]string{}}
+		chat: deps.Chat, now: deps.Now, log: log, mux: http.NewServeMux(), methods: map[string][]string{}}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.started = s.now()
+	if s.chat == nil {
+		s.chat = &chat.Service{ModelID: cfg.Models.LLM.ID}
+	}
 	if s.platform == nil || s.key == nil || s.receipts == nil {
 		panic("web.New: Deps.Platform, Deps.Key and Deps.Receipts are required")
 	}
@@ -80,6 +95,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.metrics = newMetrics(s)
 	s.routes()
 	s.platformRoutes()
+	s.chatRoutes()
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.observe(s.origins(s.mux))
 	return s

@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -23,6 +23,7 @@ import (
 	"boxd/engine/llm"
 	"boxd/engine/models"
 	"boxd/gpu"
+	"boxd/pipelines/chat"
 	"boxd/version"
 	"boxd/web"
 	"boxd/web/platform"
@@ -99,10 +100,11 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	receipts := web.NewReceiptBook(key, st, cfg, nil)
 
 	gpu.Init(cfg.GPU.LibraryPath)
-	var chat atomic.Pointer[llm.Model]
+	arbiter := gpu.NewArbiter()
+	chatSvc := &chat.Service{ModelID: cfg.Models.LLM.ID, Provider: key.ID(), Receipts: receipts}
 	if cfg.Models.LLM.Path != "" {
 		notify(log, "STATUS=loading "+cfg.Models.LLM.Path)
-		m, err := loadLLM(ctx, cfg, log)
+		e, root, err := loadLLM(ctx, cfg, arbiter, log)
 		if errors.Is(err, llm.ErrCancelled) {
 			log.Info("stopped during start-up")
 			return nil
@@ -110,8 +112,12 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		if err != nil {
 			return configError{fmt.Errorf("models.llm.path (%s): %w", cfg.Source("models.llm.path"), err)}
 		}
-		chat.Store(m)
-		defer m.Close()
+		defer e.Close()
+		chatSvc.Engine, chatSvc.WeightsRoot = e, root
+		chatSvc.Upstream = e.Info().Name
+		if chatSvc.Upstream == "" {
+			chatSvc.Upstream = filepath.Base(cfg.Models.LLM.Path)
+		}
 	}
 
 	ln, err := web.Listen(ctx, cfg, log)
@@ -119,10 +125,14 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		return configError{err}
 	}
 	srv := web.New(cfg, web.Deps{
-		Probes:   web.Probes{LLMReady: func() bool { return chat.Load() != nil }},
+		Probes: web.Probes{
+			LLMReady: func() bool { return chatSvc.Engine != nil },
+			Queue:    arbiter.Queued,
+		},
 		Platform: plat,
 		Key:      key,
 		Receipts: receipts,
+		Chat:     chatSvc,
 	}, log)
 	srv.OnDrain = func() { notify(log, "STOPPING=1") }
 	if testRoutes != nil {
@@ -150,45 +160,56 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	return nil
 }
 
-func loadLLM(ctx context.Context, cfg *configs.Config, log *slog.Logger) (*llm.Model, error) {
+func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log *slog.Logger) (*llm.Engine, string, error) {
 	gpus := gpu.GPUs()
 	layers, why := gpu.LayersFor(cfg.GPU.Layers, gpus, 0, 0, 0)
 	if cfg.GPU.Layers < 0 && len(gpus) > 0 {
 		info, err := llm.ReadInfo(ctx, cfg.Models.LLM.Path)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		// KV cache (K and V, f16) for the whole context plus compute buffers.
-		reserve := uint64(2*info.Layers*cfg.Models.LLM.ContextLength*info.EmbeddingSize*2) + 512<<20
+		// KV cache (K and V, f16) for every sequence plus compute buffers.
+		reserve := uint64(2*info.Layers*cfg.Models.LLM.ContextLength*cfg.Models.LLM.Parallel*info.EmbeddingSize*2) + 512<<20
 		layers, why = gpu.LayersFor(cfg.GPU.Layers, gpus, info.SizeBytes, info.Layers, reserve)
+	}
+	var tmpl models.Template
+	if cfg.Models.LLM.Template != "auto" {
+		tmpl = models.Template(cfg.Models.LLM.Template)
 	}
 	log.Info("loading model", "model", "llm", "gpu_layers", layers, "why", why)
 	lastExtend := time.Now()
-	m, err := llm.Load(ctx, llm.Options{
-		Path:          cfg.Models.LLM.Path,
-		GPULayers:     layers,
-		ContextLength: cfg.Models.LLM.ContextLength,
-		Parallel:      cfg.Models.LLM.Parallel,
-		Progress: func(float32) {
-			if time.Since(lastExtend) > 5*time.Second {
-				lastExtend = time.Now()
-				notify(log, "EXTEND_TIMEOUT_USEC=60000000")
-			}
+	e, err := llm.Open(ctx, llm.EngineOptions{
+		Options: llm.Options{
+			Path:          cfg.Models.LLM.Path,
+			GPULayers:     layers,
+			ContextLength: cfg.Models.LLM.ContextLength,
+			Parallel:      cfg.Models.LLM.Parallel,
+			Progress: func(float32) {
+				if time.Since(lastExtend) > 5*time.Second {
+					lastExtend = time.Now()
+					notify(log, "EXTEND_TIMEOUT_USEC=60000000")
+				}
+			},
 		},
+		Arbiter:  arbiter,
+		Template: tmpl,
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	root, err := models.WeightsRootOf(cfg.Models.LLM.Path)
 	if err != nil {
-		m.Close()
-		return nil, err
+		e.Close()
+		return nil, "", err
 	}
-	info := m.Info()
+	info := e.Info()
 	log.Info("model loaded", "model", "llm", "id", cfg.Models.LLM.ID, "architecture", info.Architecture,
-		"parameters", info.Parameters, "quantisation", info.Quantisation, "chat_template", info.ChatTemplate,
-		"weights_root", root.Root, "context", m.ContextSize())
-	return m, nil
+		"parameters", info.Parameters, "quantisation", info.Quantisation, "chat_template", e.Template(),
+		"weights_root", root.Root, "context_per_request", e.ContextPerRequest(), "parallel", e.Parallel())
+	if _, err := models.Render(e.Template(), []models.Message{{Role: "user", Content: "x"}}); err != nil {
+		log.Warn("chat completions will fail until the template is set", "err", err)
+	}
+	return e, root.Root, nil
 }
 
 // watchdog pings systemd at half the unit's WatchdogSec, but only while the
