@@ -470,7 +470,7 @@ func TestChatConcurrentIsolation(t *testing.T) {
 	key, _ := createKeyForChat(t, env)
 	ask := func(i int) string {
 		r := env.do(t, call{method: "POST", path: "/v1/chat/completions", token: key, body: chatBodyJSON(map[string]any{
-			"messages": []any{map[string]any{"role": "user", "content": fmt.Sprintf("Question %d about the roof", i)}},
+			"messages":   []any{map[string]any{"role": "user", "content": fmt.Sprintf("Question %d about the roof", i)}},
 			"max_tokens": 16, "seed": 1000 + i, "temperature": 0.9})})
 		if r.status != 200 {
 			t.Errorf("%d %s", r.status, r.body)

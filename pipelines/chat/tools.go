@@ -232,4 +232,3 @@ func callID() string {
 	_, _ = rand.Read(b[:])
 	return "call_" + hex.EncodeToString(b[:])
 }
-
