@@ -81,7 +81,15 @@ npm-deps:
 	  fi; \
 	done
 
-tools: $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION) $(TOOLS_BIN)/nfpm-$(NFPM_VERSION)
+tools: $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION) $(TOOLS_BIN)/nfpm-$(NFPM_VERSION) $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)
+
+# The reference the engine is compared with (same pinned module, same
+# llama.cpp objects from the Go build cache): used by the greedy-equality
+# test and make bench, never by boxd itself.
+$(TOOLS_BIN)/ollama-$(OLLAMA_VERSION): | headers
+	@mkdir -p $(TOOLS_BIN)
+	cd /tmp && GOBIN=$(TOOLS_BIN) GOFLAGS=-mod=mod $(GO) install github.com/ollama/ollama@$(OLLAMA_VERSION)
+	@touch $@
 
 $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION):
 	@mkdir -p $(TOOLS_BIN)
@@ -114,7 +122,10 @@ test: deps lint unit
 unit: headers
 	@if [ "$${CI:-}" = true ] && [ ! -f "$(MODELS_DIR)/stories260K.gguf" ]; then \
 	  echo "test: CI=true but the test models are missing from $(MODELS_DIR)"; exit 1; fi
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	@# Build every test binary in parallel, then run the packages one at a
+	@# time: model tests use all CPUs, and two at once only slow each other.
+	$(GO) test -count=1 -run '^$$' ./... >/dev/null
+	$(GO) test -p 1 -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 ## lint: gofmt, go vet and staticcheck
 lint: headers tools
@@ -123,9 +134,10 @@ lint: headers tools
 	$(GO) vet ./...
 	$(TOOLS_BIN)/staticcheck ./...
 
-## bench: Go benchmarks (ratios against a named peer, never timed assertions)
-bench: headers
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./...
+## bench: throughput against ollama serve (same GGUF, same run), as ratios
+BENCH_COUNT ?= 3
+bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm
 
 ## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)
 FUZZTIME ?= 60s

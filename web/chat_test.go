@@ -18,6 +18,7 @@ import (
 	"boxd/engine/attest"
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
+	"boxd/gpu"
 	"boxd/pipelines/chat"
 	"boxd/web/platform"
 )
@@ -34,14 +35,15 @@ func chatServer(t *testing.T, cfg *configs.Config, ctxLen, parallel, queue int) 
 	if cfg == nil {
 		cfg = configs.Defaults()
 	}
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: ctxLen, Parallel: parallel}, MaxQueue: queue})
+	arbiter := gpu.NewArbiter()
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: ctxLen, Parallel: parallel}, MaxQueue: queue, Arbiter: arbiter})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
 	var env chatEnv
 	env.engine = e
-	env.testServer = launch(t, cfg, Probes{}, nil, func(s *Server) {
+	env.testServer = launch(t, cfg, Probes{LLMReady: func() bool { return true }, Queue: arbiter.Queued}, nil, func(s *Server) {
 		s.chat = &chat.Service{Engine: e, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: s.key.ID(), Receipts: s.receipts}
 	})
 	env.token = session(t, env.testServer, "code")
@@ -267,7 +269,7 @@ func TestChatBusy(t *testing.T) {
 	key, _ := createKeyForChat(t, env)
 	// Occupy the one sequence and the one queue place with streams.
 	for range 2 {
-		body, _ := json.Marshal(chatBodyJSON(map[string]any{"max_tokens": 2048, "stream": true}))
+		body, _ := json.Marshal(chatBodyJSON(map[string]any{"max_tokens": 2048, "stream": true, "temperature": 0}))
 		req, _ := http.NewRequestWithContext(ctx, "POST", env.url+"/v1/chat/completions", strings.NewReader(string(body)))
 		req.Header.Set("Authorization", "Bearer "+key)
 		go func() {
@@ -284,10 +286,8 @@ func TestChatBusy(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if h := env.Health(); h.Queue != 0 {
-		// The test server's probes are not wired to the engine; the
-		// arbiter's queue is checked in cmd/boxd's lifecycle.
-		t.Logf("queue probe: %d", h.Queue)
+	if h := env.Health(); h.Queue != 1 || !h.LLM {
+		t.Errorf("healthz while one request waits: queue %d llm %v", h.Queue, h.LLM)
 	}
 	r := env.do(t, call{method: "POST", path: "/v1/chat/completions", token: key, body: chatBodyJSON(map[string]any{"max_tokens": 1})})
 	if r.status != 503 || r.header.Get("Retry-After") == "" || !strings.Contains(r.errMsg(t), "busy") {
@@ -308,7 +308,9 @@ func createKeyForChat(t *testing.T, env *chatEnv) (string, string) {
 func TestChatDisconnectFreesSequence(t *testing.T) {
 	env := chatServer(t, nil, 4096, 1, 0)
 	ctx, cancel := context.WithCancel(context.Background())
-	body, _ := json.Marshal(chatBodyJSON(map[string]any{"max_tokens": 2048, "stream": true}))
+	// Greedy on this prompt runs to max_tokens (deterministic), so the
+	// stream is still going when the client leaves.
+	body, _ := json.Marshal(chatBodyJSON(map[string]any{"max_tokens": 2048, "stream": true, "temperature": 0}))
 	req, _ := http.NewRequestWithContext(ctx, "POST", env.url+"/v1/chat/completions", strings.NewReader(string(body)))
 	req.Header.Set("Authorization", "Bearer "+env.token)
 	resp, err := http.DefaultClient.Do(req)

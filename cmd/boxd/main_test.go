@@ -283,6 +283,8 @@ func TestServeStartUpErrors(t *testing.T) {
 		{"missing model", nil, serveArgs(t, "--models-llm-path", "/nonexistent/m.gguf"), []string{"models.llm.path", "does not exist"}},
 		{"unknown file key", nil, []string{"serve", "--config", writeConfig(t, "listne: 127.0.0.1:1\n")}, []string{"unknown setting listne", "did you mean listen"}},
 		{"missing explicit config", nil, []string{"serve", "--config", "/nonexistent/boxd.yaml"}, []string{"/nonexistent/boxd.yaml"}},
+		{"embedder that is a reranker", nil, serveArgs(t, "--models-embedder-path", testmodels.Generated(t, testmodels.RerankFile)), []string{"models.embedder.path", "is not a sentence-embedding model"}},
+		{"llm file that is not a model", nil, serveArgs(t, "--models-llm-path", writeConfig(t, "not a model")), []string{"models.llm.path", "could not load"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

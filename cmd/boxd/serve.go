@@ -120,6 +120,29 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		}
 	}
 
+	// The retrieval models: loaded now so a bad file stops start-up; the
+	// retrieval route uses them.
+	for _, m := range []struct {
+		key, path string
+		rerank    bool
+	}{{"models.embedder.path", cfg.Models.Embedder.Path, false}, {"models.reranker.path", cfg.Models.Reranker.Path, true}} {
+		if m.path == "" {
+			continue
+		}
+		emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: m.path, GPULayers: cfg.GPU.Layers})
+		if errors.Is(err, llm.ErrCancelled) {
+			return nil
+		}
+		if err != nil {
+			return configError{fmt.Errorf("%s (%s): %w", m.key, cfg.Source(m.key), err)}
+		}
+		defer emb.Close()
+		if emb.IsReranker() != m.rerank {
+			return configError{fmt.Errorf("%s (%s): %s is not a %s model", m.key, cfg.Source(m.key), m.path, map[bool]string{true: "reranking (rank pooling)", false: "sentence-embedding"}[m.rerank])}
+		}
+		log.Info("model loaded", "model", strings.TrimSuffix(strings.TrimPrefix(m.key, "models."), ".path"), "architecture", emb.Info().Architecture, "parameters", emb.Info().Parameters)
+	}
+
 	ln, err := web.Listen(ctx, cfg, log)
 	if err != nil {
 		return configError{err}

@@ -54,10 +54,10 @@ func boxdLlamaLog(level C.int, text *C.char) {
 	}
 	logLine.Reset()
 	var lvl slog.Level
-	switch logLevel {
-	case C.GGML_LOG_LEVEL_ERROR:
+	switch {
+	case logLevel == C.GGML_LOG_LEVEL_ERROR:
 		lvl = slog.LevelError
-	case C.GGML_LOG_LEVEL_WARN:
+	case logLevel == C.GGML_LOG_LEVEL_WARN && !benign(s):
 		lvl = slog.LevelWarn
 	default:
 		lvl = slog.LevelDebug
@@ -66,6 +66,18 @@ func boxdLlamaLog(level C.int, text *C.char) {
 	if slog.Default().Enabled(ctx, lvl) {
 		slog.Default().Log(ctx, lvl, strings.TrimSpace(s), "component", "llama.cpp")
 	}
+}
+
+// benign are llama.cpp warnings that describe boxd's deliberate choices
+// (a context shorter than the model's) or common tokenizer metadata, not
+// problems; they go to debug.
+func benign(line string) bool {
+	for _, s := range []string{"the full capacity of the model will not be utilized", "special_eos_id is not in special_eog_ids", "bad special token:"} {
+		if strings.Contains(line, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // loadState is what the progress callback sees during a model load.

@@ -134,7 +134,7 @@ func TestCancelFreesTheSequence(t *testing.T) {
 	e := openTiny(t, 1)
 	toks, _ := e.Tokenize("A long answer please", true, true)
 	ctx, cancel := context.WithCancel(context.Background())
-	j, err := e.Generate(ctx, Request{Prompt: toks, MaxTokens: 100000, Sampling: Sampling{Temperature: 1}})
+	j, err := e.Generate(ctx, Request{Prompt: toks, MaxTokens: 100000, Sampling: Sampling{Temperature: 1}, Grammar: `root ::= [a-z ] root`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,9 @@ func TestPromptTooLongAndBusy(t *testing.T) {
 	short, _ := e.Tokenize("hi", true, true)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	running, err := e.Generate(ctx, Request{Prompt: short, Sampling: Sampling{Temperature: 1}})
+	// A grammar that never completes keeps the end-of-generation token out,
+	// so the request runs until the context cap.
+	running, err := e.Generate(ctx, Request{Prompt: short, Sampling: Sampling{Temperature: 1}, Grammar: `root ::= [a-z ] root`})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,3 +85,5 @@ func TestOpenLoadsAndCancels(t *testing.T) {
 		t.Fatalf("err = %v, want ErrCancelled", err)
 	}
 }
+
+func sharedModel(t testing.TB, name string) string { return testmodels.Shared(t, name) }

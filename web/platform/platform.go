@@ -96,6 +96,7 @@ type Platform struct {
 	now   Clock
 
 	mu        sync.Mutex
+	reserveMu sync.Mutex // serialises budget reservations (read left, then reserve)
 	sessions  map[[32]byte]*Session
 	creations []creation // demo sessions created in the last hour
 	live      int        // live sessions (sockets and replays) on the box

@@ -208,8 +208,12 @@ type Reservation struct {
 }
 
 // ReserveTokens reserves up to want tokens (at least 1 must be left) and
-// grants min(want, left).
+// grants min(want, left). Reading what is left and reserving happen under
+// one lock, so concurrent calls never together exceed the budget.
 func (pr *Principal) ReserveTokens(ctx context.Context, want int64) (*Reservation, *Denial) {
+	p := pr.p
+	p.reserveMu.Lock()
+	defer p.reserveMu.Unlock()
 	left, err := pr.TokensLeft(ctx)
 	if err != nil {
 		return nil, storeDenial(err)
@@ -218,7 +222,6 @@ func (pr *Principal) ReserveTokens(ctx context.Context, want int64) (*Reservatio
 		return nil, deny(http.StatusPaymentRequired, 4402, "token budget used up%s", pr.budgetSuffix())
 	}
 	grant := min(want, left)
-	p := pr.p
 	p.mu.Lock()
 	if pr.session != nil {
 		pr.session.reserved += grant
@@ -238,22 +241,26 @@ func (r *Reservation) Commit(ctx context.Context, used int64) error {
 	r.released = true
 	used = min(max(used, 0), r.Granted)
 	pr, p := r.pr, r.pr.p
-	p.mu.Lock()
 	if pr.session != nil {
+		p.mu.Lock()
 		pr.session.reserved -= r.Granted
 		pr.session.tokensLeft -= used
 		p.mu.Unlock()
 		return nil
 	}
+	// Charge first, then release: in between, what is left is understated,
+	// never overstated.
+	var err error
+	if used > 0 {
+		err = p.store.AddUsage(ctx, pr.key.ID, Day(p.now()), used, 0, 0)
+	}
+	p.mu.Lock()
 	p.reserved[pr.key.ID] -= r.Granted
 	if p.reserved[pr.key.ID] == 0 {
 		delete(p.reserved, pr.key.ID)
 	}
 	p.mu.Unlock()
-	if used == 0 {
-		return nil
-	}
-	return p.store.AddUsage(ctx, pr.key.ID, Day(p.now()), used, 0, 0)
+	return err
 }
 
 // Release gives the reservation back without charging.

@@ -1,0 +1,161 @@
+package llm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"boxd/engine/models/testmodels"
+)
+
+// The throughput benchmarks run the same GGUF (a 110M-parameter llama
+// shape in Q8_0, random weights: speed does not depend on their values)
+// through boxd's engine and through `ollama serve` built from the pinned
+// module, in the same run, and report each side's tokens per second and
+// boxd's ratio to ollama. Every request starts with a distinct line so
+// neither side can reuse a cached prompt.
+
+const (
+	benchCtx     = 1024
+	benchDecode  = 96  // tokens generated per stream
+	benchPrompt  = 150 // words (about 450 tokens) for the prompt-processing run
+	benchThreads = 0   // all CPUs, as ollama uses
+)
+
+var benchRun int
+
+func uniquePrompt(words int) string {
+	benchRun++
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run %d of the benchmark. ", benchRun)
+	base := strings.Fields("the patient reports lower back pain after lifting a heavy box and the roof inspection found cracked shingles near the chimney")
+	for i := range words {
+		b.WriteString(base[i%len(base)])
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+type sideResult struct {
+	tokens int
+	dur    time.Duration
+}
+
+func (s sideResult) rate() float64 { return float64(s.tokens) / s.dur.Seconds() }
+
+// boxdStreams runs n concurrent greedy streams and counts generated (or,
+// with countPrompt, prompt) tokens.
+func boxdStreams(b *testing.B, e *Engine, n, words, maxTokens int, countPrompt bool) sideResult {
+	b.Helper()
+	prompts := make([][]int32, n)
+	for i := range prompts {
+		toks, err := e.Tokenize(uniquePrompt(words), true, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		prompts[i] = toks
+	}
+	var mu sync.Mutex
+	total := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j, err := e.Generate(context.Background(), Request{Prompt: prompts[i], MaxTokens: maxTokens})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			r, _ := j.Wait(context.Background())
+			mu.Lock()
+			if countPrompt {
+				total += r.PromptTokens
+			} else {
+				total += r.CompletionTokens
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return sideResult{tokens: total, dur: time.Since(start)}
+}
+
+func ollamaStreams(b *testing.B, o *ollama, n, words, maxTokens int, countPrompt bool) sideResult {
+	b.Helper()
+	prompts := make([]string, n)
+	for i := range prompts {
+		prompts[i] = uniquePrompt(words)
+	}
+	var mu sync.Mutex
+	total := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := o.generate(context.Background(), prompts[i], map[string]any{"temperature": 0, "num_predict": maxTokens, "num_ctx": benchCtx, "repeat_penalty": 1.0})
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			mu.Lock()
+			if countPrompt {
+				total += r.PromptEvalCount
+			} else {
+				total += r.EvalCount
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return sideResult{tokens: total, dur: time.Since(start)}
+}
+
+// compare runs both sides b.N times, alternating, and reports the rates and
+// the ratio.
+func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt bool) {
+	model := testmodels.Generated(b, testmodels.BenchFile)
+	o := startOllama(b, model, parallel)
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: model, ContextLength: benchCtx, Parallel: parallel, Threads: benchThreads}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	// Warm both (model load, first graph).
+	boxdStreams(b, e, 1, 8, 4, false)
+	ollamaStreams(b, o, 1, 8, 4, false)
+	b.ResetTimer()
+	var bx, ol sideResult
+	for range b.N {
+		r := boxdStreams(b, e, streams, words, maxTokens, countPrompt)
+		bx.tokens += r.tokens
+		bx.dur += r.dur
+		r = ollamaStreams(b, o, streams, words, maxTokens, countPrompt)
+		ol.tokens += r.tokens
+		ol.dur += r.dur
+	}
+	b.StopTimer()
+	b.ReportMetric(bx.rate(), "boxd_tok/s")
+	b.ReportMetric(ol.rate(), "ollama_tok/s")
+	b.ReportMetric(bx.rate()/ol.rate(), "ratio")
+}
+
+// BenchmarkDecodeSingle: one stream, short prompt, generated tokens/s.
+func BenchmarkDecodeSingle(b *testing.B) { compare(b, 1, 1, 4, benchDecode, false) }
+
+// BenchmarkPromptProcessing: one stream, a long prompt, prompt tokens/s.
+func BenchmarkPromptProcessing(b *testing.B) { compare(b, 1, 1, benchPrompt, 1, true) }
+
+// BenchmarkAggregate: N concurrent streams (OLLAMA_NUM_PARALLEL = N),
+// generated tokens/s over all of them.
+func BenchmarkAggregate(b *testing.B) {
+	for _, n := range []int{1, 4, 8} {
+		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) { compare(b, n, n, 4, benchDecode, false) })
+	}
+}

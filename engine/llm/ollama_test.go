@@ -1,0 +1,170 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ollama is `ollama serve` built from the pinned module (make tools puts it
+// in $HOME/.cache/boxd/bin), running on a private port and model store: the
+// reference the engine is compared with.
+type ollama struct {
+	url string
+	cmd *exec.Cmd
+	bin string
+	env []string
+}
+
+func ollamaBinary(tb testing.TB) string {
+	tb.Helper()
+	if p := os.Getenv("OLLAMA_BIN"); p != "" {
+		return p
+	}
+	home, _ := os.UserHomeDir()
+	p := filepath.Join(home, ".cache", "boxd", "bin", "ollama")
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("ollama (built from the pinned module by make tools) is missing: %v", err)
+		}
+		tb.Skipf("ollama reference binary missing (make tools builds it): %v", err)
+	}
+	return p
+}
+
+func freePort(tb testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startOllama serves model as the ollama model "ref" with parallel sequences.
+func startOllama(tb testing.TB, model string, parallel int) *ollama {
+	tb.Helper()
+	bin := ollamaBinary(tb)
+	dir := tb.TempDir()
+	addr := freePort(tb)
+	o := &ollama{url: "http://" + addr, bin: bin}
+	o.env = append(os.Environ(), "HOME="+dir, "OLLAMA_HOST="+addr, "OLLAMA_MODELS="+filepath.Join(dir, "models"),
+		fmt.Sprintf("OLLAMA_NUM_PARALLEL=%d", parallel), "OLLAMA_KEEP_ALIVE=1h", "OLLAMA_NOPRUNE=1")
+	o.cmd = exec.Command(bin, "serve")
+	o.cmd.Env = o.env
+	// Its own process group, so the runners it starts die with it.
+	o.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var logs bytes.Buffer
+	o.cmd.Stdout, o.cmd.Stderr = &logs, &logs
+	if err := o.cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		_ = syscall.Kill(-o.cmd.Process.Pid, syscall.SIGKILL)
+		_ = o.cmd.Wait()
+		if tb.Failed() {
+			tb.Logf("ollama log:\n%s", logs.String())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if resp, err := http.Get(o.url + "/api/version"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("ollama did not start:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	mf := filepath.Join(dir, "Modelfile")
+	if err := os.WriteFile(mf, []byte("FROM "+model+"\n"), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	create := exec.Command(bin, "create", "ref", "-f", mf)
+	create.Env = o.env
+	if out, err := create.CombinedOutput(); err != nil {
+		tb.Fatalf("ollama create: %v\n%s", err, out)
+	}
+	return o
+}
+
+type ollamaResult struct {
+	Response        string `json:"response"`
+	PromptEvalCount int    `json:"prompt_eval_count"`
+	EvalCount       int    `json:"eval_count"`
+	EvalDuration    int64  `json:"eval_duration"`
+	PromptDuration  int64  `json:"prompt_eval_duration"`
+	DoneReason      string `json:"done_reason"`
+}
+
+// generate calls /api/generate with raw: true (no template).
+func (o *ollama) generate(ctx context.Context, prompt string, options map[string]any) (ollamaResult, error) {
+	body, _ := json.Marshal(map[string]any{"model": "ref", "prompt": prompt, "raw": true, "stream": false, "options": options})
+	req, _ := http.NewRequestWithContext(ctx, "POST", o.url+"/api/generate", bytes.NewReader(body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ollamaResult{}, err
+	}
+	defer resp.Body.Close()
+	var r ollamaResult
+	if resp.StatusCode != 200 {
+		var e map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&e)
+		return r, fmt.Errorf("ollama: %d %v", resp.StatusCode, e)
+	}
+	return r, json.NewDecoder(resp.Body).Decode(&r)
+}
+
+// TestGreedyMatchesOllama: with the real tiny LLM, greedy raw-prompt output
+// is identical to ollama's for the same model and prompt, token for token.
+func TestGreedyMatchesOllama(t *testing.T) {
+	model := sharedModel(t, "stories260K.gguf")
+	o := startOllama(t, model, 1)
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: model, ContextLength: 2048, Parallel: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	prompts := []string{
+		"Once upon a time",
+		"Lily and Tom went to the park. They saw a big dog.",
+		"The little bird",
+		"One day, a boy named Max found a shiny stone. He",
+		"Mom said, \"Don't",
+	}
+	for _, p := range prompts {
+		ref, err := o.generate(context.Background(), p, map[string]any{"temperature": 0, "num_predict": 64, "repeat_penalty": 1.0, "seed": 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		toks, err := e.Tokenize(p, true, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := e.Generate(context.Background(), Request{Prompt: toks, MaxTokens: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := j.Wait(context.Background())
+		if got.Text != ref.Response {
+			t.Errorf("prompt %q:\nboxd   %q\nollama %q", p, got.Text, ref.Response)
+		}
+		if got.PromptTokens != ref.PromptEvalCount || got.CompletionTokens != ref.EvalCount {
+			t.Errorf("prompt %q: tokens boxd %d+%d, ollama %d+%d", p, got.PromptTokens, got.CompletionTokens, ref.PromptEvalCount, ref.EvalCount)
+		}
+		if strings.TrimSpace(got.Text) == "" {
+			t.Errorf("prompt %q: empty output", p)
+		}
+	}
+}
