@@ -428,3 +428,38 @@ func TestConfigCommandShowsSources(t *testing.T) {
 		t.Error("config printed the secret")
 	}
 }
+
+func TestMakeTestModels(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "models", "make-test-models", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	files := strings.Fields(out)
+	if len(files) != 6 {
+		t.Fatalf("wrote %v", files)
+	}
+	for _, f := range files {
+		code, out, errOut := runCLI(t, "models", "inspect", "--json", f)
+		if code != 0 {
+			t.Fatalf("inspect %s: %s", f, errOut)
+		}
+		var info map[string]any
+		if err := json.Unmarshal([]byte(out), &info); err != nil {
+			t.Fatal(err)
+		}
+		if info["architecture"] != "llama" && info["architecture"] != "bert" {
+			t.Errorf("%s: %v", f, info)
+		}
+	}
+	// Deterministic: the same bytes again.
+	again := t.TempDir()
+	runCLI(t, "models", "make-test-models", again)
+	for _, f := range files {
+		a, _ := os.ReadFile(f)
+		b, _ := os.ReadFile(filepath.Join(again, filepath.Base(f)))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between runs", filepath.Base(f))
+		}
+	}
+}
