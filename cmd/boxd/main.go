@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"boxd/gpu"
 	"boxd/version"
 )
 
@@ -33,6 +34,10 @@ func main() {
 
 // run executes the command line and returns the process exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if err := gpu.CheckCPU(); err != nil {
+		fmt.Fprintln(stderr, "boxd:", err)
+		return 1
+	}
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

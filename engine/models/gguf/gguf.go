@@ -39,10 +39,14 @@ const (
 // Type is a ggml tensor type.
 type Type uint32
 
-// The tensor types boxd writes.
+// The tensor types boxd reads and writes.
 const (
 	F32  Type = 0
 	F16  Type = 1
+	Q4_0 Type = 2
+	Q4_1 Type = 3
+	Q5_0 Type = 6
+	Q5_1 Type = 7
 	Q8_0 Type = 8
 )
 
@@ -54,6 +58,14 @@ func (t Type) String() string {
 		return "F16"
 	case Q8_0:
 		return "Q8_0"
+	case Q4_0:
+		return "Q4_0"
+	case Q4_1:
+		return "Q4_1"
+	case Q5_0:
+		return "Q5_0"
+	case Q5_1:
+		return "Q5_1"
 	}
 	return fmt.Sprintf("type%d", uint32(t))
 }
@@ -67,6 +79,14 @@ func blockInfo(t Type) (int, int, bool) {
 		return 1, 2, true
 	case Q8_0:
 		return 32, 34, true
+	case Q4_0:
+		return 32, 18, true
+	case Q4_1:
+		return 32, 20, true
+	case Q5_0:
+		return 32, 22, true
+	case Q5_1:
+		return 32, 24, true
 	}
 	return 0, 0, false
 }
@@ -713,6 +733,38 @@ func ReadFile(path string) (*File, error) {
 	}
 	defer f.Close()
 	return Read(f)
+}
+
+// TensorData reads one tensor's bytes from the file at path.
+func (f *File) TensorData(path string, t TensorInfo) ([]byte, error) {
+	size, err := ByteSize(t.Type, t.Elements())
+	if err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("gguf: %w", err)
+	}
+	defer fh.Close()
+	b := make([]byte, size)
+	if _, err := fh.ReadAt(b, int64(f.DataOffset+t.Offset)); err != nil {
+		return nil, fmt.Errorf("gguf: %s: %w", t.Name, err)
+	}
+	return b, nil
+}
+
+// Floats reads a float32 array value.
+func (f *File) Floats(key string) []float32 {
+	v, _ := f.Get(key)
+	a, _ := v.([]float32)
+	return a
+}
+
+// Strings reads a string array value.
+func (f *File) Strings(key string) []string {
+	v, _ := f.Get(key)
+	a, _ := v.([]string)
+	return a
 }
 
 // SortedKeys lists the metadata keys in order.

@@ -35,6 +35,14 @@ func Shared(tb testing.TB, name string) string {
 	return p
 }
 
+func isWhisper(name string) bool {
+	switch name {
+	case WhisperBin, WhisperGGUF, WhisperF16Bin, WhisperF16GGUF, WhisperENGGUF:
+		return true
+	}
+	return false
+}
+
 // generatorVersion names the generated-model cache; bump it when the
 // generator's output changes.
 const generatorVersion = "v1"
@@ -59,7 +67,14 @@ func Generated(tb testing.TB, name string) string {
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}
-	if _, err := MakeAll(GeneratedDir(), name == BenchFile); err != nil {
+	if isWhisper(name) {
+		// They build on the shared vocabulary files (skip or fail as Shared does).
+		Shared(tb, "whisper-vocab-tiny.bin")
+		Shared(tb, "whisper-vocab-tiny.en.bin")
+		if _, err := MakeWhisper(SharedDir(), GeneratedDir()); err != nil {
+			tb.Fatalf("generate Whisper test models: %v", err)
+		}
+	} else if _, err := MakeAll(GeneratedDir(), name == BenchFile); err != nil {
 		tb.Fatalf("generate test models: %v", err)
 	}
 	if _, err := os.Stat(p); err != nil {

@@ -1,4 +1,4 @@
-package whisperbin
+package whisperbin_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"boxd/engine/models/testmodels"
+	"boxd/engine/models/whisperbin"
 )
 
 func TestReadTheRealHeaders(t *testing.T) {
@@ -15,7 +16,7 @@ func TestReadTheRealHeaders(t *testing.T) {
 		nVocab int32
 		last   string
 	}{{"whisper-vocab-tiny.bin", 51865, ""}, {"whisper-vocab-tiny.en.bin", 51864, "<|endoftext|>"}} {
-		m, err := ReadFile(testmodels.Shared(t, c.file))
+		m, err := whisperbin.ReadFile(testmodels.Shared(t, c.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func TestReadTheRealHeaders(t *testing.T) {
 
 func TestRejectsGarbage(t *testing.T) {
 	for _, b := range [][]byte{nil, []byte("lmgg"), []byte("GGUF0000"), append([]byte("lmgg"), make([]byte, 44)...)} {
-		if _, err := Read(bytes.NewReader(b)); err == nil {
+		if _, err := whisperbin.Read(bytes.NewReader(b)); err == nil {
 			t.Errorf("%q accepted", b)
 		}
 	}

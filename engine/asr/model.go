@@ -1,0 +1,251 @@
+package asr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/ollama/ollama/ml"
+	_ "github.com/ollama/ollama/ml/backend" // registers the ggml backend
+
+	"boxd/engine/models/convert"
+	"boxd/engine/models/gguf"
+)
+
+// HParams are a Whisper model's dimensions.
+type HParams struct {
+	NVocab      int
+	NAudioCtx   int // 1500 encoder positions
+	NAudioState int
+	NAudioHead  int
+	NAudioLayer int
+	NTextCtx    int // 448 decoder positions
+	NTextState  int
+	NTextHead   int
+	NTextLayer  int
+	NMels       int
+}
+
+// Options say how to load a model.
+type Options struct {
+	// Threads for CPU work; 0 picks the number of CPUs.
+	Threads int
+	// GPULayers offloads this many layers when a GPU backend is loaded
+	// (0: CPU only; -1: all).
+	GPULayers int
+}
+
+// Model is a loaded Whisper model. Its methods are safe for concurrent use;
+// computations on the backend run one at a time.
+type Model struct {
+	hp      HParams
+	b       ml.Backend
+	mel     *Mel
+	tok     *Tokenizer
+	path    string
+	name    string
+	mu      sync.Mutex // one window at a time on the shared caches
+	caches  *caches
+	weights weights
+}
+
+// lnEps is Whisper's layer-norm epsilon.
+const lnEps = 1e-5
+
+// ErrNotWhisper is returned for a GGUF that is not a Whisper model.
+var ErrNotWhisper = errors.New("asr: not a Whisper GGUF (convert whisper.cpp or Hugging Face files with boxd models convert)")
+
+// Load reads a Whisper GGUF (boxd models convert) and its weights.
+func Load(ctx context.Context, path string, o Options) (*Model, error) {
+	f, err := gguf.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("asr: %w", err)
+	}
+	if f.String("general.architecture") != convert.ArchWhisper {
+		return nil, fmt.Errorf("%w: architecture %q", ErrNotWhisper, f.String("general.architecture"))
+	}
+	u := func(key string) int {
+		v, _ := f.Uint(key)
+		return int(v)
+	}
+	hp := HParams{
+		NVocab: u(convert.KeyVocabSize), NAudioCtx: u(convert.KeyAudioCtx), NAudioState: u(convert.KeyAudioState),
+		NAudioHead: u(convert.KeyAudioHead), NAudioLayer: u(convert.KeyAudioLayer), NTextCtx: u(convert.KeyTextCtx),
+		NTextState: u(convert.KeyTextState), NTextHead: u(convert.KeyTextHead), NTextLayer: u(convert.KeyTextLayer),
+		NMels: u(convert.KeyMels),
+	}
+	if hp.NVocab == 0 || hp.NAudioState == 0 || hp.NAudioHead == 0 || hp.NTextHead == 0 || hp.NMels == 0 ||
+		hp.NAudioState%hp.NAudioHead != 0 || hp.NTextState != hp.NAudioState || hp.NAudioCtx*2 != NFrames {
+		return nil, fmt.Errorf("%w: hyper-parameters %+v", ErrNotWhisper, hp)
+	}
+	mel, err := NewMel(f.Floats(convert.KeyMelFilters), hp.NMels)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := NewTokenizer(f.Strings(convert.KeyTokens), hp.NVocab)
+	if err != nil {
+		return nil, err
+	}
+	threads := o.Threads
+	if threads <= 0 {
+		threads = runtime.NumCPU()
+	}
+	params := ml.BackendParams{AllocMemory: true, NumThreads: threads, FlashAttention: ml.FlashAttentionDisabled}
+	b, err := newBackend(path, params, o.GPULayers, max(hp.NAudioLayer, hp.NTextLayer))
+	if err != nil {
+		return nil, fmt.Errorf("asr: %w", err)
+	}
+	if err := b.Load(ctx, nil); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("asr: load weights: %w", err)
+	}
+	m := &Model{hp: hp, b: b, mel: mel, tok: tok, path: path, name: f.String("general.name")}
+	if err := m.bind(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	m.caches = newCaches(m)
+	return m, nil
+}
+
+// newBackend opens the ggml backend, offloading layers to GPUs when asked
+// and present.
+func newBackend(path string, params ml.BackendParams, gpuLayers, blocks int) (b ml.Backend, err error) {
+	defer func() {
+		// The ggml backend panics when memory runs out.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("backend: %v", r)
+		}
+	}()
+	if gpuLayers != 0 {
+		probe, err := ml.NewBackend(path, ml.BackendParams{AllocMemory: false, NumThreads: params.NumThreads})
+		if err == nil {
+			devs := probe.BackendDevices()
+			probe.Close()
+			if len(devs) > 0 {
+				n := blocks + 1
+				if gpuLayers > 0 {
+					n = min(n, gpuLayers)
+				}
+				layers := make([]int, n)
+				for i := range layers {
+					layers[i] = blocks + 1 - n + i
+				}
+				params.GPULayers = ml.GPULayersList{{DeviceID: devs[0].DeviceID, Layers: layers}}
+			}
+		}
+	}
+	return ml.NewBackend(path, params)
+}
+
+// HParams are the model's dimensions.
+func (m *Model) HParams() HParams { return m.hp }
+
+// Tokenizer is the model's tokenizer.
+func (m *Model) Tokenizer() *Tokenizer { return m.tok }
+
+// Mel is the model's front end.
+func (m *Model) Mel() *Mel { return m.mel }
+
+// Name is the model's general.name.
+func (m *Model) Name() string { return m.name }
+
+// Close frees the model.
+func (m *Model) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.caches != nil {
+		m.caches.close()
+		m.caches = nil
+	}
+	if m.b != nil {
+		m.b.Close()
+		m.b = nil
+	}
+}
+
+// linear is a weight and an optional bias.
+type linear struct{ w, b ml.Tensor }
+
+func (l linear) forward(ctx ml.Context, x ml.Tensor) ml.Tensor {
+	y := l.w.Mulmat(ctx, x)
+	if l.b != nil {
+		y = y.Add(ctx, l.b)
+	}
+	return y
+}
+
+type norm struct{ w, b ml.Tensor }
+
+func (n norm) forward(ctx ml.Context, x ml.Tensor) ml.Tensor {
+	return x.LayerNorm(ctx, n.w, n.b, lnEps)
+}
+
+type attnWeights struct {
+	q, k, v, o linear
+	ln         norm
+}
+
+type block struct {
+	attn  attnWeights
+	cross attnWeights // decoder only
+	mlp0  linear
+	mlp2  linear
+	mlpLN norm
+}
+
+type weights struct {
+	conv1w, conv1b, conv2w, conv2b ml.Tensor
+	encPos                         ml.Tensor
+	enc                            []block
+	encLN                          norm
+	tokEmb, decPos                 ml.Tensor
+	dec                            []block
+	decLN                          norm
+}
+
+// bind looks every tensor up by its whisper.cpp name.
+func (m *Model) bind() error {
+	var missing []string
+	get := func(name string, required bool) ml.Tensor {
+		t := m.b.Get(name)
+		if t == nil && required {
+			missing = append(missing, name)
+		}
+		return t
+	}
+	lin := func(p string, bias bool) linear {
+		l := linear{w: get(p+".weight", true)}
+		if bias {
+			l.b = get(p+".bias", true)
+		}
+		return l
+	}
+	nrm := func(p string) norm { return norm{w: get(p+".weight", true), b: get(p+".bias", true)} }
+	attn := func(p, ln string) attnWeights {
+		return attnWeights{q: lin(p+".query", true), k: lin(p+".key", false), v: lin(p+".value", true), o: lin(p+".out", true), ln: nrm(ln)}
+	}
+	w := &m.weights
+	w.conv1w, w.conv1b = get("encoder.conv1.weight", true), get("encoder.conv1.bias", true)
+	w.conv2w, w.conv2b = get("encoder.conv2.weight", true), get("encoder.conv2.bias", true)
+	w.encPos = get("encoder.positional_embedding", true)
+	for l := range m.hp.NAudioLayer {
+		p := fmt.Sprintf("encoder.blocks.%d.", l)
+		w.enc = append(w.enc, block{attn: attn(p+"attn", p+"attn_ln"), mlp0: lin(p+"mlp.0", true), mlp2: lin(p+"mlp.2", true), mlpLN: nrm(p + "mlp_ln")})
+	}
+	w.encLN = nrm("encoder.ln_post")
+	w.tokEmb = get("decoder.token_embedding.weight", true)
+	w.decPos = get("decoder.positional_embedding", true)
+	for l := range m.hp.NTextLayer {
+		p := fmt.Sprintf("decoder.blocks.%d.", l)
+		w.dec = append(w.dec, block{attn: attn(p+"attn", p+"attn_ln"), cross: attn(p+"cross_attn", p+"cross_attn_ln"),
+			mlp0: lin(p+"mlp.0", true), mlp2: lin(p+"mlp.2", true), mlpLN: nrm(p + "mlp_ln")})
+	}
+	w.decLN = nrm("decoder.ln")
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: missing tensors %v", ErrNotWhisper, missing[:min(len(missing), 5)])
+	}
+	return nil
+}
