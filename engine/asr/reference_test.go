@@ -160,7 +160,7 @@ func (r *refModel) encode(mel *Spectrogram) [][]float64 {
 	conv := func(name string, in [][]float64, cin, stride int) [][]float64 {
 		// in: [cin][T]; W ne (3, cin, S): W[o][i][k] at (o*cin+i)*3+k
 		T := len(in[0])
-		outT := (T + 2 - 3) / stride + 1
+		outT := (T+2-3)/stride + 1
 		w, b := r.w[name+".weight"], r.w[name+".bias"]
 		out := make([][]float64, S)
 		parallel(S, func(o int) {
