@@ -1,0 +1,181 @@
+package asr
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// Segment is a piece of the transcript with its time span.
+type Segment struct {
+	Start, End       float64 // seconds from the start of the audio
+	Text             string
+	Tokens           []int32
+	AvgLogProb       float64
+	NoSpeechProb     float64
+	CompressionRatio float64
+	Temperature      float64
+}
+
+// Transcript is the result of Transcribe.
+type Transcript struct {
+	Language     string
+	LanguageProb float64
+	Duration     float64 // seconds of audio
+	Segments     []Segment
+}
+
+// Text joins the segments.
+func (t *Transcript) Text() string {
+	var b strings.Builder
+	for _, s := range t.Segments {
+		b.WriteString(s.Text)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Transcribe decodes 16 kHz mono audio as openai/whisper's transcribe
+// does: 30 s windows, temperature fallback on compression ratio and
+// log-probability, windows skipped as silence by the no-speech rule,
+// segments cut at timestamp pairs, earlier text as the prompt.
+func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) (*Transcript, error) {
+	o = o.withDefaults()
+	if o.Task != TaskTranscribe && o.Task != TaskTranslate {
+		return nil, fmt.Errorf("asr: task %q: use transcribe or translate", o.Task)
+	}
+	if len(pcm) == 0 {
+		return nil, ErrEmpty
+	}
+	spec, err := m.mel.Compute(pcm, NSamples)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.b == nil {
+		return nil, fmt.Errorf("asr: model closed")
+	}
+	tk := m.tok
+	out := &Transcript{Duration: float64(len(pcm)) / SampleRate}
+	contentFrames := len(pcm) / HopLength
+	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
+	var all []int32
+	promptReset := 0
+	lang := o.Language
+	for seek := 0; seek < contentFrames; {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		offset := float64(seek) * HopLength / SampleRate
+		size := min(NFrames, contentFrames-seek)
+		if _, err := m.encode(spec.Window(seek), false); err != nil {
+			return nil, err
+		}
+		if lang == "" {
+			code, probs, err := m.detectLanguage(o.DetectAmong)
+			if err != nil {
+				return nil, err
+			}
+			lang, out.LanguageProb = code, probs[code]
+		}
+		if out.Language == "" {
+			out.Language = lang
+		}
+		wo := o
+		wo.Prompt = all[promptReset:]
+		res, err := m.decodeWithFallback(ctx, lang, wo, rng)
+		if err != nil {
+			return nil, err
+		}
+		if res.noSpeechProb > o.NoSpeechThreshold && res.avgLogProb <= o.LogProbThreshold {
+			seek += size // silence
+			continue
+		}
+		segs, advance := m.segments(res, offset, size, o.Timestamps)
+		for _, s := range segs {
+			if s.Start == s.End && o.Timestamps || strings.TrimSpace(s.Text) == "" {
+				continue
+			}
+			out.Segments = append(out.Segments, s)
+			all = append(all, textTokens(s.Tokens, tk.EOT)...)
+		}
+		seek += advance
+		if res.temperature > 0.5 {
+			promptReset = len(all)
+		}
+	}
+	return out, nil
+}
+
+// decodeWithFallback decodes at rising temperatures until the result is
+// neither repetitive nor improbable (or the schedule ends).
+func (m *Model) decodeWithFallback(ctx context.Context, lang string, o DecodeOptions, rng *rand.Rand) (windowResult, error) {
+	var res windowResult
+	for i, t := range o.Temperatures {
+		r, err := m.decodeWindow(ctx, lang, o, t, rng)
+		if err != nil {
+			return windowResult{}, err
+		}
+		res = r
+		needs := r.compressionRatio > o.CompressionRatioThreshold || r.avgLogProb < o.LogProbThreshold
+		if r.noSpeechProb > o.NoSpeechThreshold && r.avgLogProb < o.LogProbThreshold {
+			needs = false // silence: the caller skips it
+		}
+		if !needs || i == len(o.Temperatures)-1 {
+			break
+		}
+	}
+	return res, nil
+}
+
+// segments cuts a window's tokens at consecutive timestamp pairs and says
+// how many frames to advance.
+func (m *Model) segments(r windowResult, offset float64, size int, timestamps bool) ([]Segment, int) {
+	tk := m.tok
+	mk := func(toks []int32, start, end float64) Segment {
+		return Segment{Start: start, End: end, Text: tk.Decode(textTokens(toks, tk.EOT)), Tokens: toks,
+			AvgLogProb: r.avgLogProb, NoSpeechProb: r.noSpeechProb, CompressionRatio: r.compressionRatio, Temperature: r.temperature}
+	}
+	toks := r.tokens
+	dur := float64(size) * HopLength / SampleRate
+	if !timestamps {
+		return []Segment{mk(toks, offset, offset+dur)}, size
+	}
+	isTS := func(i int) bool { return tk.IsTimestamp(toks[i]) }
+	n := len(toks)
+	singleEnding := n >= 2 && !isTS(n-2) && isTS(n-1)
+	var cuts []int
+	for i := 0; i+1 < n; i++ {
+		if isTS(i) && isTS(i+1) {
+			cuts = append(cuts, i+1)
+		}
+	}
+	if len(cuts) == 0 {
+		end := dur
+		for i := n - 1; i >= 0; i-- {
+			if isTS(i) && toks[i] != tk.TimestampBegin {
+				end = tk.TimestampSeconds(toks[i])
+				break
+			}
+		}
+		return []Segment{mk(toks, offset, offset+end)}, size
+	}
+	if singleEnding {
+		cuts = append(cuts, n)
+	}
+	var segs []Segment
+	last := 0
+	for _, c := range cuts {
+		slice := toks[last:c]
+		if len(slice) > 0 && tk.IsTimestamp(slice[0]) && tk.IsTimestamp(slice[len(slice)-1]) {
+			segs = append(segs, mk(slice, offset+tk.TimestampSeconds(slice[0]), offset+tk.TimestampSeconds(slice[len(slice)-1])))
+		}
+		last = c
+	}
+	if singleEnding {
+		return segs, size
+	}
+	lastTS := toks[last-1]
+	return segs, max(1, int(lastTS-tk.TimestampBegin)*2)
+}

@@ -1,0 +1,56 @@
+package asr
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"boxd/engine/models/testmodels"
+)
+
+func loadTiny(t testing.TB, name string) *Model {
+	t.Helper()
+	m, err := Load(context.Background(), testmodels.Generated(t, name), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	return m
+}
+
+func jfk(t testing.TB) []float32 {
+	pcm, err := ReadWAV(testmodels.Shared(t, "jfk.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pcm
+}
+
+func TestTranscribeRuns(t *testing.T) {
+	m := loadTiny(t, testmodels.WhisperGGUF)
+	pcm := jfk(t)
+	for _, o := range []DecodeOptions{
+		{Language: "en", Temperatures: []float64{0}},
+		{Language: "en", Timestamps: true, Temperatures: []float64{0}},
+		{Language: "auto", DetectAmong: []string{"en", "es", "de"}, Temperatures: []float64{0}},
+		{Language: "es", Task: TaskTranslate, BeamSize: 5, Temperatures: []float64{0}},
+		{Language: "en", Temperatures: []float64{0.5}, BestOf: 3, Seed: 7},
+	} {
+		start := time.Now()
+		tr, err := m.Transcribe(context.Background(), pcm, o)
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		t.Logf("%+v: %s lang=%s segments=%d text=%.60q", o, time.Since(start), tr.Language, len(tr.Segments), tr.Text())
+		if o.Language == "auto" && tr.Language != "en" && tr.Language != "es" && tr.Language != "de" {
+			t.Errorf("detected %q outside the allowed set", tr.Language)
+		}
+		for _, s := range tr.Segments {
+			if s.Start < 0 || s.End < s.Start || s.End > tr.Duration+30 {
+				t.Errorf("segment %+v out of range", s)
+			}
+		}
+	}
+	_ = strings.TrimSpace
+}
