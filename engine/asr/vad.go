@@ -30,9 +30,9 @@ const (
 // VAD is Silero VAD run on ggml. It is safe for concurrent use; each
 // stream keeps its own VADState.
 type VAD struct {
-	mu  sync.Mutex
-	b   ml.Backend
-	enc [4]struct{ w, b ml.Tensor }
+	mu                               sync.Mutex
+	b                                ml.Backend
+	enc                              [4]struct{ w, b ml.Tensor }
 	stft, wih, whh, bih, bhh, wf, bf ml.Tensor
 }
 
