@@ -47,6 +47,9 @@ type DecodeOptions struct {
 	Prompt []int32
 	// Seed makes sampling reproducible.
 	Seed uint64
+	// MaxTokens bounds the tokens sampled per window (0: 224, half the
+	// text context, as openai/whisper).
+	MaxTokens int
 }
 
 func (o DecodeOptions) withDefaults() DecodeOptions {
@@ -203,6 +206,9 @@ func (m *Model) decodeWindow(ctx context.Context, lang string, o DecodeOptions, 
 	initial = append(initial, sot...)
 	sampleBegin := len(initial)
 	sampleLen := m.hp.NTextCtx / 2
+	if o.MaxTokens > 0 {
+		sampleLen = min(sampleLen, o.MaxTokens)
+	}
 
 	beam := temperature == 0 && o.BeamSize > 1
 	n := 1
@@ -365,8 +371,8 @@ func beamStep(beams []*seq, lps [][]float64, size int, eot int32, finished []*se
 }
 
 // filter applies openai/whisper's logit filters in place: suppress blank
-// at the first step, suppress the configured tokens, and the timestamp
-// rules.
+// at the first step, suppress the configured tokens and every control
+// token, and the timestamp rules.
 func (m *Model) filter(l []float32, tokens []int32, sampleBegin int, first bool, suppress []int32, o DecodeOptions) {
 	tk := m.tok
 	ninf := float32(math.Inf(-1))
@@ -375,6 +381,12 @@ func (m *Model) filter(l []float32, tokens []int32, sampleBegin int, first bool,
 		l[tk.EOT] = ninf
 	}
 	for _, t := range suppress {
+		l[t] = ninf
+	}
+	// Control tokens (start, languages, tasks, <|notimestamps|>, ...) are
+	// never text, as whisper.cpp holds; only EOT and, with timestamps on,
+	// the timestamp tokens may follow the prompt.
+	for t := tk.EOT + 1; t < tk.TimestampBegin; t++ {
 		l[t] = ninf
 	}
 	if !o.Timestamps {

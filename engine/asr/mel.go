@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -25,9 +26,10 @@ const (
 // Mel computes Whisper's log-mel spectrogram.
 type Mel struct {
 	filters []float32 // nMels × (NFFT/2+1), row-major
+	nz      [][2]int  // each filter's nonzero weights: [lo, hi)
 	nMels   int
 	window  []float64
-	fft     *fourier.FFT
+	ffts    sync.Pool // *fourier.FFT: it keeps work space, so one per caller
 }
 
 // NewMel makes a front end for a filter bank of nMels rows of NFFT/2+1
@@ -41,7 +43,23 @@ func NewMel(filters []float32, nMels int) (*Mel, error) {
 	for n := range w { // periodic Hann
 		w[n] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/NFFT)
 	}
-	return &Mel{filters: filters, nMels: nMels, window: w, fft: fourier.NewFFT(NFFT)}, nil
+	nz := make([][2]int, nMels)
+	for b := range nMels {
+		row := filters[b*bins : (b+1)*bins]
+		lo, hi := 0, 0
+		for k, v := range row {
+			if v != 0 {
+				if hi == 0 {
+					lo = k
+				}
+				hi = k + 1
+			}
+		}
+		nz[b] = [2]int{lo, hi}
+	}
+	m := &Mel{filters: filters, nz: nz, nMels: nMels, window: w}
+	m.ffts.New = func() any { return fourier.NewFFT(NFFT) }
+	return m, nil
 }
 
 // NMels is the number of mel bins.
@@ -107,23 +125,30 @@ func (m *Mel) Compute(pcm []float32, padSamples int) (*Spectrogram, error) {
 	seg := make([]float64, NFFT)
 	coef := make([]complex128, bins)
 	power := make([]float64, bins)
+	fft := m.ffts.Get().(*fourier.FFT)
+	defer m.ffts.Put(fft)
 	maxv := math.Inf(-1)
 	for f := range frames {
 		off := f * HopLength
+		silent := true
 		for i := range NFFT {
 			seg[i] = x[off+i] * m.window[i]
+			silent = silent && seg[i] == 0
 		}
-		m.fft.Coefficients(coef, seg)
-		for k, c := range coef {
-			power[k] = real(c)*real(c) + imag(c)*imag(c)
+		if silent { // the padding: every power is 0, no FFT needed
+			clear(power)
+		} else {
+			fft.Coefficients(coef, seg)
+			for k, c := range coef {
+				power[k] = real(c)*real(c) + imag(c)*imag(c)
+			}
 		}
 		for b := range m.nMels {
-			row := m.filters[b*bins : (b+1)*bins]
+			lo, hi := m.nz[b][0], m.nz[b][1]
+			row := m.filters[b*bins+lo : b*bins+hi]
 			var s float64
 			for k, w := range row {
-				if w != 0 {
-					s += float64(w) * power[k]
-				}
+				s += float64(w) * power[lo+k]
 			}
 			v := math.Log10(max(s, 1e-10))
 			out.Data[b*frames+f] = float32(v)

@@ -93,7 +93,7 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		threads = runtime.NumCPU()
 	}
 	params := ml.BackendParams{AllocMemory: true, NumThreads: threads, FlashAttention: ml.FlashAttentionDisabled}
-	b, err := newBackend(path, params, o.GPULayers, max(hp.NAudioLayer, hp.NTextLayer))
+	b, err := newBackend(path, params, o.GPULayers, max(hp.NAudioLayer, hp.NTextLayer, 3))
 	if err != nil {
 		return nil, fmt.Errorf("asr: %w", err)
 	}

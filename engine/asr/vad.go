@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -202,91 +201,3 @@ func (v *VAD) Probs(pcm []float32) ([]float32, error) {
 	return out, nil
 }
 
-// VADParams are Silero's segmenting parameters.
-type VADParams struct {
-	Threshold    float32 // speech starts at or above (default 0.5)
-	NegThreshold float32 // and ends below (default Threshold-0.15)
-	MinSpeechMS  int     // shorter speech is dropped (250)
-	MinSilenceMS int     // silence this long ends speech (100)
-	SpeechPadMS  int     // added around each span (30)
-}
-
-func (p VADParams) withDefaults() VADParams {
-	if p.Threshold == 0 {
-		p.Threshold = 0.5
-	}
-	if p.NegThreshold == 0 {
-		p.NegThreshold = float32(math.Max(float64(p.Threshold)-0.15, 0.01))
-	}
-	if p.MinSpeechMS == 0 {
-		p.MinSpeechMS = 250
-	}
-	if p.MinSilenceMS == 0 {
-		p.MinSilenceMS = 100
-	}
-	if p.SpeechPadMS == 0 {
-		p.SpeechPadMS = 30
-	}
-	return p
-}
-
-// Span is a stretch of speech in samples.
-type Span struct{ Start, End int }
-
-// Spans turns window probabilities into speech spans (sample positions)
-// with Silero's hysteresis: speech starts at a window at or above the
-// threshold, ends after min-silence below the lower threshold, spans shorter
-// than min-speech are dropped, and each is padded (by half the gap when
-// neighbours are closer than twice the pad).
-func Spans(probs []float32, nSamples int, p VADParams) []Span {
-	p = p.withDefaults()
-	minSpeech := SampleRate * p.MinSpeechMS / 1000
-	minSilence := SampleRate * p.MinSilenceMS / 1000
-	pad := SampleRate * p.SpeechPadMS / 1000
-	var out []Span
-	triggered := false
-	start, tempEnd := 0, 0
-	for i, pr := range probs {
-		s := i * VADWindow
-		if pr >= p.Threshold && tempEnd != 0 {
-			tempEnd = 0
-		}
-		if pr >= p.Threshold && !triggered {
-			triggered, start = true, s
-			continue
-		}
-		if pr < p.NegThreshold && triggered {
-			if tempEnd == 0 {
-				tempEnd = s
-			}
-			if s-tempEnd < minSilence {
-				continue
-			}
-			if tempEnd-start > minSpeech {
-				out = append(out, Span{start, tempEnd})
-			}
-			triggered, tempEnd = false, 0
-		}
-	}
-	if triggered && nSamples-start > minSpeech {
-		out = append(out, Span{start, nSamples})
-	}
-	for i := range out {
-		if i == 0 {
-			out[i].Start = max(0, out[i].Start-pad)
-		}
-		if i < len(out)-1 {
-			gap := out[i+1].Start - out[i].End
-			if gap < 2*pad {
-				out[i].End += gap / 2
-				out[i+1].Start = max(0, out[i+1].Start-gap/2)
-			} else {
-				out[i].End = min(nSamples, out[i].End+pad)
-				out[i+1].Start = max(0, out[i+1].Start-pad)
-			}
-		} else {
-			out[i].End = min(nSamples, out[i].End+pad)
-		}
-	}
-	return out
-}

@@ -47,7 +47,10 @@ func WhisperGGUF(m *whisperbin.Model, name string) (*gguf.Writer, error) {
 	w.Set("general.architecture", ArchWhisper)
 	w.Set("general.name", name)
 	w.Set("general.file_type", uint32(h.FType%1000))
-	w.Set(KeyBlockCount, uint32(max(h.NAudioLayer, h.NTextLayer)))
+	// The ggml loader files a tensor under the layer of the first number in
+	// its name, so encoder.conv2.* lands in "layer" 2: the block count must
+	// cover that even for one-layer models.
+	w.Set(KeyBlockCount, uint32(max(h.NAudioLayer, h.NTextLayer, 3)))
 	w.Set(KeyVocabSize, uint32(h.NVocab))
 	w.Set(KeyAudioCtx, uint32(h.NAudioCtx))
 	w.Set(KeyAudioState, uint32(h.NAudioState))

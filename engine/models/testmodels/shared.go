@@ -37,7 +37,7 @@ func Shared(tb testing.TB, name string) string {
 
 func isWhisper(name string) bool {
 	switch name {
-	case WhisperBin, WhisperGGUF, WhisperF16Bin, WhisperF16GGUF, WhisperENGGUF:
+	case WhisperBin, WhisperGGUF, WhisperF16Bin, WhisperF16GGUF, WhisperENGGUF, WhisperMicroGGUF:
 		return true
 	}
 	return false
@@ -45,7 +45,7 @@ func isWhisper(name string) bool {
 
 // generatorVersion names the generated-model cache; bump it when the
 // generator's output changes.
-const generatorVersion = "v1"
+const generatorVersion = "v2"
 
 var generateMu sync.Mutex
 

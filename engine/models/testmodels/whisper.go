@@ -3,6 +3,7 @@ package testmodels
 import (
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 
 	"boxd/engine/models/convert"
@@ -18,6 +19,11 @@ type Whisper struct {
 	Seed    uint64
 	English bool // tiny.en vocabulary (51864) instead of multilingual (51865)
 	F16     bool // whisper.cpp's default types (F16 matrices) instead of all F32
+	// Micro shrinks the network (width 64, 2 heads, one layer each side)
+	// and keeps the real context sizes, filters and vocabulary: the same
+	// code paths at a fraction of the compute, for tests of what sits on
+	// top of the model (streaming, routes).
+	Micro bool
 }
 
 // TinyWhisper is the default: multilingual, all F32 (so a float64
@@ -31,6 +37,9 @@ const (
 	WhisperF16Bin  = "tiny-whisper-f16.bin"
 	WhisperF16GGUF = "tiny-whisper-f16.gguf"
 	WhisperENGGUF  = "tiny-whisper-en.gguf"
+	// WhisperMicroGGUF is the Micro model (real vocabulary and contexts,
+	// width 64, one layer) for tests that need a fast Whisper.
+	WhisperMicroGGUF = "micro-whisper.gguf"
 )
 
 // WhisperModel builds the random-weight model on top of a vocabulary-only
@@ -45,6 +54,9 @@ func WhisperModel(vocabFile string, s Whisper) (*whisperbin.Model, error) {
 	}
 	h := &m.HParams
 	h.FType = 0
+	if s.Micro {
+		h.NAudioState, h.NTextState, h.NAudioHead, h.NTextHead, h.NAudioLayer, h.NTextLayer = 64, 64, 2, 2, 1, 1
+	}
 	if s.F16 {
 		h.FType = 1
 	}
@@ -200,6 +212,9 @@ func WriteWhisper(vocabFile, bin, gg string, s Whisper) error {
 func MakeWhisper(sharedDir, dir string) ([]string, error) {
 	ml := filepath.Join(sharedDir, "whisper-vocab-tiny.bin")
 	en := filepath.Join(sharedDir, "whisper-vocab-tiny.en.bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, job := range []struct {
 		vocab, bin, gg string
@@ -208,6 +223,7 @@ func MakeWhisper(sharedDir, dir string) ([]string, error) {
 		{ml, WhisperBin, WhisperGGUF, TinyWhisper()},
 		{ml, WhisperF16Bin, WhisperF16GGUF, Whisper{Name: "boxd-tiny-whisper-f16", Seed: 11, F16: true}},
 		{en, "", WhisperENGGUF, Whisper{Name: "boxd-tiny-whisper-en", Seed: 12, English: true}},
+		{ml, "", WhisperMicroGGUF, Whisper{Name: "boxd-micro-whisper", Seed: 13, Micro: true}},
 	} {
 		bin := ""
 		if job.bin != "" {

@@ -1,0 +1,246 @@
+package asr
+
+import "math"
+
+// VADParams are Silero's segmenting parameters (get_speech_timestamps).
+type VADParams struct {
+	Threshold    float32 // speech starts at or above (default 0.5)
+	NegThreshold float32 // and ends below (default Threshold-0.15)
+	MinSpeechMS  int     // shorter speech is dropped (250)
+	MinSilenceMS int     // silence this long ends speech (100)
+	SpeechPadMS  int     // added around each span (30)
+	// MaxSpeechS splits longer speech, at a silence of at least 98 ms when
+	// there was one, else where the limit is reached (0: no limit).
+	MaxSpeechS float64
+}
+
+func (p VADParams) withDefaults() VADParams {
+	if p.Threshold == 0 {
+		p.Threshold = 0.5
+	}
+	if p.NegThreshold == 0 {
+		p.NegThreshold = float32(math.Max(float64(p.Threshold)-0.15, 0.01))
+	}
+	if p.MinSpeechMS == 0 {
+		p.MinSpeechMS = 250
+	}
+	if p.MinSilenceMS == 0 {
+		p.MinSilenceMS = 100
+	}
+	if p.SpeechPadMS == 0 {
+		p.SpeechPadMS = 30
+	}
+	return p
+}
+
+// Span is a stretch of speech in samples, End exclusive.
+type Span struct{ Start, End int }
+
+// Spans turns window probabilities (one per VADWindow samples) into speech
+// spans over audio of nSamples, with Silero's rules; it is Segmenter run
+// over all of them.
+func Spans(probs []float32, nSamples int, p VADParams) []Span {
+	g := NewSegmenter(p)
+	var out []Span
+	for _, pr := range probs {
+		out = append(out, g.Push(pr)...)
+	}
+	return append(out, g.Finish(nSamples)...)
+}
+
+// Segmenter is Silero's get_speech_timestamps made incremental: it takes
+// one window probability at a time and hands out each padded span as soon
+// as its padding is known, so a live stream and a whole file cut the same
+// audio at the same samples. A span's right padding depends on the next
+// kept span, so it waits until no kept span can start within two pads of
+// its end, or until the next one is certain to be kept (speech running for
+// longer than the minimum with no silence pending): in speech, about
+// MinSpeechMS.
+type Segmenter struct {
+	p                                     VADParams
+	minSpeech, minSilence, pad, maxSpeech int
+	minSilenceAtMax                       int
+	i                                     int // windows seen
+
+	triggered                 bool
+	start                     int // raw start of the open span
+	tempEnd, prevEnd, nextSta int
+	first                     bool  // no span kept yet
+	pending                   *Span // kept span waiting for its right padding
+	shift                     int   // how far the open span's start moves left
+	dropped                   int   // speech too short to keep
+}
+
+// NewSegmenter starts a segmenter.
+func NewSegmenter(p VADParams) *Segmenter {
+	p = p.withDefaults()
+	g := &Segmenter{p: p, first: true}
+	g.minSpeech = SampleRate * p.MinSpeechMS / 1000
+	g.minSilence = SampleRate * p.MinSilenceMS / 1000
+	g.pad = SampleRate * p.SpeechPadMS / 1000
+	g.minSilenceAtMax = SampleRate * 98 / 1000
+	if p.MaxSpeechS > 0 {
+		g.maxSpeech = int(SampleRate*p.MaxSpeechS) - VADWindow - 2*g.pad
+	}
+	return g
+}
+
+// Open reports the padded start of the speech in progress, as it will be
+// if this speech is kept.
+func (g *Segmenter) Open() (start int, ok bool) {
+	if !g.triggered {
+		return 0, false
+	}
+	return g.padStart(), true
+}
+
+func (g *Segmenter) padStart() int {
+	switch {
+	case g.first:
+		return max(0, g.start-g.pad)
+	case g.pending != nil:
+		return max(0, g.start-min(g.pad, (g.start-g.pending.End)/2))
+	}
+	return max(0, g.start-g.shift)
+}
+
+// Pending reports whether a finished span waits for its padding.
+func (g *Segmenter) Pending() bool { return g.pending != nil }
+
+// Dropped counts the speech too short to keep.
+func (g *Segmenter) Dropped() int { return g.dropped }
+
+// Keep is the earliest sample a span handed out later can include: audio
+// before it is no longer needed.
+func (g *Segmenter) Keep() int {
+	k := g.i*VADWindow - g.pad
+	if g.triggered {
+		k = min(k, g.start-g.pad)
+	}
+	if g.pending != nil {
+		k = min(k, g.pending.Start)
+	}
+	return max(0, k)
+}
+
+// Samples is how many samples the segmenter has seen.
+func (g *Segmenter) Samples() int { return g.i * VADWindow }
+
+// Push adds the probability of the next window and returns the spans it
+// completes.
+func (g *Segmenter) Push(prob float32) []Span {
+	var out []Span
+	g.step(prob, &out)
+	if g.pending != nil {
+		switch {
+		case !g.triggered && g.i*VADWindow >= g.pending.End+2*g.pad:
+			out = append(out, g.release(-1, -1))
+		case g.triggered && g.tempEnd == 0 && (g.i-1)*VADWindow-g.start > g.minSpeech:
+			out = append(out, g.release(g.start, -1))
+		}
+	}
+	return out
+}
+
+func (g *Segmenter) step(prob float32, out *[]Span) {
+	cur := g.i * VADWindow
+	g.i++
+	p := g.p
+	if prob >= p.Threshold && g.tempEnd != 0 {
+		g.tempEnd = 0
+		if g.nextSta < g.prevEnd {
+			g.nextSta = cur
+		}
+	}
+	if prob >= p.Threshold && !g.triggered {
+		g.open(cur)
+		return
+	}
+	if g.triggered && g.maxSpeech > 0 && cur-g.start > g.maxSpeech {
+		if g.prevEnd != 0 {
+			g.close(g.prevEnd, out)
+			if g.nextSta < g.prevEnd {
+				g.triggered = false
+			} else {
+				g.open(g.nextSta)
+			}
+			g.prevEnd, g.nextSta, g.tempEnd = 0, 0, 0
+		} else {
+			g.close(cur, out)
+			g.prevEnd, g.nextSta, g.tempEnd = 0, 0, 0
+			g.triggered = false
+			return
+		}
+	}
+	if prob < p.NegThreshold && g.triggered {
+		if g.tempEnd == 0 {
+			g.tempEnd = cur
+		}
+		if cur-g.tempEnd > g.minSilenceAtMax {
+			g.prevEnd = g.tempEnd
+		}
+		if cur-g.tempEnd < g.minSilence {
+			return
+		}
+		if g.tempEnd-g.start > g.minSpeech {
+			g.close(g.tempEnd, out)
+		} else {
+			g.dropped++
+		}
+		g.prevEnd, g.nextSta, g.tempEnd = 0, 0, 0
+		g.triggered = false
+	}
+}
+
+// Finish ends the audio at nSamples: an open span longer than the minimum
+// ends there, and the last span gets its padding.
+func (g *Segmenter) Finish(nSamples int) []Span {
+	var out []Span
+	if g.triggered {
+		if nSamples-g.start > g.minSpeech {
+			g.close(nSamples, &out)
+		} else {
+			g.dropped++
+		}
+	}
+	g.triggered = false
+	if g.pending != nil {
+		out = append(out, g.release(-1, nSamples))
+	}
+	return out
+}
+
+func (g *Segmenter) open(s int) {
+	g.triggered, g.start, g.shift = true, s, g.pad
+}
+
+// close keeps the open span, ending at raw sample e: the pending span is
+// padded toward it, and it waits for its own padding.
+func (g *Segmenter) close(e int, out *[]Span) {
+	if g.pending != nil {
+		*out = append(*out, g.release(g.start, -1))
+	}
+	start := g.padStart()
+	g.first = false
+	g.pending = &Span{Start: start, End: e}
+}
+
+// release pads and hands out the pending span: toward the next kept span's
+// raw start next, or (next < 0) by pad, clamped to n when n >= 0. The next
+// span's start moves left by the same rule.
+func (g *Segmenter) release(next, n int) Span {
+	s := *g.pending
+	g.pending = nil
+	if next >= 0 && next-s.End < 2*g.pad {
+		gap := next - s.End
+		s.End += gap / 2
+		g.shift = gap / 2
+	} else {
+		s.End += g.pad
+		if n >= 0 {
+			s.End = min(n, s.End)
+		}
+		g.shift = g.pad
+	}
+	return s
+}

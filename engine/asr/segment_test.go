@@ -1,0 +1,155 @@
+package asr
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+// silero is get_speech_timestamps from silero-vad's utils_vad.py (v5/v6),
+// written out as a batch over all probabilities, the obvious way.
+func silero(probs []float32, n int, p VADParams) []Span {
+	p = p.withDefaults()
+	minSpeech := SampleRate * p.MinSpeechMS / 1000
+	minSilence := SampleRate * p.MinSilenceMS / 1000
+	pad := SampleRate * p.SpeechPadMS / 1000
+	maxSpeech := int(^uint(0) >> 1)
+	if p.MaxSpeechS > 0 {
+		maxSpeech = int(SampleRate*p.MaxSpeechS) - VADWindow - 2*pad
+	}
+	minSilenceAtMax := SampleRate * 98 / 1000
+	var speeches []Span
+	triggered := false
+	var cur Span
+	have := false
+	tempEnd, prevEnd, nextStart := 0, 0, 0
+	for i, pr := range probs {
+		s := VADWindow * i
+		if pr >= p.Threshold && tempEnd != 0 {
+			tempEnd = 0
+			if nextStart < prevEnd {
+				nextStart = s
+			}
+		}
+		if pr >= p.Threshold && !triggered {
+			triggered = true
+			cur, have = Span{Start: s}, true
+			continue
+		}
+		if triggered && s-cur.Start > maxSpeech {
+			if prevEnd != 0 {
+				cur.End = prevEnd
+				speeches = append(speeches, cur)
+				have = false
+				if nextStart < prevEnd {
+					triggered = false
+				} else {
+					cur, have = Span{Start: nextStart}, true
+				}
+				prevEnd, nextStart, tempEnd = 0, 0, 0
+			} else {
+				cur.End = s
+				speeches = append(speeches, cur)
+				have = false
+				prevEnd, nextStart, tempEnd = 0, 0, 0
+				triggered = false
+				continue
+			}
+		}
+		if pr < p.NegThreshold && triggered {
+			if tempEnd == 0 {
+				tempEnd = s
+			}
+			if s-tempEnd > minSilenceAtMax {
+				prevEnd = tempEnd
+			}
+			if s-tempEnd < minSilence {
+				continue
+			}
+			cur.End = tempEnd
+			if cur.End-cur.Start > minSpeech {
+				speeches = append(speeches, cur)
+			}
+			have = false
+			prevEnd, nextStart, tempEnd = 0, 0, 0
+			triggered = false
+		}
+	}
+	if have && n-cur.Start > minSpeech {
+		cur.End = n
+		speeches = append(speeches, cur)
+	}
+	for i := range speeches {
+		if i == 0 {
+			speeches[i].Start = max(0, speeches[i].Start-pad)
+		}
+		if i != len(speeches)-1 {
+			silence := speeches[i+1].Start - speeches[i].End
+			if silence < 2*pad {
+				speeches[i].End += silence / 2
+				speeches[i+1].Start = max(0, speeches[i+1].Start-silence/2)
+			} else {
+				speeches[i].End = min(n, speeches[i].End+pad)
+				speeches[i+1].Start = max(0, speeches[i+1].Start-pad)
+			}
+		} else {
+			speeches[i].End = min(n, speeches[i].End+pad)
+		}
+	}
+	return speeches
+}
+
+// TestSegmenterIsSilero: the incremental segmenter cuts exactly where
+// Silero's batch algorithm does, on random runs of speech and silence,
+// including splits of long speech and gaps shorter than two pads.
+func TestSegmenterIsSilero(t *testing.T) {
+	params := []VADParams{
+		{},
+		{SpeechPadMS: 1},
+		{MaxSpeechS: 3},
+		{MaxSpeechS: 2, SpeechPadMS: 100, MinSilenceMS: 64},
+		{Threshold: 0.6, MinSpeechMS: 64, MinSilenceMS: 32, SpeechPadMS: 50, MaxSpeechS: 1.5},
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	total := 0
+	for trial := range 400 {
+		p := params[trial%len(params)]
+		var probs []float32
+		for len(probs) < 600 {
+			run := 1 + r.IntN(40)
+			level := r.Float32()
+			for range run {
+				probs = append(probs, min(1, max(0, level+0.2*(r.Float32()-0.5))))
+			}
+		}
+		n := len(probs)*VADWindow - r.IntN(VADWindow)
+		want := silero(probs, n, p)
+		got := Spans(probs, n, p)
+		if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("trial %d %+v:\n got  %v\n want %v", trial, p, got, want)
+		}
+		total += len(want)
+		// Open reports the start a span will have while it is open: every
+		// span's start shows up, in order, among the starts Open reported.
+		g := NewSegmenter(p)
+		var opened []int
+		for _, pr := range probs {
+			g.Push(pr)
+			if s, ok := g.Open(); ok && (len(opened) == 0 || opened[len(opened)-1] != s) {
+				opened = append(opened, s)
+			}
+		}
+		j := 0
+		for _, s := range opened {
+			if j < len(want) && want[j].Start == s {
+				j++
+			}
+		}
+		if j != len(want) {
+			t.Fatalf("trial %d: open starts %v do not include span starts %v in order", trial, opened, want)
+		}
+	}
+	if total < 1000 {
+		t.Fatalf("only %d spans over all trials; the test is too easy", total)
+	}
+}

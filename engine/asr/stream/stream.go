@@ -1,0 +1,199 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"boxd/engine/asr"
+)
+
+// Transcribe is the batch path: the VAD over the whole audio, the same
+// cuts (asr.Spans) and the same final decode of each sentence as a
+// Session, with the language fixed by the first sentence. It returns the
+// final events a stream of the same audio ends with.
+func Transcribe(ctx context.Context, rec Recognizer, vad Detector, pcm []float32, o Options) ([]Event, error) {
+	o = o.withDefaults()
+	var st asr.VADState
+	probs := make([]float32, 0, (len(pcm)+asr.VADWindow-1)/asr.VADWindow)
+	w := make([]float32, asr.VADWindow)
+	for off := 0; off < len(pcm); off += asr.VADWindow {
+		clear(w)
+		copy(w, pcm[off:min(len(pcm), off+asr.VADWindow)])
+		p, err := vad.Prob(&st, w)
+		if err != nil {
+			return nil, fmt.Errorf("stream: vad: %w", err)
+		}
+		probs = append(probs, p)
+	}
+	lang := o.Language
+	var out []Event
+	for _, sp := range asr.Spans(probs, len(pcm), o.VAD) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tr, err := transcribe(ctx, rec, pcm[sp.Start:sp.End], o, o.Final, lang)
+		if err != nil {
+			return nil, err
+		}
+		if lang == "" {
+			lang = tr.Language
+		}
+		if text := tr.Text(); text != "" {
+			out = append(out, Event{I: len(out), T: seconds(sp.Start), Text: text, Final: true})
+		}
+	}
+	return out, nil
+}
+
+// Frame limits: the contract's frames are about 100 ms (3200 bytes); up to
+// two seconds is accepted.
+const MaxFrameBytes = 2 * asr.SampleRate * 2
+
+// Errors a Stream returns.
+var (
+	ErrClosed   = errors.New("stream: closed")
+	ErrBadFrame = errors.New("stream: bad audio frame")
+)
+
+// Stream runs a Session on its own goroutine so the caller's reader never
+// waits for a decode: Write queues audio (blocking only when MaxBacklog is
+// queued), the worker feeds everything queued at once and re-decodes the
+// partial only when it has caught up, and Close flushes.
+type Stream struct {
+	s    *Session
+	emit func(Event)
+	ch   chan []float32
+
+	mu     sync.Mutex
+	closed bool
+	err    error
+	done   chan struct{}
+}
+
+// MaxBacklog is the audio a Stream queues before Write blocks (frames of
+// about 100 ms: 60 s).
+const MaxBacklog = 600
+
+// Start runs s until ctx ends or Close; emit is called from the worker
+// goroutine, in order.
+func Start(ctx context.Context, s *Session, emit func(Event)) *Stream {
+	st := &Stream{s: s, emit: emit, ch: make(chan []float32, MaxBacklog), done: make(chan struct{})}
+	go st.run(ctx)
+	return st
+}
+
+// Write queues one PCM16 little-endian frame of 16 kHz mono audio.
+func (st *Stream) Write(ctx context.Context, frame []byte) error {
+	switch {
+	case len(frame) == 0:
+		return fmt.Errorf("%w: empty; send 16 kHz mono PCM16 little-endian, about 3200 bytes per 100 ms", ErrBadFrame)
+	case len(frame)%2 != 0:
+		return fmt.Errorf("%w: %d bytes is not a whole number of 16-bit samples", ErrBadFrame, len(frame))
+	case len(frame) > MaxFrameBytes:
+		return fmt.Errorf("%w: %d bytes; send at most %d (2 s) per frame, about 3200 (100 ms) is expected", ErrBadFrame, len(frame), MaxFrameBytes)
+	}
+	pcm := make([]float32, len(frame)/2)
+	for i := range pcm {
+		pcm[i] = float32(int16(uint16(frame[2*i])|uint16(frame[2*i+1])<<8)) / 32768
+	}
+	st.mu.Lock()
+	closed, err := st.closed, st.err
+	st.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if closed {
+		return ErrClosed
+	}
+	select {
+	case st.ch <- pcm:
+		return nil
+	case <-st.done:
+		return st.failure()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops taking audio, waits for what is queued to be decoded and the
+// last sentence flushed, and returns the first error the worker met.
+func (st *Stream) Close(ctx context.Context) error {
+	st.mu.Lock()
+	if !st.closed {
+		st.closed = true
+		close(st.ch)
+	}
+	st.mu.Unlock()
+	select {
+	case <-st.done:
+		return st.failure()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (st *Stream) failure() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.err
+}
+
+func (st *Stream) fail(err error) {
+	st.mu.Lock()
+	if st.err == nil {
+		st.err = err
+	}
+	st.mu.Unlock()
+}
+
+// maxBatch bounds the audio one Feed takes (10 s), so a backlog is worked
+// off in steps and finals keep coming.
+const maxBatch = 10 * asr.SampleRate
+
+func (st *Stream) run(ctx context.Context) {
+	defer close(st.done)
+	for {
+		var pcm []float32
+		select {
+		case first, ok := <-st.ch:
+			if !ok {
+				evs, err := st.s.Flush(ctx)
+				st.send(evs)
+				if err != nil {
+					st.fail(err)
+				}
+				return
+			}
+			pcm = first
+		case <-ctx.Done():
+			st.fail(ctx.Err())
+			return
+		}
+	more:
+		for len(pcm) < maxBatch {
+			select {
+			case p, ok := <-st.ch:
+				if !ok {
+					break more // closed: the next receive flushes
+				}
+				pcm = append(pcm, p...)
+			default:
+				break more
+			}
+		}
+		evs, err := st.s.Feed(ctx, pcm, len(st.ch) == 0)
+		st.send(evs)
+		if err != nil {
+			st.fail(err) // writers see done and the error
+			return
+		}
+	}
+}
+
+func (st *Stream) send(evs []Event) {
+	for _, e := range evs {
+		st.emit(e)
+	}
+}
