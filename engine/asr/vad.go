@@ -200,4 +200,3 @@ func (v *VAD) Probs(pcm []float32) ([]float32, error) {
 	}
 	return out, nil
 }
-
