@@ -201,7 +201,8 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"limits.live_cap": "2", "limits.audio_budget_s": "60", "limits.token_budget": "99", "limits.stop_reserve_tokens": "10",
 		"receipts.retention_days": "7", "receipts.max": "1000",
 		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma",
-		"models.asr.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
+		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
+		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10",
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
 	}
 	if len(values) != len(settings) {
@@ -221,6 +222,9 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	}
 	if !c.AllowNonLoopback || c.Limits.SessionsPerHour != 12 || c.Models.Diarizer.Path != model || c.GPU.LibraryPath != "/opt/lib/ollama" || c.AdminSecret.Reveal() != "0123456789abcdef0" {
 		t.Errorf("env not applied: %+v", c)
+	}
+	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.VADPath() != model {
+		t.Errorf("asr settings not applied: %+v vad %q", c.ASR, c.VADPath())
 	}
 }
 

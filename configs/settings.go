@@ -69,6 +69,7 @@ type Config struct {
 	Limits           Limits
 	Receipts         Receipts
 	Models           Models
+	ASR              ASR
 	GPU              GPU
 
 	// File is the config file that was read ("" when none was).
@@ -104,6 +105,7 @@ type Receipts struct {
 type Models struct {
 	LLM      LLMModel
 	ASR      ModelFile
+	VAD      ModelFile
 	Embedder ModelFile
 	Reranker ModelFile
 	Diarizer ModelFile
@@ -121,6 +123,29 @@ type LLMModel struct {
 	ContextLength int
 	Parallel      int
 	Template      string
+}
+
+// ASR tunes live speech recognition.
+type ASR struct {
+	BeamSize      int
+	PartialStepMS int
+	MaxSentenceS  int
+}
+
+// PackagedVAD is where the .deb installs Silero VAD; models.vad.path
+// defaults to it.
+const PackagedVAD = "/usr/share/boxd/models/ggml-silero-v6.2.0.bin"
+
+// VADPath is the Silero VAD file to load: models.vad.path, else the
+// packaged one when it exists ("" when neither).
+func (c *Config) VADPath() string {
+	if c.Models.VAD.Path != "" {
+		return c.Models.VAD.Path
+	}
+	if _, err := os.Stat(PackagedVAD); err == nil {
+		return PackagedVAD
+	}
+	return ""
 }
 
 // GPU holds the accelerator settings.
@@ -235,8 +260,16 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Models.LLM.Parallel }},
 	{key: "models.llm.template", kind: kindString, def: "auto", usage: "chat template family: auto (from the file), gemma, llama3, chatml or mistral",
 		field: func(c *Config) any { return &c.Models.LLM.Template }, check: oneOf("auto", "gemma", "llama3", "chatml", "mistral")},
-	{key: "models.asr.path", kind: kindString, def: "", usage: "Whisper GGUF file",
+	{key: "models.asr.path", kind: kindString, def: "", usage: "Whisper GGUF file (boxd models convert)",
 		field: func(c *Config) any { return &c.Models.ASR.Path }, check: checkModelFile},
+	{key: "models.vad.path", kind: kindString, def: "", usage: "Silero VAD file (ggml-silero-v6.2.0.bin); empty: the packaged " + PackagedVAD,
+		field: func(c *Config) any { return &c.Models.VAD.Path }, check: checkModelFile},
+	{key: "asr.beam_size", kind: kindInt, def: 5, min: 1, max: 8, usage: "beam width for finished sentences (1: greedy, faster on a CPU)",
+		field: func(c *Config) any { return &c.ASR.BeamSize }},
+	{key: "asr.partial_step_ms", kind: kindInt, def: 1000, min: 200, max: 10000, usage: "new audio (ms) that triggers a partial re-decode of the sentence in progress",
+		field: func(c *Config) any { return &c.ASR.PartialStepMS }},
+	{key: "asr.max_sentence_s", kind: kindInt, def: 20, min: 5, max: 28, usage: "speech without a pause is cut into sentences of at most this many seconds",
+		field: func(c *Config) any { return &c.ASR.MaxSentenceS }},
 	{key: "models.embedder.path", kind: kindString, def: "", usage: "embedding model GGUF file",
 		field: func(c *Config) any { return &c.Models.Embedder.Path }, check: checkModelFile},
 	{key: "models.reranker.path", kind: kindString, def: "", usage: "reranker GGUF file",

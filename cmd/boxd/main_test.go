@@ -264,8 +264,38 @@ func TestServeWithoutModelReportsLLMFalse(t *testing.T) {
 	var h map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&h)
 	resp.Body.Close()
-	if h["llm"] != false || h["ok"] != true || h["llm_route"] != "direct" {
+	if h["llm"] != false || h["asr"] != false || h["ok"] != true || h["llm_route"] != "direct" {
 		t.Errorf("healthz = %v", h)
+	}
+}
+
+// TestServeLoadsSpeech: with a Whisper GGUF and the VAD configured,
+// /healthz says asr true once READY.
+func TestServeLoadsSpeech(t *testing.T) {
+	ns := newNotifySocket(t)
+	var logs bytes.Buffer
+	cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path, "BOXD_MODELS_VAD_PATH=" + testmodels.Shared(t, "ggml-silero-v6.2.0.bin")},
+		serveArgs(t, "--models-asr-path", testmodels.Generated(t, testmodels.WhisperMicroGGUF), "--log-format", "json")...)
+	cmd.Stderr = &logs
+	exited := ns.watch(t, cmd)
+	ready := ns.waitFor(t, "READY=1", 60*time.Second)
+	addr := strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):])
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&h)
+	resp.Body.Close()
+	if h["asr"] != true || h["llm"] != false {
+		t.Errorf("healthz = %v", h)
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-exited; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), `"model":"asr","name":"boxd-micro-whisper"`) {
+		t.Errorf("log lacks the asr model line:\n%s", logs.String())
 	}
 }
 
@@ -284,6 +314,9 @@ func TestServeStartUpErrors(t *testing.T) {
 		{"unknown file key", nil, []string{"serve", "--config", writeConfig(t, "listne: 127.0.0.1:1\n")}, []string{"unknown setting listne", "did you mean listen"}},
 		{"missing explicit config", nil, []string{"serve", "--config", "/nonexistent/boxd.yaml"}, []string{"/nonexistent/boxd.yaml"}},
 		{"embedder that is a reranker", nil, serveArgs(t, "--models-embedder-path", testmodels.Generated(t, testmodels.RerankFile)), []string{"models.embedder.path", "is not a sentence-embedding model"}},
+		{"asr file that is not whisper", []string{"BOXD_MODELS_VAD_PATH=" + testmodels.Shared(t, "ggml-silero-v6.2.0.bin")}, serveArgs(t, "--models-asr-path", testmodels.Shared(t, "stories260K.gguf")), []string{"models.asr.path", "not a Whisper GGUF"}},
+		{"asr without a vad", nil, serveArgs(t, "--models-asr-path", testmodels.Generated(t, testmodels.WhisperMicroGGUF)), []string{"models.vad.path", "ggml-silero-v6.2.0.bin"}},
+		{"vad file that is not silero", nil, serveArgs(t, "--models-asr-path", testmodels.Generated(t, testmodels.WhisperMicroGGUF), "--models-vad-path", testmodels.Shared(t, "stories260K.gguf")), []string{"models.vad.path", "vad"}},
 		{"llm file that is not a model", nil, serveArgs(t, "--models-llm-path", writeConfig(t, "not a model")), []string{"models.llm.path", "could not load"}},
 	}
 	for _, tc := range cases {

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"boxd/configs"
+	"boxd/engine/asr/stream"
 	"boxd/engine/attest"
 	"boxd/engine/llm"
 	"boxd/engine/models"
@@ -120,6 +121,22 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		}
 	}
 
+	// Speech recognition: Whisper and the VAD that cuts live audio.
+	var speech *stream.Engine
+	if cfg.Models.ASR.Path != "" {
+		notify(log, "STATUS=loading "+cfg.Models.ASR.Path)
+		e, err := loadSpeech(ctx, cfg, arbiter, log)
+		if err != nil {
+			if ctx.Err() != nil {
+				log.Info("stopped during start-up")
+				return nil
+			}
+			return configError{err}
+		}
+		defer e.Close()
+		speech = e
+	}
+
 	// The retrieval models: loaded now so a bad file stops start-up; the
 	// retrieval route uses them.
 	for _, m := range []struct {
@@ -150,6 +167,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	srv := web.New(cfg, web.Deps{
 		Probes: web.Probes{
 			LLMReady: func() bool { return chatSvc.Engine != nil },
+			ASRReady: func() bool { return speech != nil },
 			Queue:    arbiter.Queued,
 		},
 		Platform: plat,
@@ -233,6 +251,35 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log
 		log.Warn("chat completions will fail until the template is set", "err", err)
 	}
 	return e, root.Root, nil
+}
+
+// loadSpeech loads the Whisper model and the VAD; decodes take the
+// arbiter's "asr" slot at live priority, so one window runs at a time.
+func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log *slog.Logger) (*stream.Engine, error) {
+	vad := cfg.VADPath()
+	if vad == "" {
+		return nil, fmt.Errorf("models.vad.path: no Silero VAD file; set it to ggml-silero-v6.2.0.bin (the package installs %s)", configs.PackagedVAD)
+	}
+	layers := cfg.GPU.Layers
+	if len(gpu.GPUs()) == 0 {
+		layers = 0
+	}
+	e, err := stream.Load(ctx, cfg.Models.ASR.Path, vad, stream.Settings{
+		BeamSize: cfg.ASR.BeamSize, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: layers,
+	})
+	var le *stream.LoadError
+	if errors.As(err, &le) && le.VAD {
+		return nil, fmt.Errorf("models.vad.path (%s): %w", cfg.Source("models.vad.path"), le.Err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("models.asr.path (%s): %w", cfg.Source("models.asr.path"), err)
+	}
+	pool := arbiter.Pool("asr", 1, 256)
+	e.Defaults.Acquire = func(ctx context.Context) (func(), error) { return pool.Acquire(ctx, gpu.Live) }
+	hp := e.Model.HParams()
+	log.Info("model loaded", "model", "asr", "name", e.Model.Name(), "layers", hp.NAudioLayer, "mels", hp.NMels,
+		"multilingual", e.Model.Tokenizer().Multilingual, "gpu_layers", layers, "vad", vad)
+	return e, nil
 }
 
 // watchdog pings systemd at half the unit's WatchdogSec, but only while the

@@ -244,3 +244,26 @@ func (t *Tokenizer) bpe(word []byte) []int32 {
 	}
 	return out
 }
+
+// SpokenLanguages are the languages a live session accepts (contract,
+// platform section 6); auto-detection chooses among them.
+var SpokenLanguages = []string{"ar", "de", "en", "es", "fr", "hi", "it", "ja", "ko", "nl", "pt", "ru", "zh"}
+
+// NormalizeLanguage maps a language code as clients send it ("en",
+// "pt-BR", "ZH", "auto", "") to the Whisper code Transcribe takes ("" for
+// auto-detection), or explains what is accepted.
+func NormalizeLanguage(code string) (string, error) {
+	c := strings.ToLower(strings.TrimSpace(code))
+	if c == "" || c == "auto" {
+		return "", nil
+	}
+	if i := strings.IndexAny(c, "-_"); i > 0 {
+		c = c[:i] // a region (pt-BR, zh-Hans) does not change the model's language
+	}
+	for _, l := range SpokenLanguages {
+		if c == l {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("asr: language %q is not one of auto, %s", code, strings.Join(SpokenLanguages, ", "))
+}

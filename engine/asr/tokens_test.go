@@ -1,6 +1,8 @@
 package asr
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"boxd/engine/models/testmodels"
@@ -99,5 +101,28 @@ func TestTokenizerRoundTrip(t *testing.T) {
 	}
 	if tk.Decode(ids) != " Hello" {
 		t.Errorf("decode skips special tokens: %q", tk.Decode(ids))
+	}
+}
+
+func TestNormalizeLanguage(t *testing.T) {
+	for _, c := range []struct{ in, want, err string }{
+		{"", "", ""}, {"auto", "", ""}, {" AUTO ", "", ""}, {"en", "en", ""}, {"pt-BR", "pt", ""}, {"zh_Hans", "zh", ""},
+		{"ES", "es", ""}, {"yue", "", "not one of auto, ar, de"}, {"english", "", "not one of"}, {"-", "", "not one of"},
+	} {
+		got, err := NormalizeLanguage(c.in)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	for _, l := range SpokenLanguages {
+		if !slices.Contains(Languages, l) {
+			t.Errorf("spoken language %s has no Whisper token", l)
+		}
 	}
 }

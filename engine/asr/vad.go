@@ -72,7 +72,7 @@ func LoadVAD(path string) (*VAD, error) {
 		return nil, fmt.Errorf("asr: vad: %w", err)
 	}
 	if f.String("general.architecture") != convert.ArchSilero {
-		return nil, fmt.Errorf("asr: vad: %s is not a Silero VAD model", path)
+		return nil, fmt.Errorf("asr: vad: %s is not a Silero VAD model (want whisper.cpp's ggml-silero-v6.2.0.bin or its GGUF from boxd models convert)", path)
 	}
 	b, err := ml.NewBackend(gpath, ml.BackendParams{AllocMemory: true, NumThreads: min(2, runtime.NumCPU())})
 	if err != nil {

@@ -3,6 +3,7 @@
 package asrtest
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -72,4 +73,29 @@ func Voiced(pcm []float32) (first, last int) {
 		}
 	}
 	return
+}
+
+// WriteWAV writes samples as a 16-bit PCM WAV file at rate Hz, mono.
+func WriteWAV(tb testing.TB, path string, pcm []float32, rate int) {
+	tb.Helper()
+	data := make([]byte, 44+2*len(pcm))
+	copy(data, "RIFF")
+	binary.LittleEndian.PutUint32(data[4:], uint32(36+2*len(pcm)))
+	copy(data[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(data[16:], 16)
+	binary.LittleEndian.PutUint16(data[20:], 1) // PCM
+	binary.LittleEndian.PutUint16(data[22:], 1) // mono
+	binary.LittleEndian.PutUint32(data[24:], uint32(rate))
+	binary.LittleEndian.PutUint32(data[28:], uint32(2*rate))
+	binary.LittleEndian.PutUint16(data[32:], 2)
+	binary.LittleEndian.PutUint16(data[34:], 16)
+	copy(data[36:], "data")
+	binary.LittleEndian.PutUint32(data[40:], uint32(2*len(pcm)))
+	for i, v := range pcm {
+		s := int16(max(-32768, min(32767, math.Round(float64(v)*32768))))
+		binary.LittleEndian.PutUint16(data[44+2*i:], uint16(s))
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		tb.Fatal(err)
+	}
 }

@@ -65,8 +65,8 @@ func TestStreamRulesOnRealAudio(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("batch %s: %d sentences", time.Since(start), len(batch))
-			if len(batch) == 0 {
+			t.Logf("batch %s: %d sentences", time.Since(start), len(batch.Sentences))
+			if len(batch.Sentences) == 0 {
 				t.Fatal("no sentences")
 			}
 			start = time.Now()
@@ -83,13 +83,13 @@ func TestStreamRulesOnRealAudio(t *testing.T) {
 			if len(evs) == len(finals(evs)) {
 				t.Error("no partial events")
 			}
-			assertSameFinals(t, finals(evs), batch)
+			assertSameFinals(t, finals(evs), batch.Events())
 
 			start = time.Now()
 			streamed := streamFrames(t, m, v, c.audio, o)
 			t.Logf("stream %s: %d events", time.Since(start), len(streamed))
 			checkEvents(t, streamed)
-			assertSameFinals(t, finals(streamed), batch)
+			assertSameFinals(t, finals(streamed), batch.Events())
 		})
 	}
 }

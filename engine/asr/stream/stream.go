@@ -9,11 +9,36 @@ import (
 	"boxd/engine/asr"
 )
 
+// Sentence is one finished sentence of a batch transcript, in seconds
+// from the start of the audio.
+type Sentence struct {
+	I     int     `json:"i"`
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	Text  string  `json:"text"`
+}
+
+// Result is a batch transcript.
+type Result struct {
+	Language  string     `json:"language"`
+	Duration  float64    `json:"duration_s"`
+	Sentences []Sentence `json:"sentences"`
+}
+
+// Events are the final transcript events a stream of the same audio ends
+// with.
+func (r *Result) Events() []Event {
+	out := make([]Event, len(r.Sentences))
+	for i, s := range r.Sentences {
+		out[i] = Event{I: s.I, T: s.Start, Text: s.Text, Final: true}
+	}
+	return out
+}
+
 // Transcribe is the batch path: the VAD over the whole audio, the same
 // cuts (asr.Spans) and the same final decode of each sentence as a
-// Session, with the language fixed by the first sentence. It returns the
-// final events a stream of the same audio ends with.
-func Transcribe(ctx context.Context, rec Recognizer, vad Detector, pcm []float32, o Options) ([]Event, error) {
+// Session, with the language fixed by the first sentence.
+func Transcribe(ctx context.Context, rec Recognizer, vad Detector, pcm []float32, o Options) (*Result, error) {
 	o = o.withDefaults()
 	var st asr.VADState
 	probs := make([]float32, 0, (len(pcm)+asr.VADWindow-1)/asr.VADWindow)
@@ -27,24 +52,23 @@ func Transcribe(ctx context.Context, rec Recognizer, vad Detector, pcm []float32
 		}
 		probs = append(probs, p)
 	}
-	lang := o.Language
-	var out []Event
+	res := &Result{Language: o.Language, Duration: float64(len(pcm)) / asr.SampleRate}
 	for _, sp := range asr.Spans(probs, len(pcm), o.VAD) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		tr, err := transcribe(ctx, rec, pcm[sp.Start:sp.End], o, o.Final, lang)
+		tr, err := transcribe(ctx, rec, pcm[sp.Start:sp.End], o, o.Final, res.Language)
 		if err != nil {
 			return nil, err
 		}
-		if lang == "" {
-			lang = tr.Language
+		if res.Language == "" {
+			res.Language = tr.Language
 		}
 		if text := tr.Text(); text != "" {
-			out = append(out, Event{I: len(out), T: seconds(sp.Start), Text: text, Final: true})
+			res.Sentences = append(res.Sentences, Sentence{I: len(res.Sentences), Start: seconds(sp.Start), End: seconds(sp.End), Text: text})
 		}
 	}
-	return out, nil
+	return res, nil
 }
 
 // Frame limits: the contract's frames are about 100 ms (3200 bytes); up to

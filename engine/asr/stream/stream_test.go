@@ -241,7 +241,7 @@ func TestStreamMatchesBatchOnFakeModel(t *testing.T) {
 	}
 	got := streamFrames(t, rec, energyVAD{}, audio, o)
 	checkEvents(t, got)
-	assertSameFinals(t, finals(got), batch)
+	assertSameFinals(t, finals(got), batch.Events())
 }
 
 func streamFrames(t *testing.T, rec Recognizer, vad Detector, audio []float32, o Options) []Event {

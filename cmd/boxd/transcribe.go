@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"boxd/configs"
+	"boxd/engine/asr"
+	"boxd/engine/asr/stream"
+)
+
+func newTranscribe() *cobra.Command {
+	var (
+		model, vad, lang, task string
+		streamed, asJSON, pace bool
+		beam                   int
+	)
+	cmd := &cobra.Command{
+		Use:   "transcribe FILE.wav",
+		Short: "Transcribe a 16 kHz mono WAV with the live path's code: sentences, or (--stream) the live event stream",
+		Long: `Transcribe a 16 kHz mono 16-bit WAV file with the box's speech model.
+
+The audio is cut into sentences by the VAD and each sentence decoded, as a
+live session does. With --stream the file is fed in 100 ms frames through
+the live session code and every transcript event is printed: partial
+(cumulative text of the sentence in progress) and final.
+
+The model is --model, else models.asr.path (BOXD_MODELS_ASR_PATH or the
+config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := configs.Load(cmd.Flags())
+			if err != nil {
+				return configError{err}
+			}
+			if model == "" {
+				model = cfg.Models.ASR.Path
+			}
+			if model == "" {
+				return configError{errors.New("no speech model: pass --model FILE.gguf or set models.asr.path (BOXD_MODELS_ASR_PATH); boxd models convert makes one from whisper.cpp or Hugging Face files")}
+			}
+			if vad == "" {
+				vad = cfg.VADPath()
+			}
+			if vad == "" {
+				return configError{fmt.Errorf("no VAD file: pass --vad ggml-silero-v6.2.0.bin or set models.vad.path (the package installs %s)", configs.PackagedVAD)}
+			}
+			if !cmd.Flags().Changed("beam") {
+				beam = cfg.ASR.BeamSize
+			}
+			pcm, err := asr.ReadWAV(args[0])
+			if err != nil {
+				return err
+			}
+			e, err := stream.Load(cmd.Context(), model, vad, stream.Settings{
+				BeamSize: beam, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: cfg.GPU.Layers,
+			})
+			if err != nil {
+				return err
+			}
+			defer e.Close()
+			o, err := e.Options(lang, task)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if streamed {
+				return transcribeStream(cmd.Context(), out, e, o, pcm, asJSON, pace)
+			}
+			start := time.Now()
+			res, err := stream.Transcribe(cmd.Context(), e.Model, e.VAD, pcm, o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(out, struct {
+					Model string `json:"model"`
+					*stream.Result
+					DecodeS float64 `json:"decode_s"`
+				}{e.Model.Name(), res, time.Since(start).Seconds()})
+			}
+			for _, s := range res.Sentences {
+				fmt.Fprintf(out, "[%7.2f -> %7.2f] %s\n", s.Start, s.End, s.Text)
+			}
+			return nil
+		},
+	}
+	configs.RegisterFileFlags(cmd.Flags())
+	f := cmd.Flags()
+	f.StringVar(&model, "model", "", "Whisper GGUF (default models.asr.path)")
+	f.StringVar(&vad, "vad", "", "Silero VAD file (default models.vad.path)")
+	f.StringVar(&lang, "lang", "auto", "spoken language: auto or one of "+fmt.Sprint(asr.SpokenLanguages))
+	f.StringVar(&task, "task", asr.TaskTranscribe, "transcribe, or translate (into English)")
+	f.IntVar(&beam, "beam", 5, "beam width for finished sentences, 1 greedy (default asr.beam_size)")
+	f.BoolVar(&streamed, "stream", false, "feed 100 ms frames through the live session and print every event")
+	f.BoolVar(&pace, "realtime", false, "with --stream, feed frames at the speed of speech through the live socket's worker (partials it has no time for are skipped)")
+	f.BoolVar(&asJSON, "json", false, "print JSON (with --stream, one transcript event per line)")
+	return cmd
+}
+
+// transcribeStream plays pcm through a live session in 100 ms PCM16
+// frames and prints each event as the socket would carry it.
+func transcribeStream(ctx context.Context, out io.Writer, e *stream.Engine, o stream.Options, pcm []float32, asJSON, pace bool) error {
+	began := time.Now()
+	var werr error
+	emit := func(ev stream.Event) {
+		if werr != nil {
+			return
+		}
+		if asJSON {
+			werr = json.NewEncoder(out).Encode(struct {
+				Type string `json:"type"`
+				AtMS int64  `json:"at_ms"`
+				stream.Event
+			}{"transcript", time.Since(began).Milliseconds(), ev})
+			return
+		}
+		mark := "…"
+		if ev.Final {
+			mark = "="
+		}
+		_, werr = fmt.Fprintf(out, "%3d %s [%7.2f] %s\n", ev.I, mark, ev.T, ev.Text)
+	}
+	frames := func(yield func(end int, frame []byte) bool) {
+		frame := make([]byte, 3200)
+		for off := 0; off < len(pcm); off += 1600 {
+			n := min(1600, len(pcm)-off)
+			for i, v := range pcm[off : off+n] {
+				s := int16(max(-32768, min(32767, v*32768)))
+				frame[2*i], frame[2*i+1] = byte(s), byte(uint16(s)>>8)
+			}
+			if !yield(off+n, frame[:2*n]) {
+				return
+			}
+		}
+	}
+	if !pace {
+		// As fast as the machine goes, every frame in turn: the events a
+		// live session gives when the box keeps up with the speaker.
+		s := e.Session(o)
+		for _, frame := range frames {
+			x, err := asr.PCM16(frame)
+			if err != nil {
+				return err
+			}
+			evs, err := s.Feed(ctx, x, true)
+			if err != nil {
+				return err
+			}
+			for _, ev := range evs {
+				emit(ev)
+			}
+		}
+		evs, err := s.Flush(ctx)
+		for _, ev := range evs {
+			emit(ev)
+		}
+		if err != nil {
+			return err
+		}
+		return werr
+	}
+	// At the speed of speech through the socket's worker, which skips
+	// partial decodes it has no time for.
+	st := stream.Start(ctx, e.Session(o), emit)
+	for end, frame := range frames {
+		if err := st.Write(ctx, frame); err != nil {
+			_ = st.Close(ctx)
+			return err
+		}
+		select {
+		case <-time.After(time.Until(began.Add(time.Duration(end) * time.Second / asr.SampleRate))):
+		case <-ctx.Done():
+			_ = st.Close(context.Background())
+			return ctx.Err()
+		}
+	}
+	if err := st.Close(ctx); err != nil {
+		return err
+	}
+	return werr
+}
