@@ -1,13 +1,20 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"boxd/engine/llm"
+	"boxd/engine/models"
+	"boxd/engine/models/convert"
+	"boxd/engine/models/hfwhisper"
 	"boxd/engine/models/testmodels"
 )
 
@@ -16,7 +23,7 @@ func newModels() *cobra.Command {
 		Use:   "models",
 		Short: "Inspect model files",
 	}
-	cmd.AddCommand(newModelsInspect(), newModelsMakeTest())
+	cmd.AddCommand(newModelsInspect(), newModelsConvert(), newModelsMakeTest())
 	return cmd
 }
 
@@ -41,13 +48,96 @@ func newModelsMakeTest() *cobra.Command {
 	return cmd
 }
 
+func newModelsConvert() *cobra.Command {
+	var (
+		name       string
+		f32, force bool
+	)
+	cmd := &cobra.Command{
+		Use:   "convert IN OUT.gguf",
+		Short: "Convert a whisper.cpp model (ggml-*.bin), a Silero VAD (ggml-silero-*.bin) or a Hugging Face openai/whisper-* checkpoint directory to GGUF",
+		Long: `Convert speech model files to the GGUF files boxd loads.
+
+  whisper.cpp ggml-*.bin          tensors copied bit for bit; hyper-parameters,
+                                  mel filters and vocabulary carried over
+  whisper.cpp ggml-silero-*.bin   Silero VAD, widened to F32
+  Hugging Face checkpoint dir     config.json, model.safetensors (or shards),
+                                  vocab.json and added_tokens.json / tokenizer.json;
+                                  matrices F16 (whisper.cpp's layout) unless --f32
+
+Every size from tiny to large-v3-turbo converts the same way.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			in, out := args[0], args[1]
+			if !force {
+				if _, err := os.Stat(out); err == nil {
+					return fmt.Errorf("%s exists: pass --force to replace it", out)
+				}
+			}
+			var err error
+			switch format, serr := convert.Sniff(in); {
+			case hfwhisper.IsCheckpoint(in):
+				err = convertHF(in, out, name, !f32)
+			case serr != nil:
+				return serr
+			case format == convert.FormatWhisperBin:
+				err = convert.WhisperBinFile(in, out, name)
+			case format == convert.FormatSileroBin:
+				err = convert.SileroFile(in, out)
+			case format == convert.FormatGGUF:
+				return fmt.Errorf("%s is already GGUF: boxd models inspect %s", in, in)
+			default:
+				return fmt.Errorf("%s: not a whisper.cpp model or VAD file, nor a Hugging Face checkpoint directory (config.json with model.safetensors)", in)
+			}
+			if err != nil {
+				return err
+			}
+			info, err := convert.Describe(out)
+			if err != nil {
+				return err
+			}
+			return printSpeechInfo(cmd.OutOrStdout(), info, false)
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "", "general.name to record (default from the input's name)")
+	cmd.Flags().BoolVar(&f32, "f32", false, "Hugging Face input: keep every tensor F32 instead of whisper.cpp's F16 matrices")
+	cmd.Flags().BoolVar(&force, "force", false, "replace OUT if it exists")
+	return cmd
+}
+
+// convertHF converts a Hugging Face checkpoint directory.
+func convertHF(in, out, name string, f16 bool) error {
+	m, err := hfwhisper.Read(in, hfwhisper.Options{F16: f16})
+	if err != nil {
+		return err
+	}
+	if name == "" {
+		dir := in
+		if st, err := os.Stat(in); err == nil && !st.IsDir() {
+			dir = filepath.Dir(in)
+		}
+		name = filepath.Base(filepath.Clean(dir))
+	}
+	w, err := convert.WhisperGGUF(m, name)
+	if err != nil {
+		return err
+	}
+	return w.WriteFile(out)
+}
+
 func newModelsInspect() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "inspect FILE.gguf",
-		Short: "Print what a GGUF model holds, read with llama.cpp's loader, and its weights root",
+		Short: "Print what a GGUF model holds (language models through llama.cpp's loader; Whisper and Silero VAD from the header) and its weights root",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if format, err := convert.Sniff(args[0]); err == nil && format != convert.FormatGGUF && format != convert.FormatUnknown {
+				return fmt.Errorf("%s is a %s file: convert it first (boxd models convert %s OUT.gguf)", args[0], format, args[0])
+			}
+			if speech, err := convert.Describe(args[0]); err == nil {
+				return printSpeechInfo(cmd.OutOrStdout(), speech, asJSON)
+			}
 			info, err := llm.Inspect(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -79,6 +169,44 @@ func newModelsInspect() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// printSpeechInfo prints a Whisper or Silero VAD GGUF's description with
+// its weights root.
+func printSpeechInfo(out io.Writer, info *convert.Info, asJSON bool) error {
+	root, err := models.WeightsRootOf(info.Path)
+	if err != nil {
+		return err
+	}
+	info.WeightsRoot = root.Root
+	if asJSON {
+		return printJSON(out, info)
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "file\t%s\n", info.Path)
+	fmt.Fprintf(tw, "name\t%s\n", cmp.Or(info.Name, "-"))
+	fmt.Fprintf(tw, "architecture\t%s\n", info.Architecture)
+	fmt.Fprintf(tw, "parameters\t%s (%d)\n", humanCount(info.Parameters), info.Parameters)
+	fmt.Fprintf(tw, "tensors\t%d (%s)\n", info.Tensors, info.Types)
+	if w := info.Whisper; w != nil {
+		langs := "English only"
+		if w.Multilingual {
+			langs = fmt.Sprintf("multilingual, %d languages", w.Languages)
+		}
+		fmt.Fprintf(tw, "size\t%s (%s)\n", w.Size, langs)
+		fmt.Fprintf(tw, "layers\t%d encoder, %d decoder\n", w.AudioLayers, w.TextLayers)
+		fmt.Fprintf(tw, "width / heads\t%d / %d\n", w.Width, w.AudioHeads)
+		fmt.Fprintf(tw, "mel bins\t%d\n", w.Mels)
+		fmt.Fprintf(tw, "vocabulary\t%d (%d regular tokens)\n", w.Vocab, w.Tokens)
+		fmt.Fprintf(tw, "context\t%d audio frames, %d text tokens\n", w.AudioCtx, w.TextCtx)
+	}
+	if v := info.Silero; v != nil {
+		fmt.Fprintf(tw, "version\t%s\n", v.Version)
+		fmt.Fprintf(tw, "window\t%d samples (+%d context) at 16 kHz\n", v.Window, v.Context)
+	}
+	fmt.Fprintf(tw, "file size\t%d bytes\n", info.SizeBytes)
+	fmt.Fprintf(tw, "weights root\t%s\n", info.WeightsRoot)
+	return tw.Flush()
 }
 
 // humanCount writes n as 260K, 1.2M, 27.0B.

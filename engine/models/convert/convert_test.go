@@ -18,7 +18,7 @@ func TestWhisperBinToGGUFIsBitExact(t *testing.T) {
 	for _, name := range []string{testmodels.WhisperBin, testmodels.WhisperF16Bin} {
 		bin := testmodels.Generated(t, name)
 		out := filepath.Join(t.TempDir(), "w.gguf")
-		if err := convert.WhisperBinFile(bin, out); err != nil {
+		if err := convert.WhisperBinFile(bin, out, ""); err != nil {
 			t.Fatal(err)
 		}
 		src, err := whisperbin.ReadFile(bin)
@@ -69,7 +69,7 @@ func TestWhisperBinToGGUFIsBitExact(t *testing.T) {
 }
 
 func TestVocabularyOnlyFileIsRefused(t *testing.T) {
-	if err := convert.WhisperBinFile(testmodels.Shared(t, "whisper-vocab-tiny.bin"), filepath.Join(t.TempDir(), "x.gguf")); err == nil {
+	if err := convert.WhisperBinFile(testmodels.Shared(t, "whisper-vocab-tiny.bin"), filepath.Join(t.TempDir(), "x.gguf"), ""); err == nil {
 		t.Error("a file without tensors converted")
 	}
 }

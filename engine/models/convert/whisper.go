@@ -1,7 +1,9 @@
 // Package convert turns model files from other formats into the GGUF files
-// boxd loads: whisper.cpp ".bin" files and Hugging Face openai/whisper-*
-// safetensors checkpoints into GGUF Whisper models with the
-// hyper-parameters, mel filters and tokenizer inside.
+// boxd loads: whisper.cpp ".bin" models (and, through package hfwhisper,
+// Hugging Face checkpoints) into GGUF Whisper models with the
+// hyper-parameters, mel filters and tokenizer inside, and whisper.cpp's
+// Silero VAD files into GGUF. It must not import hfwhisper (which imports
+// asr, which imports convert).
 package convert
 
 import (
@@ -82,8 +84,9 @@ func WhisperGGUF(m *whisperbin.Model, name string) (*gguf.Writer, error) {
 	return w, nil
 }
 
-// WhisperBinFile converts a whisper.cpp file to a GGUF file.
-func WhisperBinFile(in, out string) error {
+// WhisperBinFile converts a whisper.cpp file to a GGUF file; name ("":
+// whisper-<file name>) becomes general.name.
+func WhisperBinFile(in, out, name string) error {
 	m, err := whisperbin.ReadFile(in)
 	if err != nil {
 		return err
@@ -91,8 +94,10 @@ func WhisperBinFile(in, out string) error {
 	if len(m.Tensors) == 0 {
 		return fmt.Errorf("convert: %s has no tensors (a vocabulary-only file cannot run)", in)
 	}
-	name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(in), "ggml-"), ".bin")
-	w, err := WhisperGGUF(m, "whisper-"+name)
+	if name == "" {
+		name = "whisper-" + strings.TrimSuffix(strings.TrimPrefix(filepath.Base(in), "ggml-"), ".bin")
+	}
+	w, err := WhisperGGUF(m, name)
 	if err != nil {
 		return err
 	}
