@@ -139,10 +139,10 @@ lint: headers tools
 	$(GO) vet ./...
 	$(TOOLS_BIN)/staticcheck ./...
 
-## bench: throughput against ollama serve (same GGUF, same run), as ratios
+## bench: LLM throughput against ollama serve (same GGUF, same run) as ratios; speech real-time factors (tiny)
 BENCH_COUNT ?= 3
 bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream
 
 ## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)
 FUZZTIME ?= 60s

@@ -50,6 +50,12 @@ type DecodeOptions struct {
 	// MaxTokens bounds the tokens sampled per window (0: 224, half the
 	// text context, as openai/whisper).
 	MaxTokens int
+	// AudioContext, above 0, encodes only that many encoder positions (50
+	// a second) of each window instead of all of them (1500, 30 s): much
+	// faster on short audio, somewhat less accurate, since Whisper was
+	// trained on whole windows (whisper.cpp's audio_ctx). Windows then
+	// hold AudioContext/50 seconds.
+	AudioContext int
 }
 
 func (o DecodeOptions) withDefaults() DecodeOptions {

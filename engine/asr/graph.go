@@ -3,6 +3,7 @@ package asr
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/ollama/ollama/ml"
 )
@@ -16,6 +17,7 @@ type caches struct {
 	selfK, selfV   []ml.Tensor // [S, NTextCtx, maxBeams]
 	scratchK       []ml.Tensor // beam reordering buffer, like selfK
 	scratchV       []ml.Tensor
+	audioCtx       int // encoder positions of the window in crossK/V
 }
 
 // maxBeams is the most sequences decoded together (beam size, best_of).
@@ -69,18 +71,18 @@ func heads(ctx ml.Context, x ml.Tensor, h int) ml.Tensor {
 // encodeGraph builds the encoder over one window's mel ([NFrames] x
 // NMels, frame fastest) and writes each decoder layer's cross-attention
 // keys and values into the caches. It returns the encoder output.
-func (m *Model) encodeGraph(ctx ml.Context, mel []float32) ml.Tensor {
+func (m *Model) encodeGraph(ctx ml.Context, mel []float32, A int) ml.Tensor {
 	hp, w := m.hp, &m.weights
 	S, M := hp.NAudioState, hp.NMels
-	x := ctx.Input().FromFloats(mel, NFrames, 1, M, 1)
+	x := ctx.Input().FromFloats(mel, 2*A, 1, M, 1)
 	// Conv stem: two 1-D convolutions (kernel 3, padding 1; the second with
 	// stride 2) written as 2-D convolutions of height 1.
 	x = w.conv1w.Reshape(ctx, 3, 1, M, S).Conv2D(ctx, x, 1, 1, 1, 0, 1, 1)
 	x = x.Add(ctx, w.conv1b.Reshape(ctx, 1, 1, S, 1)).GELU_ERF(ctx)
 	x = w.conv2w.Reshape(ctx, 3, 1, S, S).Conv2D(ctx, x, 2, 1, 1, 0, 1, 1)
 	x = x.Add(ctx, w.conv2b.Reshape(ctx, 1, 1, S, 1)).GELU_ERF(ctx) // [A, 1, S, 1]
-	x = x.Reshape(ctx, hp.NAudioCtx, S).Permute(ctx, 1, 0, 2, 3).Contiguous(ctx, S, hp.NAudioCtx, 1)
-	x = x.Add(ctx, w.encPos.Reshape(ctx, S, hp.NAudioCtx, 1))
+	x = x.Reshape(ctx, A, S).Permute(ctx, 1, 0, 2, 3).Contiguous(ctx, S, A, 1)
+	x = x.Add(ctx, w.encPos.View(ctx, 0, S, w.encPos.Stride(1), A).Reshape(ctx, S, A, 1))
 	for _, blk := range w.enc {
 		h := blk.attn.ln.forward(ctx, x)
 		q := blk.attn.q.forward(ctx, h)
@@ -95,8 +97,9 @@ func (m *Model) encodeGraph(ctx ml.Context, mel []float32) ml.Tensor {
 	for l, blk := range w.dec {
 		k := blk.cross.k.forward(ctx, x)
 		v := blk.cross.v.forward(ctx, x)
-		ctx.Forward(k.Copy(ctx, m.caches.crossK[l].Reshape(ctx, S, hp.NAudioCtx, 1)))
-		ctx.Forward(v.Copy(ctx, m.caches.crossV[l].Reshape(ctx, S, hp.NAudioCtx, 1)))
+		ck, cv := m.caches.crossK[l], m.caches.crossV[l]
+		ctx.Forward(k.Copy(ctx, ck.View(ctx, 0, S, ck.Stride(1), A).Reshape(ctx, S, A, 1)))
+		ctx.Forward(v.Copy(ctx, cv.View(ctx, 0, S, cv.Stride(1), A).Reshape(ctx, S, A, 1)))
 	}
 	return x
 }
@@ -147,8 +150,9 @@ func (m *Model) decodeGraph(ctx ml.Context, tokens []int32, n, B, past int, rows
 
 		h = blk.cross.ln.forward(ctx, x)
 		q = blk.cross.q.forward(ctx, h)
-		ck := c.crossK[l].Reshape(ctx, d, H, hp.NAudioCtx, 1)
-		cv := c.crossV[l].Reshape(ctx, d, H, hp.NAudioCtx, 1)
+		A, cb1 := c.audioCtx, c.crossK[l].Stride(1)
+		ck := c.crossK[l].View(ctx, 0, d, d*es, H, cb1, A, cb1*A, 1)
+		cv := c.crossV[l].View(ctx, 0, d, d*es, H, cb1, A, cb1*A, 1)
 		x = x.Add(ctx, blk.cross.o.forward(ctx, attention(ctx, heads(ctx, q, H), ck, cv, nil)))
 
 		h = blk.mlpLN.forward(ctx, x)
@@ -212,15 +216,20 @@ func (m *Model) run(build func(ctx ml.Context) ml.Tensor) (out []float32, err er
 	return t.Floats(), nil
 }
 
-// encode runs the encoder on a 3000-frame window, filling the
-// cross-attention caches; it returns the encoder output [A x S] (position
-// major) when want is true.
+// encode runs the encoder on a window of mel frames (3000 for Whisper as
+// trained; an even number up to that to encode only part of it), filling
+// the cross-attention caches; it returns the encoder output [A x S]
+// (position major) when want is true.
 func (m *Model) encode(win *Spectrogram, want bool) ([]float32, error) {
-	if win.Frames != NFrames || win.NMels != m.hp.NMels {
-		return nil, fmt.Errorf("asr: encoder input is %d x %d, want %d x %d", win.NMels, win.Frames, m.hp.NMels, NFrames)
+	if win.Frames > NFrames || win.Frames < 2 || win.Frames%2 != 0 || win.NMels != m.hp.NMels {
+		return nil, fmt.Errorf("asr: encoder input is %d x %d, want %d x an even number up to %d", win.NMels, win.Frames, m.hp.NMels, NFrames)
 	}
+	A := win.Frames / 2
+	m.caches.audioCtx = A
+	defer m.stats.add(&m.stats.encode, time.Now())
+	m.stats.windows.Add(1)
 	return m.run(func(ctx ml.Context) ml.Tensor {
-		x := m.encodeGraph(ctx, win.Data)
+		x := m.encodeGraph(ctx, win.Data, A)
 		if !want {
 			ctx.Forward(x)
 			return nil
@@ -240,6 +249,8 @@ func (m *Model) logits(tokens [][]int32, past int, rows []int) ([][][]float32, e
 		}
 		flat = append(flat, t...)
 	}
+	defer m.stats.add(&m.stats.decode, time.Now())
+	m.stats.steps.Add(1)
 	data, err := m.run(func(ctx ml.Context) ml.Tensor { return m.decodeGraph(ctx, flat, n, B, past, rows) })
 	if err != nil {
 		return nil, err
@@ -259,6 +270,7 @@ func (m *Model) logits(tokens [][]int32, past int, rows []int) ([][][]float32, e
 // reorder copies beam caches: sequence i takes parents[i]'s first past
 // positions.
 func (m *Model) reorder(parents []int32, past int) error {
+	defer m.stats.add(&m.stats.decode, time.Now())
 	_, err := m.run(func(ctx ml.Context) ml.Tensor {
 		m.reorderGraph(ctx, parents, past)
 		return nil

@@ -78,14 +78,18 @@ func (s *Spectrogram) At(b, f int) float32 { return s.Data[b*s.Frames+f] }
 
 // Window returns frames [start, start+NFrames), zero-filled past the end
 // (openai/whisper's pad_or_trim of a mel segment).
-func (s *Spectrogram) Window(start int) *Spectrogram {
-	out := &Spectrogram{NMels: s.NMels, Frames: NFrames, Data: make([]float32, s.NMels*NFrames)}
+func (s *Spectrogram) Window(start int) *Spectrogram { return s.WindowN(start, NFrames) }
+
+// WindowN is frames frames from start, zero-filled past the end (the
+// encoder input when it runs on less than the full 30 s).
+func (s *Spectrogram) WindowN(start, frames int) *Spectrogram {
+	out := &Spectrogram{NMels: s.NMels, Frames: frames, Data: make([]float32, s.NMels*frames)}
 	if start >= s.Frames {
 		return out
 	}
-	end := min(s.Frames, start+NFrames)
+	end := min(s.Frames, start+frames)
 	for b := range s.NMels {
-		copy(out.Data[b*NFrames:(b+1)*NFrames], s.Data[b*s.Frames+start:b*s.Frames+end])
+		copy(out.Data[b*frames:(b+1)*frames], s.Data[b*s.Frames+start:b*s.Frames+end])
 	}
 	return out
 }

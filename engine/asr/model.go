@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/ollama/ollama/ml"
 	_ "github.com/ollama/ollama/ml/backend" // registers the ggml backend
@@ -49,6 +51,31 @@ type Model struct {
 	mu      sync.Mutex // one window at a time on the shared caches
 	caches  *caches
 	weights weights
+	stats   stats
+}
+
+// Stats are a model's cumulative work since it was loaded: time in the
+// log-mel front end, the encoder and the decoder (every decoder step and
+// beam reorder), and the windows and decoder steps run.
+type Stats struct {
+	Mel, Encoder, Decoder time.Duration
+	Windows, Steps        int64
+}
+
+type stats struct {
+	mel, encode, decode atomic.Int64 // nanoseconds
+	windows, steps      atomic.Int64
+}
+
+func (s *stats) add(d *atomic.Int64, since time.Time) { d.Add(int64(time.Since(since))) }
+
+// Stats returns the work done so far.
+func (m *Model) Stats() Stats {
+	s := &m.stats
+	return Stats{
+		Mel: time.Duration(s.mel.Load()), Encoder: time.Duration(s.encode.Load()), Decoder: time.Duration(s.decode.Load()),
+		Windows: s.windows.Load(), Steps: s.steps.Load(),
+	}
 }
 
 // lnEps is Whisper's layer-norm epsilon.

@@ -153,7 +153,7 @@ func parallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
-// encode: mel [bin][frame] (3000 frames) -> [A][S].
+// encode: mel [bin][frame] (2A frames, 3000 for a whole window) -> [A][S].
 func (r *refModel) encode(mel *Spectrogram) [][]float64 {
 	hp := r.hp
 	S, M := hp.NAudioState, hp.NMels
@@ -182,14 +182,14 @@ func (r *refModel) encode(mel *Spectrogram) [][]float64 {
 	}
 	in := make([][]float64, M)
 	for b := range M {
-		in[b] = make([]float64, NFrames)
-		for f := range NFrames {
+		in[b] = make([]float64, mel.Frames)
+		for f := range mel.Frames {
 			in[b][f] = float64(mel.At(b, f))
 		}
 	}
 	c1 := conv("encoder.conv1", in, M, 1)
 	c2 := conv("encoder.conv2", c1, S, 2)
-	A := hp.NAudioCtx
+	A := mel.Frames / 2
 	x := make([][]float64, A)
 	pos := r.w["encoder.positional_embedding"]
 	for t := range A {
@@ -396,5 +396,59 @@ func TestGraphsMatchTheFloat64Reference(t *testing.T) {
 		if e := maxRel(lg[0][0], last); e > 1e-4 {
 			t.Fatalf("step %d: logits differ by %.2e", i, e)
 		}
+	}
+}
+
+// TestShortAudioContextMatchesTheReference: encoding only the first 300
+// positions (6 s, whisper.cpp's audio_ctx) is the same computation on the
+// shorter input: the encoder output and the first logits agree with the
+// float64 reference run on those 600 mel frames.
+func TestShortAudioContextMatchesTheReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the float64 reference takes a while")
+	}
+	m, err := Load(context.Background(), testmodels.Generated(t, testmodels.WhisperGGUF), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ref := loadRef(t, testmodels.Generated(t, testmodels.WhisperBin))
+	pcm, err := ReadWAV(testmodels.Shared(t, "jfk.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := m.Mel().Compute(pcm, NSamples)
+	win := spec.WindowN(0, 600)
+	enc, err := m.encode(win, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renc := ref.encode(win)
+	if len(renc) != 300 || len(enc) != 300*m.HParams().NAudioState {
+		t.Fatalf("encoder output %d values, reference %d positions", len(enc), len(renc))
+	}
+	flat := make([]float64, 0, len(enc))
+	for _, row := range renc {
+		flat = append(flat, row...)
+	}
+	if e := maxRel(enc, flat); e > 1e-4 {
+		t.Errorf("encoder differs: %.2e (tolerance 1e-4)", e)
+	}
+	tk := m.Tokenizer()
+	rd := ref.decoder(renc)
+	prompt := []int32{tk.SOT, tk.SOT + 1, tk.Transcribe, tk.NoTimestamps}
+	var last []float64
+	for _, tok := range prompt {
+		last = rd.step(tok)
+	}
+	lg, err := m.logits([][]int32{prompt}, 0, []int{len(prompt) - 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := maxRel(lg[0][0], last); e > 1e-4 {
+		t.Errorf("decoder logits differ: %.2e (tolerance 1e-4)", e)
+	}
+	if _, err := m.encode(spec.WindowN(0, 601), false); err == nil {
+		t.Error("an odd number of frames was encoded")
 	}
 }

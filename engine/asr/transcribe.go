@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 )
 
 // Segment is a piece of the transcript with its time span.
@@ -47,7 +48,9 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 	if len(pcm) == 0 {
 		return nil, ErrEmpty
 	}
+	melStart := time.Now()
 	spec, err := m.mel.Compute(pcm, NSamples)
+	m.stats.add(&m.stats.mel, melStart)
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +62,10 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 	tk := m.tok
 	out := &Transcript{Duration: float64(len(pcm)) / SampleRate}
 	contentFrames := len(pcm) / HopLength
+	frames := NFrames
+	if o.AudioContext > 0 {
+		frames = 2 * min(m.hp.NAudioCtx, o.AudioContext)
+	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5eed))
 	var all []int32
 	promptReset := 0
@@ -68,8 +75,8 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 			return nil, err
 		}
 		offset := float64(seek) * HopLength / SampleRate
-		size := min(NFrames, contentFrames-seek)
-		if _, err := m.encode(spec.Window(seek), false); err != nil {
+		size := min(frames, contentFrames-seek)
+		if _, err := m.encode(spec.WindowN(seek, frames), false); err != nil {
 			return nil, err
 		}
 		if lang == "" {
