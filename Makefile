@@ -34,6 +34,9 @@ export CGO_CXXFLAGS := -O2 -g -march=x86-64-v3
 SHARED     ?= $(abspath ../shared)
 MODELS_DIR ?= $(SHARED)/models
 DATA_DIR   ?= $(SHARED)/data
+# The package ships Silero VAD (MIT) for live speech; pinned by hash.
+VAD_FILE   ?= $(MODELS_DIR)/ggml-silero-v6.2.0.bin
+VAD_SHA256 := 2aa269b785eeb53a82983a20501ddf7c1d9c48e33ab63a41391ac6c9f7fb6987
 export BOXD_TEST_MODELS ?= $(MODELS_DIR)
 export BOXD_TEST_DATA   ?= $(DATA_DIR)
 
@@ -44,7 +47,7 @@ GOFLAGS_BUILD := -ldflags "-s -w"
 TEST_TIMEOUT  ?= 40m
 
 # Debian packages the build and the tests use.
-APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser
+APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox
 
 .PHONY: deps apt-deps headers tools npm-deps build run test unit lint bench fuzz deb cuda clean
 
@@ -157,7 +160,8 @@ fuzz: headers
 deb: deps build
 	@mkdir -p dist
 	@test -d "$(DATA_DIR)" || { echo "deb: reference data $(DATA_DIR) not found (set DATA_DIR)"; exit 1; }
-	PKG_VERSION=$(VERSION) PKG_BIN=$(BIN) PKG_DATA=$(DATA_DIR) $(TOOLS_BIN)/nfpm package --config packaging/nfpm.yaml --packager deb --target dist/boxd_$(VERSION)_amd64.deb
+	@echo "$(VAD_SHA256)  $(VAD_FILE)" | sha256sum --check --quiet || { echo "deb: $(VAD_FILE) missing or not Silero VAD v6.2.0 (set MODELS_DIR)"; exit 1; }
+	PKG_VERSION=$(VERSION) PKG_BIN=$(BIN) PKG_DATA=$(DATA_DIR) PKG_VAD=$(VAD_FILE) $(TOOLS_BIN)/nfpm package --config packaging/nfpm.yaml --packager deb --target dist/boxd_$(VERSION)_amd64.deb
 	dpkg-deb --info dist/boxd_$(VERSION)_amd64.deb
 
 ## cuda: the ggml CUDA backend as shared libraries (needs nvcc and cmake)

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"boxd/engine/models/testmodels"
 )
 
 func repoRoot(t *testing.T) string {
@@ -85,14 +87,15 @@ func buildDeb(t *testing.T) string {
 		}
 		t.Skipf("reference data missing: %v", err)
 	}
-	debOnce.Do(func() { debPath, debErr = build(root, nfpm, data) })
+	vad := testmodels.Shared(t, "ggml-silero-v6.2.0.bin")
+	debOnce.Do(func() { debPath, debErr = build(root, nfpm, data, vad) })
 	if debErr != nil {
 		t.Fatal(debErr)
 	}
 	return debPath
 }
 
-func build(root, nfpm, data string) (string, error) {
+func build(root, nfpm, data, vad string) (string, error) {
 	out, err := os.MkdirTemp("", "boxd-deb-")
 	if err != nil {
 		return "", err
@@ -112,7 +115,7 @@ func build(root, nfpm, data string) (string, error) {
 		return "", err
 	}
 	deb := filepath.Join(out, "boxd_0.1.0_amd64.deb")
-	err = run([]string{"PKG_VERSION=0.1.0", "PKG_BIN=" + bin, "PKG_DATA=" + data},
+	err = run([]string{"PKG_VERSION=0.1.0", "PKG_BIN=" + bin, "PKG_DATA=" + data, "PKG_VAD=" + vad},
 		nfpm, "package", "--config", "packaging/nfpm.yaml", "--packager", "deb", "--target", deb)
 	return deb, err
 }
@@ -142,6 +145,7 @@ func TestDebContentsAndScripts(t *testing.T) {
 		`\./usr/share/boxd/data/icd10cm/icd10cm-codes-2026\.txt\.gz\n`,
 		`\./usr/share/boxd/data/rxnorm/`,
 		`\./usr/share/boxd/data/wcag/wcag\.json\n`,
+		`-rw-r--r-- root/root +885098 \S+ \S+ \./usr/share/boxd/models/ggml-silero-v6\.2\.0\.bin\n`,
 	} {
 		if !regexp.MustCompile(re).MatchString(list) {
 			t.Errorf("dpkg-deb -c lacks %s:\n%s", re, list)
@@ -239,6 +243,11 @@ func TestDebInstallUpgradeRemovePurge(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(r, "etc/boxd")); err != nil || st.Mode().Perm() != 0o750 {
 		t.Errorf("/etc/boxd: %v %v", err, st)
+	}
+	// The packaged VAD is where models.vad.path defaults to, and it loads.
+	vad := filepath.Join(r, "usr/share/boxd/models/ggml-silero-v6.2.0.bin")
+	if out, _ := sh(t, "", nil, filepath.Join(r, "usr/bin/boxd"), "models", "convert", vad, filepath.Join(t.TempDir(), "vad.gguf")); !strings.Contains(out, "6.2.0") {
+		t.Errorf("the installed VAD: %s", out)
 	}
 	wants := filepath.Join(r, "etc/systemd/system/multi-user.target.wants/boxd.service")
 	if target, err := os.Readlink(wants); err != nil || target != "/lib/systemd/system/boxd.service" {
