@@ -1,6 +1,7 @@
 package asr
 
 import (
+	"boxd/engine/asr/melbank"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
@@ -23,7 +24,7 @@ func realFilters(t *testing.T) []float32 {
 // openai/whisper ships (read from the whisper.cpp file).
 func TestMelFiltersMatchTheShippedBank(t *testing.T) {
 	want := realFilters(t)
-	got := MelFilters(80)
+	got := melbank.Slaney(80)
 	var maxAbs float64
 	for i := range want {
 		maxAbs = max(maxAbs, math.Abs(float64(got[i]-want[i])))
@@ -32,8 +33,32 @@ func TestMelFiltersMatchTheShippedBank(t *testing.T) {
 	if maxAbs > 1e-6 {
 		t.Errorf("max |computed - shipped| = %g", maxAbs)
 	}
-	if f := MelFilters(128); len(f) != 128*201 {
-		t.Errorf("128-bin bank has %d values", len(f))
+	// 128 bins (large-v3): values computed from the definition in float64.
+	f := melbank.Slaney(128)
+	if len(f) != 128*201 {
+		t.Fatalf("128-bin bank has %d values", len(f))
+	}
+	first := f[:201]
+	for k, v := range first {
+		if (k == 1) != (v != 0) {
+			t.Errorf("128 bins: filter 0 is %g at bin %d; only bin 1 is non-zero", v, k)
+		}
+	}
+	if math.Abs(float64(first[1])-0.012373986332636965) > 1e-8 {
+		t.Errorf("128 bins: filter 0 at bin 1 = %.9g, want 0.0123739863", first[1])
+	}
+	last := f[127*201:]
+	var sum float64
+	for k, v := range last {
+		if (k >= 191 && k <= 199) != (v != 0) {
+			t.Errorf("128 bins: last filter is %g at bin %d; non-zero only at 191..199", v, k)
+		}
+	}
+	for _, v := range f {
+		sum += float64(v)
+	}
+	if math.Abs(sum-3.1909855285407027) > 1e-5 {
+		t.Errorf("128 bins: the weights sum to %.7f, want 3.1909855", sum)
 	}
 }
 

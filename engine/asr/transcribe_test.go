@@ -2,6 +2,7 @@ package asr
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,5 +56,29 @@ func TestTranscribeRuns(t *testing.T) {
 		if len(tr.Segments) == 0 || strings.TrimSpace(tr.Text()) == "" {
 			t.Errorf("%+v: no text", o)
 		}
+	}
+}
+
+// TestLargeV3Layout: the same code loads a model with large-v3's front end
+// and vocabulary (128 mel bins, 51866 tokens, 100 languages) and runs it,
+// detecting among the contract's languages.
+func TestLargeV3Layout(t *testing.T) {
+	m := loadTiny(t, testmodels.WhisperMicroV3GGUF)
+	tk := m.Tokenizer()
+	if m.HParams().NMels != 128 || m.Mel().NMels() != 128 || tk.NLanguages != 100 || !tk.Multilingual {
+		t.Fatalf("hparams %+v, languages %d", m.HParams(), tk.NLanguages)
+	}
+	if yue, err := tk.LanguageToken("yue"); err != nil || yue != tk.SOT+100 {
+		t.Errorf("<|yue|> = %d, %v; want SOT+100", yue, err)
+	}
+	if tk.Name(tk.TimestampBegin) != "<|0.00|>" || tk.TimestampBegin != 51866-1501 {
+		t.Errorf("timestamps begin at %d (%s)", tk.TimestampBegin, tk.Name(tk.TimestampBegin))
+	}
+	tr, err := m.Transcribe(context.Background(), jfk(t)[:3*SampleRate], DecodeOptions{DetectAmong: SpokenLanguages, Temperatures: []float64{0}, MaxTokens: 10, NoSpeechThreshold: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(SpokenLanguages, tr.Language) || len(tr.Segments) == 0 {
+		t.Errorf("transcript %+v", tr)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"boxd/engine/asr"
+	"boxd/engine/asr/melbank"
 	"boxd/engine/models/whisperbin"
 )
 
@@ -104,7 +104,7 @@ func Read(dir string, o Options) (*whisperbin.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	filters := asr.MelFilters(int(h.NMels))
+	filters := melbank.Slaney(int(h.NMels))
 	return &whisperbin.Model{
 		HParams:    h,
 		FilterMels: h.NMels,

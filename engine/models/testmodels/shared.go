@@ -37,7 +37,7 @@ func Shared(tb testing.TB, name string) string {
 
 func isWhisper(name string) bool {
 	switch name {
-	case WhisperBin, WhisperGGUF, WhisperF16Bin, WhisperF16GGUF, WhisperENGGUF, WhisperMicroGGUF:
+	case WhisperBin, WhisperGGUF, WhisperF16Bin, WhisperF16GGUF, WhisperENGGUF, WhisperMicroGGUF, WhisperMicroV3GGUF:
 		return true
 	}
 	return false
@@ -45,7 +45,7 @@ func isWhisper(name string) bool {
 
 // generatorVersion names the generated-model cache; bump it when the
 // generator's output changes.
-const generatorVersion = "v2"
+const generatorVersion = "v3"
 
 var generateMu sync.Mutex
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"boxd/engine/asr/melbank"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/gguf"
 	"boxd/engine/models/whisperbin"
@@ -24,6 +25,9 @@ type Whisper struct {
 	// code paths at a fraction of the compute, for tests of what sits on
 	// top of the model (streaming, routes).
 	Micro bool
+	// V3 switches to large-v3's front end and vocabulary: 128 mel bins and
+	// 51866 tokens (the <|yue|> language added).
+	V3 bool
 }
 
 // TinyWhisper is the default: multilingual, all F32 (so a float64
@@ -40,6 +44,9 @@ const (
 	// WhisperMicroGGUF is the Micro model (real vocabulary and contexts,
 	// width 64, one layer) for tests that need a fast Whisper.
 	WhisperMicroGGUF = "micro-whisper.gguf"
+	// WhisperMicroV3GGUF is the Micro model with large-v3's 128 mel bins
+	// and 51866-token vocabulary.
+	WhisperMicroV3GGUF = "micro-whisper-v3.gguf"
 )
 
 // WhisperModel builds the random-weight model on top of a vocabulary-only
@@ -56,6 +63,10 @@ func WhisperModel(vocabFile string, s Whisper) (*whisperbin.Model, error) {
 	h.FType = 0
 	if s.Micro {
 		h.NAudioState, h.NTextState, h.NAudioHead, h.NTextHead, h.NAudioLayer, h.NTextLayer = 64, 64, 2, 2, 1, 1
+	}
+	if s.V3 {
+		h.NMels, h.NVocab = 128, 51866
+		m.FilterMels, m.Filters = 128, melbank.Slaney(128)
 	}
 	if s.F16 {
 		h.FType = 1
@@ -224,6 +235,7 @@ func MakeWhisper(sharedDir, dir string) ([]string, error) {
 		{ml, WhisperF16Bin, WhisperF16GGUF, Whisper{Name: "boxd-tiny-whisper-f16", Seed: 11, F16: true}},
 		{en, "", WhisperENGGUF, Whisper{Name: "boxd-tiny-whisper-en", Seed: 12, English: true}},
 		{ml, "", WhisperMicroGGUF, Whisper{Name: "boxd-micro-whisper", Seed: 13, Micro: true}},
+		{ml, "", WhisperMicroV3GGUF, Whisper{Name: "boxd-micro-whisper-v3", Seed: 14, Micro: true, V3: true}},
 	} {
 		bin := ""
 		if job.bin != "" {

@@ -1,4 +1,7 @@
-package asr
+// Package melbank computes Whisper's mel filter bank. It has no
+// dependencies so that the recogniser, the converters and the test-model
+// generator can all use it.
+package melbank
 
 import "math"
 
@@ -28,11 +31,17 @@ func melToHz(mel float64) float64 {
 	return slaneyMinLogHz * math.Exp(slaneyLogStep*(mel-slaneyMinLogMel))
 }
 
-// MelFilters computes Whisper's mel filter bank (librosa.filters.mel with
-// sr 16000, n_fft 400, fmin 0, fmax 8000, slaney scale and slaney area
-// normalisation): nMels rows of NFFT/2+1 weights. Hugging Face checkpoints
-// do not ship the filters; the converter computes them with this.
-func MelFilters(nMels int) []float32 {
+// Whisper's STFT at 16 kHz.
+const (
+	SampleRate = 16000
+	NFFT       = 400
+)
+
+// Slaney computes Whisper's mel filter bank (librosa.filters.mel with sr
+// 16000, n_fft 400, fmin 0, fmax 8000, slaney scale and slaney area
+// normalisation): nMels rows of NFFT/2+1 weights, row-major. Hugging Face
+// checkpoints do not ship the filters; the converter computes them.
+func Slaney(nMels int) []float32 {
 	bins := NFFT/2 + 1
 	fft := make([]float64, bins)
 	for k := range fft {
