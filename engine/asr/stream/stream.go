@@ -118,15 +118,15 @@ func (st *Stream) Write(ctx context.Context, frame []byte) error {
 	case len(frame) > MaxFrameBytes:
 		return fmt.Errorf("%w: %d bytes; send at most %d (2 s) per frame, about 3200 (100 ms) is expected", ErrBadFrame, len(frame), MaxFrameBytes)
 	}
-	pcm := make([]float32, len(frame)/2)
-	for i := range pcm {
-		pcm[i] = float32(int16(uint16(frame[2*i])|uint16(frame[2*i+1])<<8)) / 32768
+	pcm, err := asr.PCM16(frame)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrBadFrame, err)
 	}
 	st.mu.Lock()
-	closed, err := st.closed, st.err
+	closed, failed := st.closed, st.err
 	st.mu.Unlock()
-	if err != nil {
-		return err
+	if failed != nil {
+		return failed
 	}
 	if closed {
 		return ErrClosed
