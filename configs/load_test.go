@@ -203,6 +203,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma",
 		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
 		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10",
+		"outbound.allow_private": "true", "outbound.allow_cidrs": "127.0.0.1/32,10.0.0.0/8", "outbound.ca_file": model,
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
 	}
 	if len(values) != len(settings) {
@@ -222,6 +223,9 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	}
 	if !c.AllowNonLoopback || c.Limits.SessionsPerHour != 12 || c.Models.Diarizer.Path != model || c.GPU.LibraryPath != "/opt/lib/ollama" || c.AdminSecret.Reveal() != "0123456789abcdef0" {
 		t.Errorf("env not applied: %+v", c)
+	}
+	if !c.Outbound.AllowPrivate || len(c.Outbound.AllowCIDRs) != 2 || c.Outbound.CAFile != model {
+		t.Errorf("outbound settings not applied: %+v", c.Outbound)
 	}
 	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.VADPath() != model {
 		t.Errorf("asr settings not applied: %+v vad %q", c.ASR, c.VADPath())
@@ -262,6 +266,7 @@ func TestBadValuesStopStartUpNamingTheKey(t *testing.T) {
 		{name: "origin wildcard", file: "origins: [\"*\"]\n", want: []string{"origins", "not an origin"}},
 		{name: "origin list item not string", file: "origins: [1]\n", want: []string{"origins", "item 1"}},
 		{name: "missing model file", file: "models:\n  llm:\n    path: /nonexistent/model.gguf\n", want: []string{"models.llm.path", "does not exist"}},
+		{name: "bad cidr", file: "outbound:\n  allow_cidrs: [\"10.0.0.0/33\"]\n", want: []string{"outbound.allow_cidrs", "not a CIDR range"}},
 		{name: "model path is a directory", file: "models:\n  asr:\n    path: " + dir + "\n", want: []string{"models.asr.path", "not a regular file"}},
 		{name: "model id with space", file: "models:\n  llm:\n    id: \"a b\"\n", want: []string{"models.llm.id"}},
 		{name: "yaml syntax", file: "listen: [\n", want: []string{"config file"}},

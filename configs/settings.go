@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -70,6 +71,7 @@ type Config struct {
 	Receipts         Receipts
 	Models           Models
 	ASR              ASR
+	Outbound         Outbound
 	GPU              GPU
 
 	// File is the config file that was read ("" when none was).
@@ -130,6 +132,13 @@ type ASR struct {
 	BeamSize      int
 	PartialStepMS int
 	MaxSentenceS  int
+}
+
+// Outbound governs the fetches site checks and audits make.
+type Outbound struct {
+	AllowPrivate bool
+	AllowCIDRs   []string
+	CAFile       string
 }
 
 // PackagedVAD is where the .deb installs Silero VAD; models.vad.path
@@ -276,6 +285,12 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Models.Reranker.Path }, check: checkModelFile},
 	{key: "models.diarizer.path", kind: kindString, def: "", usage: "speaker diarization model GGUF file",
 		field: func(c *Config) any { return &c.Models.Diarizer.Path }, check: checkModelFile},
+	{key: "outbound.allow_private", kind: kindBool, def: false, usage: "let site checks and audits fetch private, loopback and link-local addresses (self-hosted tests only)",
+		field: func(c *Config) any { return &c.Outbound.AllowPrivate }},
+	{key: "outbound.allow_cidrs", kind: kindList, def: []string{}, usage: "address ranges outbound fetches may reach even when private (comma-separated CIDRs)",
+		field: func(c *Config) any { return &c.Outbound.AllowCIDRs }, check: checkCIDRs},
+	{key: "outbound.ca_file", kind: kindString, def: "", usage: "PEM file of extra certificate authorities outbound fetches trust (an office's internal CA)",
+		field: func(c *Config) any { return &c.Outbound.CAFile }, check: checkModelFile},
 	{key: "gpu.layers", kind: kindInt, def: -1, min: -1, max: 10000, usage: "model layers on the GPU: -1 auto, 0 CPU only",
 		field: func(c *Config) any { return &c.GPU.Layers }},
 	{key: "gpu.library_path", kind: kindString, def: "/usr/lib/boxd/lib/ollama", usage: "directory of the ggml GPU backend libraries",
@@ -484,6 +499,15 @@ func checkListen(v any) error {
 	}
 	if strings.ContainsAny(host, " /") {
 		return fmt.Errorf("host %q is not a host name or IP address", host)
+	}
+	return nil
+}
+
+func checkCIDRs(v any) error {
+	for _, c := range v.([]string) {
+		if _, err := netip.ParsePrefix(c); err != nil {
+			return fmt.Errorf("%q is not a CIDR range such as 192.168.1.0/24 or 127.0.0.1/32", c)
+		}
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ var Verticals = []string{
 	"code", "studio",
 	"auditor", "walkthrough-to-quote", "expert-to-sop", "storefront-accessibility-pass",
 	"fill-and-stop", "oral-assessment", "virtual-staging", "migration-check",
+	"geo-audit", "review-reply",
 }
 
 // liveVerticals take live audio (section 6) and count against the live cap.
