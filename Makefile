@@ -80,7 +80,7 @@ headers:
 	@test -f /usr/include/stb/stb_image.h || { echo "deps: libstb-dev is missing (run make deps)"; exit 1; }
 
 # npm packages the tests use (the official openai client), from the lock file.
-NPM_DIRS := web/testdata/openai
+NPM_DIRS := web/testdata/openai kits/ts
 npm-deps:
 	@command -v npm >/dev/null 2>&1 || { echo "deps: npm not found (install nodejs and npm)"; exit 1; }
 	@for d in $(NPM_DIRS); do \

@@ -1,0 +1,3 @@
+from .robots import robots_access
+
+KIT_FUNCTIONS = {"robotsAccess": robots_access}

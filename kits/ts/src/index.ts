@@ -1,0 +1,3 @@
+export * from "./robots.js";
+import { robotsAccess } from "./robots.js";
+export const kitFunctions = { robotsAccess };
