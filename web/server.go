@@ -23,6 +23,9 @@ import (
 	"boxd/configs"
 	"boxd/engine/attest"
 	"boxd/pipelines/chat"
+	"boxd/pipelines/outbound"
+	"boxd/pipelines/sitecheck"
+	"boxd/version"
 	"boxd/web/platform"
 )
 
@@ -44,6 +47,9 @@ type Deps struct {
 	Receipts *ReceiptBook
 	// Chat serves chat completions; nil serves none (502 on the route).
 	Chat *chat.Service
+	// Outbound fetches for site checks; nil builds one from the outbound.*
+	// settings.
+	Outbound *outbound.Client
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -56,12 +62,17 @@ type Server struct {
 	key      *attest.Key
 	receipts *ReceiptBook
 	chat     *chat.Service
-	now      func() time.Time
-	started  time.Time
-	log      *slog.Logger
-	mux      *http.ServeMux
-	metrics  *metrics
-	handler  http.Handler
+	// sitecheck is nil when the outbound settings could not be applied
+	// (outboundErr says why).
+	sitecheck   *sitecheck.Checker
+	replyTokens int // tokens per drafted review reply (0: the default)
+	outboundErr error
+	now         func() time.Time
+	started     time.Time
+	log         *slog.Logger
+	mux         *http.ServeMux
+	metrics     *metrics
+	handler     http.Handler
 
 	draining atomic.Bool
 	// OnDrain, when set, runs once as the server starts to drain (boxd
@@ -92,10 +103,23 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	if s.probes.LiveSessions == nil {
 		s.probes.LiveSessions = s.platform.LiveSessions
 	}
+	ob := deps.Outbound
+	if ob == nil {
+		p, err := outbound.PolicyFromSettings(cfg.Outbound.AllowPrivate, cfg.Outbound.AllowCIDRs, cfg.Outbound.CAFile, "boxd-sitecheck/"+version.Version)
+		if err != nil {
+			s.outboundErr = err
+		} else {
+			ob = outbound.New(p)
+		}
+	}
+	if ob != nil {
+		s.sitecheck = &sitecheck.Checker{Client: ob, Key: s.key, Now: s.now}
+	}
 	s.metrics = newMetrics(s)
 	s.routes()
 	s.platformRoutes()
 	s.chatRoutes()
+	s.siteCheckRoutes()
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.observe(s.origins(s.mux))
 	return s

@@ -25,6 +25,7 @@ import (
 	"boxd/engine/models"
 	"boxd/gpu"
 	"boxd/pipelines/chat"
+	"boxd/pipelines/outbound"
 	"boxd/version"
 	"boxd/web"
 	"boxd/web/platform"
@@ -160,11 +161,16 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		log.Info("model loaded", "model", strings.TrimSuffix(strings.TrimPrefix(m.key, "models."), ".path"), "architecture", emb.Info().Architecture, "parameters", emb.Info().Parameters)
 	}
 
+	policy, err := outbound.PolicyFromSettings(cfg.Outbound.AllowPrivate, cfg.Outbound.AllowCIDRs, cfg.Outbound.CAFile, "boxd-sitecheck/"+version.Version)
+	if err != nil {
+		return configError{err}
+	}
 	ln, err := web.Listen(ctx, cfg, log)
 	if err != nil {
 		return configError{err}
 	}
 	srv := web.New(cfg, web.Deps{
+		Outbound: outbound.New(policy),
 		Probes: web.Probes{
 			LLMReady: func() bool { return chatSvc.Engine != nil },
 			ASRReady: func() bool { return speech != nil },

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -223,11 +224,23 @@ type Response struct {
 	Body        []byte
 	Redirects   []string // every URL that redirected, in order
 	Elapsed     time.Duration
+	// Truncated is set by GetPrefix when the body was longer than its limit.
+	Truncated bool
 }
 
 // Get fetches rawURL (http or https), reading at most limit bytes of body:
 // a longer body is an error of kind too_large.
 func (c *Client) Get(ctx context.Context, rawURL string, limit int64) (*Response, error) {
+	return c.get(ctx, rawURL, limit, false)
+}
+
+// GetPrefix fetches rawURL like Get but keeps the first limit bytes of a
+// longer body, setting Truncated (robots.txt parsers read a prefix).
+func (c *Client) GetPrefix(ctx context.Context, rawURL string, limit int64) (*Response, error) {
+	return c.get(ctx, rawURL, limit, true)
+}
+
+func (c *Client) get(ctx context.Context, rawURL string, limit int64, prefix bool) (*Response, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &Error{Kind: KindBadURL, URL: rawURL, Msg: fmt.Sprintf("%q is not an http or https URL", rawURL)}
@@ -262,12 +275,16 @@ func (c *Client) Get(ctx context.Context, rawURL string, limit int64) (*Response
 	if err != nil {
 		return nil, c.classify(ctx, rawURL, err)
 	}
+	truncated := false
+	if int64(len(body)) > limit && prefix {
+		body, truncated = body[:limit], true
+	}
 	if int64(len(body)) > limit {
 		return nil, &Error{Kind: KindTooLarge, URL: resp.Request.URL.String(), Msg: fmt.Sprintf("%s is larger than %d bytes", resp.Request.URL, limit)}
 	}
 	return &Response{
 		URL: resp.Request.URL.String(), Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"),
-		Header: resp.Header, Body: body, Redirects: redirects, Elapsed: time.Since(start),
+		Header: resp.Header, Body: body, Redirects: redirects, Elapsed: time.Since(start), Truncated: truncated,
 	}, nil
 }
 
@@ -298,6 +315,8 @@ func (c *Client) classify(ctx context.Context, rawURL string, err error) *Error 
 	switch {
 	case errors.As(err, &certErr), errors.As(err, &hostErr), errors.As(err, &unknownCA), errors.As(err, &invalid):
 		return &Error{Kind: KindTLS, URL: rawURL, Msg: fmt.Sprintf("the TLS certificate of %s is not valid: %s", hostOf(rawURL), tlsReason(err)), Err: err}
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return &Error{Kind: KindTLS, URL: rawURL, Msg: fmt.Sprintf("TLS with %s failed: the server answered plain http on an https URL", hostOf(rawURL)), Err: err}
 	case errors.As(err, &recordErr), strings.Contains(err.Error(), "tls: "):
 		return &Error{Kind: KindTLS, URL: rawURL, Msg: fmt.Sprintf("TLS with %s failed: %s", hostOf(rawURL), tlsReason(err)), Err: err}
 	}
@@ -332,4 +351,34 @@ func hostOf(rawURL string) string {
 		return u.Host
 	}
 	return rawURL
+}
+
+// PolicyFromSettings builds a policy from the outbound.* settings: allow
+// private addresses, address ranges allowed even when private (CIDR
+// strings), and a PEM file of extra certificate authorities trusted besides
+// the system's ("" for none).
+func PolicyFromSettings(allowPrivate bool, cidrs []string, caFile, userAgent string) (Policy, error) {
+	p := Policy{AllowPrivate: allowPrivate, UserAgent: userAgent}
+	for _, c := range cidrs {
+		pfx, err := netip.ParsePrefix(strings.TrimSpace(c))
+		if err != nil {
+			return Policy{}, fmt.Errorf("outbound.allow_cidrs: %q is not a CIDR range: %w", c, err)
+		}
+		p.Allow = append(p.Allow, pfx.Masked())
+	}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return Policy{}, fmt.Errorf("outbound.ca_file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return Policy{}, fmt.Errorf("outbound.ca_file: %s holds no PEM certificate", caFile)
+		}
+		p.RootCAs = pool
+	}
+	return p, nil
 }

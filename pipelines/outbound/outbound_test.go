@@ -160,9 +160,18 @@ func TestFailuresSayWhatWentWrong(t *testing.T) {
 			}
 		})
 	}
+	// GetPrefix keeps the first bytes of the same large body.
+	resp, err := New(Policy{Allow: loopback}).GetPrefix(ctx, "http://"+big+"/", 1000)
+	if err != nil || len(resp.Body) != 1000 || !resp.Truncated {
+		t.Errorf("GetPrefix: %v; body %d bytes, truncated %v; want 1000, true", err, len(resp.Body), resp != nil && resp.Truncated)
+	}
+	resp, err = New(Policy{Allow: loopback}).GetPrefix(ctx, "http://"+big+"/", 4<<20)
+	if err != nil || len(resp.Body) != 2<<20 || resp.Truncated {
+		t.Errorf("GetPrefix under the limit: %v; truncated %v", err, resp != nil && resp.Truncated)
+	}
 	// With the test server's CA the same TLS fetch works.
 	pool := tlsSrv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	resp, err := New(Policy{Allow: loopback, RootCAs: pool}).Get(ctx, tlsSrv.URL, 1<<20)
+	resp, err = New(Policy{Allow: loopback, RootCAs: pool}).Get(ctx, tlsSrv.URL, 1<<20)
 	if err != nil || string(resp.Body) != "ok" || resp.Status != 200 {
 		t.Errorf("trusted TLS: %v %+v", err, resp)
 	}

@@ -422,8 +422,10 @@ def _robots_access_report(robots_txt, status, crawlers, paths):
 
 # --------------------------------------------------------------------- kit input
 
-_WANT = ('robotsAccess: bad input (want {"robots_txt": string, "status": int, '
-         '"crawlers": [string], "paths": [string]}): ')
+_WANT = "robotsAccess: bad input: "
+_KIT_FIELDS = "robots_txt, status, crawlers, paths"
+_WANT_TYPE = {"robots_txt": "a string", "status": "an integer",
+              "crawlers": "a list of strings", "paths": "a list of strings"}
 _STATUS_REQUIRED = ('robotsAccess: bad input: "status" is required '
                     '(the HTTP status of the robots.txt fetch, 0 when no answer came)')
 _FIELDS = ("robots_txt", "status", "crawlers", "paths")
@@ -467,8 +469,15 @@ def _json_kind(v):
     return type(v).__name__
 
 
-def _type_error(kind, field, go_type):
-    return "json: cannot unmarshal %s into Go struct field .%s of type %s" % (kind, field, go_type)
+def _type_error(kind, field, go_type=None):
+    """The Go kit's wording of a value of the wrong JSON kind."""
+    if kind.startswith("number "):
+        phrase = "a number with a fraction or exponent"
+    elif kind == "bool":
+        phrase = "a JSON boolean"
+    else:
+        phrase = "a JSON " + kind
+    return '"%s" must be %s, not %s' % (field, _WANT_TYPE[field], phrase)
 
 
 def _decode_string_list(value, backing, field):
@@ -507,7 +516,7 @@ def robots_access(input):
         # Go decodes a JSON null into the input struct as a no-op.
         raise ValueError(_STATUS_REQUIRED)
     if not isinstance(input, dict):
-        raise ValueError(_WANT + "json: cannot unmarshal %s into Go value of type struct { ... }" % _json_kind(input))
+        raise ValueError(_WANT + "the input must be a JSON object with the fields " + _KIT_FIELDS)
     robots_txt = None
     status = None
     crawlers = None
@@ -519,7 +528,7 @@ def robots_access(input):
         field = _FIELD_BY_FOLD.get(_fold_key(key)) if isinstance(key, str) else None
         e = None
         if field is None:
-            e = "json: unknown field %s" % _go_quote(key)
+            e = "unknown field %s; the allowed fields are %s" % (_go_quote(key), _KIT_FIELDS)
         elif field == "robots_txt":
             if value is None:
                 robots_txt = None

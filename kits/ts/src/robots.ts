@@ -559,13 +559,16 @@ function buildReport(input: RobotsAccessInput): RobotsAccessReport {
 // (KitFunctions()["robotsAccess"]): unknown fields, a missing status and
 // values of the wrong type are errors, with the same messages.
 
-const BAD_INPUT =
-  'robotsAccess: bad input (want {"robots_txt": string, "status": int, "crawlers": [string], "paths": [string]}): ';
+const BAD_INPUT = "robotsAccess: bad input: ";
 const STATUS_REQUIRED =
   'robotsAccess: bad input: "status" is required (the HTTP status of the robots.txt fetch, 0 when no answer came)';
-const GO_INPUT_TYPE =
-  'struct { RobotsTxt *string "json:\\"robots_txt\\""; Status *int "json:\\"status\\""; ' +
-  'Crawlers []string "json:\\"crawlers\\""; Paths []string "json:\\"paths\\"" }';
+const KIT_FIELDS = "robots_txt, status, crawlers, paths";
+const WANT: Record<string, string> = {
+  robots_txt: "a string",
+  status: "an integer",
+  crawlers: "a list of strings",
+  paths: "a list of strings",
+};
 
 type Field = "robots_txt" | "status" | "crawlers" | "paths";
 const FIELDS: readonly Field[] = ["robots_txt", "status", "crawlers", "paths"];
@@ -654,8 +657,14 @@ function badInput(detail: string): Error {
   return new Error(BAD_INPUT + detail);
 }
 
-function typeError(v: unknown, field: Field, goType: string): Error {
-  return badInput(`json: cannot unmarshal ${jsonKind(v)} into Go struct field .${field} of type ${goType}`);
+/** "a JSON string", "a JSON boolean", … as the Go kit words a value's kind. */
+function kindPhrase(v: unknown): string {
+  const k = jsonKind(v);
+  return k === "bool" ? "a JSON boolean" : "a JSON " + k;
+}
+
+function typeError(v: unknown, field: Field): Error {
+  return badInput(`"${field}" must be ${WANT[field]}, not ${kindPhrase(v)}`);
 }
 
 const INT64_MIN = -(2 ** 63);
@@ -673,27 +682,27 @@ function toStatus(v: number | bigint): number | undefined {
 
 function toStringList(v: unknown, field: Field): string[] | null {
   if (v === null) return null;
-  if (!Array.isArray(v)) throw typeError(v, field, "[]string");
+  if (!Array.isArray(v)) throw typeError(v, field);
   const out: string[] = [];
   for (let i = 0; i < v.length; i++) {
     const e: unknown = v[i];
     if (e === null || e === undefined) out.push(""); // null leaves a Go string empty
     else if (typeof e === "string") out.push(wellFormed(e));
-    else throw typeError(e, field, "string");
+    else throw typeError(e, field);
   }
   return out;
 }
 
 /** Validates a decoded robotsAccess input the way the Go kit adapter decodes it. */
 function validateInput(input: unknown): RobotsAccessInput {
-  if (input === undefined) throw badInput("EOF");
+  if (input === undefined) throw badInput("the input is not valid JSON: EOF");
   let robotsTxt: string | null = null;
   let status: number | null = null;
   let crawlers: string[] | null = null;
   let paths: string[] | null = null;
   if (input !== null) {
     if (typeof input !== "object" || Array.isArray(input)) {
-      throw badInput(`json: cannot unmarshal ${jsonKind(input)} into Go value of type ${GO_INPUT_TYPE}`);
+      throw badInput(`the input must be a JSON object with the fields ${KIT_FIELDS}`);
     }
     const obj = input as Record<string, unknown>;
     for (const key of Object.keys(obj)) {
@@ -703,11 +712,11 @@ function validateInput(input: unknown): RobotsAccessInput {
       const field = FIELDS.find((f) => f === folded);
       switch (field) {
         case undefined:
-          throw badInput(`json: unknown field ${goQuote(key)}`);
+          throw badInput(`unknown field ${goQuote(key)}; the allowed fields are ${KIT_FIELDS}`);
         case "robots_txt":
           if (v === null) robotsTxt = null;
           else if (typeof v === "string") robotsTxt = wellFormed(v);
-          else throw typeError(v, field, "string");
+          else throw typeError(v, field);
           break;
         case "status":
           if (v === null) {
@@ -715,11 +724,11 @@ function validateInput(input: unknown): RobotsAccessInput {
           } else if (typeof v === "number" || typeof v === "bigint") {
             const n = toStatus(v);
             if (n === undefined) {
-              throw badInput(`json: cannot unmarshal number ${String(v)} into Go struct field .status of type int`);
+              throw badInput('"status" must be an integer, not a number with a fraction or exponent');
             }
             status = n;
           } else {
-            throw typeError(v, field, "int");
+            throw typeError(v, field);
           }
           break;
         case "crawlers":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Crawler is a known AI crawler: its robots.txt product token, who runs it,
@@ -151,7 +152,7 @@ func robotsAccessKit(raw json.RawMessage) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return nil, fmt.Errorf("robotsAccess: bad input (want {\"robots_txt\": string, \"status\": int, \"crawlers\": [string], \"paths\": [string]}): %w", err)
+		return nil, kitInputError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("robotsAccess: bad input: unexpected data after the input object")
@@ -164,4 +165,35 @@ func robotsAccessKit(raw json.RawMessage) (any, error) {
 		ai.RobotsTxt = *in.RobotsTxt
 	}
 	return RobotsAccess(ai), nil
+}
+
+const kitFields = "robots_txt, status, crawlers, paths"
+
+// kitInputError words a decoding error of the robotsAccess input the same
+// way in every kit language: what is wrong, in JSON terms.
+func kitInputError(err error) error {
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return errors.New("robotsAccess: bad input: the input must be a JSON object with the fields " + kitFields)
+	case errors.As(err, &te):
+		want := map[string]string{"robots_txt": "a string", "status": "an integer", "crawlers": "a list of strings", "paths": "a list of strings"}[te.Field]
+		return fmt.Errorf("robotsAccess: bad input: %q must be %s, not %s", te.Field, want, jsonKind(te.Value))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fmt.Errorf("robotsAccess: bad input: unknown field %s; the allowed fields are %s", strings.TrimPrefix(err.Error(), "json: unknown field "), kitFields)
+	}
+	return fmt.Errorf("robotsAccess: bad input: the input is not valid JSON: %v", err)
+}
+
+// jsonKind names the JSON kind of an UnmarshalTypeError value.
+func jsonKind(v string) string {
+	switch {
+	case v == "bool":
+		return "a JSON boolean"
+	case v == "array", v == "object":
+		return "a JSON " + v
+	case strings.HasPrefix(v, "number "):
+		return "a number with a fraction or exponent"
+	}
+	return "a JSON " + v
 }
