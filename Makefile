@@ -47,9 +47,9 @@ GOFLAGS_BUILD := -ldflags "-s -w"
 TEST_TIMEOUT  ?= 40m
 
 # Debian packages the build and the tests use.
-APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox
+APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3
 
-.PHONY: deps apt-deps headers tools npm-deps build run test unit lint bench fuzz deb cuda clean
+.PHONY: deps apt-deps headers tools npm-deps build run test unit kits lint bench fuzz deb cuda clean
 
 ## deps: install everything the build and the tests need (safe to run again)
 deps: apt-deps headers tools npm-deps
@@ -125,7 +125,13 @@ run: deps build
 	    --models-llm-path "$$llm"
 
 ## test: everything CI checks (installs its own dependencies first)
-test: deps lint unit
+test: deps lint unit kits
+
+## kits: the TypeScript kit's own tests (node's runner) and the Python kit's (unittest);
+## the Go test pipelines/sitecheck TestKitsAgree runs all three on the shared fixtures
+kits:
+	cd kits/ts && node node_modules/typescript/bin/tsc -p tsconfig.json && node --test dist/test/
+	cd kits/python && python3 -m unittest discover -s tests
 
 unit: headers
 	@if [ "$${CI:-}" = true ] && [ ! -f "$(MODELS_DIR)/stories260K.gguf" ]; then \
@@ -149,7 +155,10 @@ bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
 
 ## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)
 FUZZTIME ?= 60s
-FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engine/attest:FuzzRecordTamper
+FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engine/attest:FuzzRecordTamper \
+  pipelines/sitecheck/robots:FuzzParse pipelines/sitecheck/robots:FuzzMatch \
+  pipelines/sitecheck/pagecheck:FuzzExtractJSONLD pipelines/sitecheck/pagecheck:FuzzParseJSON pipelines/sitecheck/pagecheck:FuzzValidate \
+  pipelines/sitecheck/pagecheck:FuzzGenerateMarkup pipelines/sitecheck/pagecheck:FuzzAltAndLLMsTxt pipelines/sitecheck/replyguard:FuzzCheck
 fuzz: headers
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz: $$fn ($$pkg, $(FUZZTIME))"; \

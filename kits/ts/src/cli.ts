@@ -3,6 +3,7 @@
 // the Go test can compare the three implementations case by case.
 //
 //   node dist/src/cli.js ../../testdata/sitecheck/robots_access.json robotsAccess
+//   node dist/src/cli.js ../../testdata/sitecheck/kit_errors.json -
 import { readFileSync } from "node:fs";
 import { kitFunctions } from "./index.js";
 
@@ -11,13 +12,19 @@ if (!file || !name) {
   process.stderr.write("usage: cli.js FIXTURE.json FUNCTION\n");
   process.exit(2);
 }
-const fn = (kitFunctions as Record<string, (input: unknown) => unknown>)[name];
-if (!fn) {
-  process.stderr.write(`unknown kit function ${name}\n`);
-  process.exit(2);
-}
-const cases = JSON.parse(readFileSync(file, "utf8")) as { name: string; input: unknown }[];
+// FUNCTION "-" takes each case's "fn".
+const lookup = (n: string) => {
+  const fn = kitFunctions[n];
+  if (!fn) {
+    process.stderr.write(`unknown kit function ${n}\n`);
+    process.exit(2);
+  }
+  return fn;
+};
+if (name !== "-") lookup(name);
+const cases = JSON.parse(readFileSync(file, "utf8")) as { name: string; fn?: string; input: unknown }[];
 const out = cases.map((c) => {
+  const fn = lookup(name === "-" ? (c.fn ?? "") : name);
   try {
     return fn(c.input);
   } catch (e) {
