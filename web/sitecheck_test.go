@@ -453,7 +453,7 @@ func TestSiteCheckRefusesPrivateAddresses(t *testing.T) {
 		"0.0.0.0", "[::1]", "[fe80::1]", "[fc00::1]", "[::ffff:10.0.0.1]", "https://192.168.0.10/admin", "198.18.0.1", "[64:ff9b::a00:1]",
 	} {
 		_, r := siteCheck(t, ts, token, map[string]string{"domain": d})
-		if r.status != 400 || !strings.Contains(r.errMsg(t), "public addresses only") {
+		if r.status != 400 || !strings.Contains(r.errMsg(t), "only fetches public addresses") {
 			t.Errorf("%s: %d %s", d, r.status, r.body)
 		}
 	}
@@ -469,7 +469,7 @@ func TestSiteCheckRefusesPrivateAddresses(t *testing.T) {
 		}})
 		ts2, token2 := siteCheckServer(t, caFile(t, s))
 		_, r := siteCheck(t, ts2, token2, map[string]string{"domain": s.host()})
-		if r.status != 400 || !strings.Contains(r.errMsg(t), "public addresses only") {
+		if r.status != 400 || !strings.Contains(r.errMsg(t), "only fetches public addresses") {
 			t.Errorf("redirect to %s: %d %s", target, r.status, r.body)
 		}
 	}

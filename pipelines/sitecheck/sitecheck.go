@@ -247,8 +247,6 @@ func (c *Checker) fetchHome(ctx context.Context, t Target) (resp *outbound.Respo
 // fetchMsg words an outbound error about the home page for the caller.
 func fetchMsg(e *outbound.Error) string {
 	switch e.Kind {
-	case outbound.KindRefused:
-		return e.Msg + "; site checks fetch public addresses only (an operator can allow private ones with outbound.allow_private or outbound.allow_cidrs)"
 	case outbound.KindDNS:
 		return e.Msg + "; check the domain's spelling and its DNS records"
 	case outbound.KindTooLarge:
