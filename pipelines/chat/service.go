@@ -76,7 +76,12 @@ type Call struct {
 	grammar   string
 	tools     *toolMode
 	params    map[string]string
+	priority  gpu.Priority
 }
+
+// SetPriority runs the call at another priority on the GPU arbiter (chat
+// completions run at gpu.Interactive; live lanes at gpu.Live).
+func (c *Call) SetPriority(p gpu.Priority) { c.priority = p }
 
 var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
@@ -98,7 +103,7 @@ func (s *Service) Prepare(req *Request) (*Call, error) {
 	if req.Logprobs != nil && *req.Logprobs {
 		return nil, errorf(400, "logprobs are not supported by this box")
 	}
-	c := &Call{s: s, req: req, params: map[string]string{}}
+	c := &Call{s: s, req: req, params: map[string]string{}, priority: gpu.Interactive}
 	if err := c.sample(req); err != nil {
 		return nil, err
 	}
@@ -349,7 +354,7 @@ func (c *Call) Run(ctx context.Context, id string, budget Budget, sink Sink) (*C
 	defer cancel() // a failed sink stops the generation
 	job, err := c.s.Engine.Generate(ctx, llm.Request{
 		Prompt: c.prompt, MaxTokens: int(granted), Sampling: c.sampling, Stop: c.stop,
-		Grammar: c.grammar, Priority: gpu.Interactive,
+		Grammar: c.grammar, Priority: c.priority,
 	})
 	switch {
 	case errors.Is(err, llm.ErrBusy):

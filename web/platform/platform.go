@@ -61,6 +61,9 @@ type Denial struct {
 
 func (d *Denial) Error() string { return d.Message }
 
+// CloseCode is the WebSocket close code of the refusal (4402, 4409, …).
+func (d *Denial) CloseCode() int { return d.Close }
+
 // RetryAfterSeconds is Retry-After as whole seconds, at least 1.
 func (d *Denial) RetryAfterSeconds() int {
 	s := int(math.Ceil(d.RetryAfter.Seconds()))

@@ -1,0 +1,277 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"boxd/gpu"
+	"boxd/pipelines/chat"
+)
+
+// Sentence is one final transcript sentence. Line numbers that lanes cite
+// are I+1.
+type Sentence struct {
+	I    int     `json:"i"`
+	T    float64 `json:"t"`
+	Text string  `json:"text"`
+}
+
+// State is what a lane sees: the transcript so far and every lane's latest
+// state. It is a copy; lanes may keep it.
+type State struct {
+	Vertical  string
+	Lang      string
+	Target    string
+	Sentences []Sentence
+	Lanes     map[string]LaneBody
+	AudioS    float64
+}
+
+// Lines is the transcript with line numbers ("[n] text", n from 1), the form
+// lanes are prompted with and cite.
+func (st *State) Lines() string {
+	var b strings.Builder
+	for _, s := range st.Sentences {
+		fmt.Fprintf(&b, "[%d] %s\n", s.I+1, s.Text)
+	}
+	return b.String()
+}
+
+// Line returns the sentence of line n (from 1) and whether it exists.
+func (st *State) Line(n int) (Sentence, bool) {
+	for _, s := range st.Sentences {
+		if s.I+1 == n {
+			return s, true
+		}
+	}
+	return Sentence{}, false
+}
+
+// Vertical is a live vertical: its live lanes, the lanes that run after
+// stop (in order) and how its done summary is built.
+type Vertical struct {
+	ID    string
+	Live  []*LaneSpec
+	Final []*LaneSpec
+	// Summary builds done.summary from the final state.
+	Summary func(st *State) map[string]any
+}
+
+// LaneSpec is one lane: a model call over the transcript so far whose JSON
+// answer (constrained by Schema through a grammar) becomes the lane's
+// state.
+type LaneSpec struct {
+	ID, Title string
+	// Schema is the JSON schema of the model's answer.
+	Schema json.RawMessage
+	// MaxTokens bounds one call (default 512).
+	MaxTokens int
+	// Prompt builds the system and user messages; an empty user message
+	// skips the run (nothing to do yet). sentence is the index of the
+	// sentence a per-sentence lane runs for, else -1.
+	Prompt func(st *State, sentence int) (system, user string)
+	// Finish turns the model's JSON into the lane's body and data (and
+	// checks it: codes against tables, quotes against the transcript).
+	Finish func(st *State, sentence int, answer json.RawMessage) (body string, data any, err error)
+	// PerSentence lanes (translation) run once for each final sentence, in
+	// order, and each event is one sentence, not the lane's whole state.
+	PerSentence bool
+	// Local lanes compute their state without a model call (Finish gets a
+	// nil answer).
+	Local bool
+}
+
+// laneRunner runs one live lane: debounced, never two runs at once, the
+// latest result replaces the lane's state.
+type laneRunner struct {
+	s    *Session
+	spec *LaneSpec
+
+	mu    sync.Mutex
+	dirty bool
+	queue []int // per-sentence lanes: sentences waiting
+	done  bool
+	wake  chan struct{}
+}
+
+func newLaneRunner(s *Session, spec *LaneSpec) *laneRunner {
+	return &laneRunner{s: s, spec: spec, wake: make(chan struct{}, 1)}
+}
+
+func (r *laneRunner) trigger(i int) {
+	r.mu.Lock()
+	if r.spec.PerSentence {
+		r.queue = append(r.queue, i)
+	}
+	r.dirty = true
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// finish asks the loop to catch up with the transcript and return.
+func (r *laneRunner) finish() {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (r *laneRunner) loop() {
+	ctx := r.s.ctx
+	for {
+		select {
+		case <-r.wake:
+		case <-ctx.Done():
+			return
+		}
+		r.mu.Lock()
+		done := r.done
+		r.mu.Unlock()
+		if !done && !r.spec.PerSentence {
+			// Debounce: more sentences arriving now join this run.
+			t := time.NewTimer(r.s.cfg.Debounce)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return
+			}
+		}
+		for {
+			r.mu.Lock()
+			dirty, queue, done := r.dirty, r.queue, r.done
+			r.dirty, r.queue = false, nil
+			r.mu.Unlock()
+			if !dirty {
+				if done {
+					return
+				}
+				break
+			}
+			if r.spec.PerSentence {
+				for _, i := range queue {
+					r.run(ctx, i)
+				}
+			} else {
+				r.run(ctx, -1)
+			}
+			if ctx.Err() != nil || r.s.Ending() != nil {
+				return
+			}
+		}
+	}
+}
+
+// run runs the lane once and publishes its state.
+func (r *laneRunner) run(ctx context.Context, sentence int) {
+	s := r.s
+	if !r.spec.Local {
+		left, err := s.cfg.Budget.TokensLeft(ctx)
+		if err == nil && left <= s.cfg.Budget.StopReserve() {
+			s.mu.Lock()
+			first := !s.paused
+			s.paused = true
+			s.mu.Unlock()
+			if first {
+				s.emit(TypeError, ErrorBody{Message: fmt.Sprintf("live lanes are paused: only the %d generated tokens kept for the stop artifact are left of the token budget%s", s.cfg.Budget.StopReserve(), s.suffix())})
+			}
+			return
+		}
+	}
+	st := s.Snapshot()
+	lb, err := s.runLane(ctx, r.spec, st, sentence, false)
+	if err != nil {
+		if ctx.Err() == nil && s.Ending() == nil {
+			s.emit(TypeError, ErrorBody{Message: fmt.Sprintf("the %s lane failed: %v", r.spec.ID, err)})
+		}
+		return
+	}
+	if lb != nil && !r.spec.PerSentence {
+		s.setLane(*lb)
+	}
+}
+
+// ErrSkip is returned by runLane when the lane had nothing to do.
+var errSkip = errors.New("live: nothing to do")
+
+// runLane makes the lane's model call (if any) and emits receipt, budget
+// and lane events. It returns the lane state, or nil when the lane had
+// nothing to do yet.
+func (s *Session) runLane(ctx context.Context, spec *LaneSpec, st *State, sentence int, final bool) (*LaneBody, error) {
+	began := s.cfg.Now()
+	var answer json.RawMessage
+	if !spec.Local {
+		system, user := spec.Prompt(st, sentence)
+		if user == "" {
+			return nil, nil
+		}
+		out, err := s.call(ctx, spec, system, user, final)
+		if err != nil {
+			return nil, err
+		}
+		answer = out
+	}
+	body, data, err := spec.Finish(st, sentence, answer)
+	if errors.Is(err, errSkip) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	lb := LaneBody{Lane: spec.ID, Title: spec.Title, Body: body, Data: data, LatencyMS: s.cfg.Now().Sub(began).Milliseconds()}
+	s.emit(TypeLane, lb)
+	return &lb, nil
+}
+
+// call runs one model call with the lane's schema at live priority, emits
+// its receipt and the budget, and returns the JSON answer.
+func (s *Session) call(ctx context.Context, spec *LaneSpec, system, user string, final bool) (json.RawMessage, error) {
+	maxTok := spec.MaxTokens
+	if maxTok <= 0 {
+		maxTok = 512
+	}
+	temp := 0.0
+	req := &chat.Request{
+		Model: s.cfg.Chat.ModelID, MaxTokens: &maxTok, Temperature: &temp,
+		Messages: []chat.Message{
+			{Role: "system", Content: chat.Content{Text: system, Set: true}},
+			{Role: "user", Content: chat.Content{Text: user, Set: true}},
+		},
+		ResponseFormat: &chat.ResponseFormat{Type: "json_schema", JSONSchema: &chat.JSONSchema{Name: spec.ID, Schema: spec.Schema}},
+	}
+	c, err := s.cfg.Chat.Prepare(req)
+	if err != nil {
+		return nil, err
+	}
+	c.SetPriority(gpu.Live)
+	out, err := c.Run(ctx, chat.NewID(), s.cfg.Budget, nil)
+	if err != nil {
+		var ce *chat.Error
+		var cc interface{ CloseCode() int }
+		if (errors.As(err, &ce) && ce.Status == 402) || (errors.As(err, &cc) && cc.CloseCode() == CloseBudget) {
+			s.end(CloseBudget, "token budget used up"+s.suffix())
+		}
+		return nil, err
+	}
+	rc := out.Receipt
+	s.emit(TypeReceipt, ReceiptBody{ID: rc.ID, Model: rc.Model, GatewaySig: rc.GatewaySig, Provider: rc.Provider, Status: rc.Status, KeyID: s.cfg.Budget.KeyID()})
+	s.budgetEvent(ctx)
+	if left, err := s.cfg.Budget.TokensLeft(ctx); err == nil && left == 0 && !final {
+		s.end(CloseBudget, "token budget used up"+s.suffix())
+	}
+	if out.FinishReason == "length" {
+		return nil, fmt.Errorf("the answer was cut at %d tokens", maxTok)
+	}
+	return json.RawMessage(out.Content), nil
+}

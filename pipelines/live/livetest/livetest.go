@@ -1,0 +1,153 @@
+// Package livetest holds test doubles for live sessions. ScriptedTranscriber
+// stands in for speech recognition in lane tests: random-weight Whisper
+// models give meaningless text, so lane behaviour is tested with a
+// transcriber that emits a script's known sentences at their real times.
+// It is for tests only; nothing outside _test.go files may use it.
+package livetest
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"boxd/engine/asr/stream"
+	"boxd/pipelines/live"
+)
+
+// Line is one known sentence of a script: its text and where it starts and
+// ends in the audio, in seconds.
+type Line struct {
+	Text       string
+	Start, End float64
+}
+
+// ScriptedTranscriber returns a live.StartTranscriber that, as audio
+// arrives, emits each line once the audio received has passed its end: a
+// partial with the first half of its words halfway through, then the
+// final. Close emits the lines not yet reached. Frames are checked like
+// the real stream's (even length, at most stream.MaxFrameBytes).
+func ScriptedTranscriber(lines []Line) live.StartTranscriber {
+	return func(ctx context.Context, lang string, emit func(stream.Event)) (live.Transcriber, error) {
+		return &scripted{lines: lines, emit: emit}, nil
+	}
+}
+
+type scripted struct {
+	mu      sync.Mutex
+	lines   []Line
+	emit    func(stream.Event)
+	samples int
+	next    int  // next line to finish
+	partial bool // partial of line next sent
+	closed  bool
+}
+
+func (s *scripted) Write(ctx context.Context, frame []byte) error {
+	if len(frame) == 0 || len(frame)%2 != 0 || len(frame) > stream.MaxFrameBytes {
+		return stream.ErrBadFrame
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return stream.ErrClosed
+	}
+	s.samples += len(frame) / 2
+	now := float64(s.samples) / 16000
+	for s.next < len(s.lines) {
+		l := s.lines[s.next]
+		if !s.partial && now >= (l.Start+l.End)/2 {
+			words := strings.Fields(l.Text)
+			s.emit(stream.Event{I: s.next, T: l.Start, Text: strings.Join(words[:(len(words)+1)/2], " "), Final: false})
+			s.partial = true
+		}
+		if now < l.End {
+			break
+		}
+		s.emit(stream.Event{I: s.next, T: l.Start, Text: l.Text, Final: true})
+		s.next++
+		s.partial = false
+	}
+	return nil
+}
+
+func (s *scripted) Close(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("livetest: closed twice")
+	}
+	s.closed = true
+	for ; s.next < len(s.lines); s.next++ {
+		l := s.lines[s.next]
+		s.emit(stream.Event{I: s.next, T: l.Start, Text: l.Text, Final: true})
+	}
+	return nil
+}
+
+// Budget is an in-memory live.Budget for tests.
+type Budget struct {
+	mu                sync.Mutex
+	Tokens            int64
+	AudioMS           int64
+	StopReserveTokens int64
+	Key               *string
+	reserved          int64
+	TokensCalled      int
+}
+
+// Reserve grants up to want tokens.
+func (b *Budget) Reserve(ctx context.Context, want int64) (int64, func(int64), error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	left := b.Tokens - b.reserved
+	if left <= 0 {
+		return 0, nil, errBudget
+	}
+	g := min(want, left)
+	b.reserved += g
+	return g, func(used int64) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.reserved -= g
+		b.Tokens -= min(used, g)
+	}, nil
+}
+
+type budgetErr struct{}
+
+func (budgetErr) Error() string  { return "token budget used up" }
+func (budgetErr) CloseCode() int { return live.CloseBudget }
+
+var errBudget = budgetErr{}
+
+// KeyID is the key paying, nil for a demo token.
+func (b *Budget) KeyID() *string { return b.Key }
+
+// TokensLeft is what is left less what running calls reserved.
+func (b *Budget) TokensLeft(ctx context.Context) (int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return max(0, b.Tokens-b.reserved), nil
+}
+
+// AudioLeftMS is the audio left.
+func (b *Budget) AudioLeftMS(ctx context.Context) (int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return max(0, b.AudioMS), nil
+}
+
+// ChargeAudio counts received audio.
+func (b *Budget) ChargeAudio(ctx context.Context, ms int64) (int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.AudioMS = max(0, b.AudioMS-ms)
+	return b.AudioMS, nil
+}
+
+// StopReserve is the tokens kept for the stop artifact.
+func (b *Budget) StopReserve() int64 { return b.StopReserveTokens }
+
+// Daily is true with a key.
+func (b *Budget) Daily() bool { return b.Key != nil }

@@ -1,0 +1,378 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"boxd/engine/asr/stream"
+	"boxd/pipelines/chat"
+)
+
+// Close codes a session ends with (contract document 1, section 7).
+const (
+	CloseNormal      = 1000
+	CloseASR         = 1011
+	CloseBudget      = 4402
+	CloseBadParams   = 4400
+	CloseUnauthorize = 4401
+)
+
+// Budget is the caller's token and audio budgets (a web/platform
+// Principal adapted).
+type Budget interface {
+	chat.Budget
+	TokensLeft(ctx context.Context) (int64, error)
+	AudioLeftMS(ctx context.Context) (int64, error)
+	// ChargeAudio counts ms of received audio and returns the audio left.
+	ChargeAudio(ctx context.Context, ms int64) (int64, error)
+	// StopReserve is the token budget live lanes leave for the stop
+	// artifact.
+	StopReserve() int64
+	// Daily is true for a developer key (budgets per UTC day).
+	Daily() bool
+}
+
+// Transcriber turns audio frames into transcript events; *stream.Stream is
+// one. Close flushes the last sentence and returns when every event has
+// been emitted.
+type Transcriber interface {
+	Write(ctx context.Context, frame []byte) error
+	Close(ctx context.Context) error
+}
+
+// StartTranscriber starts a transcriber for a session; emit is called in
+// order from the transcriber's goroutine.
+type StartTranscriber func(ctx context.Context, lang string, emit func(stream.Event)) (Transcriber, error)
+
+// Config is what a session runs with.
+type Config struct {
+	Vertical *Vertical
+	// Lang and Target apply to translate ("auto" and "en" by default).
+	Lang, Target string
+	Models       Models
+	Transcribe   StartTranscriber
+	Chat         *chat.Service
+	Budget       Budget
+	// Send delivers events in order; an error ends the session (the peer
+	// went away).
+	Send func(Event) error
+	Now  func() time.Time
+	// Debounce is how long a live lane waits after new final sentences
+	// before it runs (default 1 s), so a burst of sentences is one run.
+	Debounce time.Duration
+}
+
+// Ending is why a session ended on its own: the close code and the message
+// of the error event sent before it.
+type Ending struct {
+	Code    int
+	Message string
+}
+
+// ErrEnded is returned by Audio after the session has ended (see Ended).
+var ErrEnded = errors.New("live: the session has ended")
+
+// Session is one live session.
+type Session struct {
+	cfg   Config
+	start time.Time
+	ctx   context.Context
+	stop  context.CancelFunc
+
+	events chan Event
+	sent   chan struct{} // closed when the sender has stopped
+	emitMu sync.Mutex
+	closed bool
+
+	tr Transcriber
+
+	mu        sync.Mutex
+	state     State
+	ended     *Ending
+	endedCh   chan struct{}
+	stopped   bool
+	audioMS   int64
+	lastAudio int64 // audio seconds left at the last budget event
+	paused    bool  // live lanes paused at the stop reserve
+
+	lanes  []*laneRunner
+	laneWG sync.WaitGroup
+}
+
+// Start begins a session: it sends ready and starts the transcriber and the
+// live lanes. ctx bounds the whole session.
+func Start(ctx context.Context, cfg Config) (*Session, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Debounce <= 0 {
+		cfg.Debounce = time.Second
+	}
+	v := cfg.Vertical
+	if v == nil {
+		return nil, errors.New("live: no vertical")
+	}
+	if v.ID == "translate" {
+		if cfg.Lang == "" {
+			cfg.Lang = "auto"
+		}
+		if cfg.Target == "" {
+			cfg.Target = "en"
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Session{cfg: cfg, start: cfg.Now(), ctx: ctx, stop: cancel,
+		events: make(chan Event, 256), sent: make(chan struct{}), endedCh: make(chan struct{})}
+	s.state = State{Vertical: v.ID, Lang: cfg.Lang, Target: cfg.Target, Lanes: map[string]LaneBody{}}
+	go s.sender()
+
+	ready := ReadyBody{Vertical: v.ID, Models: cfg.Models, Receipts: "attested"}
+	switch v.ID {
+	case "clinical":
+		ready.Banner = "This box runs on your own hardware: audio is never stored and the transcript stays on this machine and is deleted when the session ends."
+		ready.Locale = "us"
+	case "translate":
+		ready.Lang, ready.Target = cfg.Lang, cfg.Target
+	}
+	s.emit(TypeReady, ready)
+	s.lastAudio, _ = cfg.Budget.AudioLeftMS(ctx)
+	s.budgetEvent(ctx)
+
+	lang := cfg.Lang
+	if v.ID != "translate" {
+		lang = "en"
+	}
+	tr, err := cfg.Transcribe(ctx, lang, s.onTranscript)
+	if err != nil {
+		s.end(CloseASR, "speech recognition is unavailable: "+err.Error())
+		return s, nil
+	}
+	s.tr = tr
+	for _, spec := range v.Live {
+		r := newLaneRunner(s, spec)
+		s.lanes = append(s.lanes, r)
+		s.laneWG.Add(1)
+		go func() { defer s.laneWG.Done(); r.loop() }()
+	}
+	return s, nil
+}
+
+// atMS is the session clock.
+func (s *Session) atMS() int64 { return s.cfg.Now().Sub(s.start).Milliseconds() }
+
+// emit queues an event; events keep their order. After Close it drops
+// them.
+func (s *Session) emit(typ string, body any) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	if s.closed {
+		return
+	}
+	ev := Event{Type: typ, AtMS: s.atMS(), Body: body}
+	select {
+	case s.events <- ev:
+	case <-s.sent: // the peer went away
+	}
+}
+
+// sender delivers events until the end marker (an Event without a type).
+func (s *Session) sender() {
+	defer close(s.sent)
+	for ev := range s.events {
+		if ev.Type == "" {
+			return
+		}
+		if err := s.cfg.Send(ev); err != nil {
+			s.stop()
+			return
+		}
+	}
+}
+
+// Ended is closed when the session ended on its own (budget used up, speech
+// recognition failed); Ending says how.
+func (s *Session) Ended() <-chan struct{} { return s.endedCh }
+
+// Ending is why the session ended, nil while it runs.
+func (s *Session) Ending() *Ending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended
+}
+
+// end records the ending once and sends its error event.
+func (s *Session) end(code int, msg string) {
+	s.mu.Lock()
+	if s.ended != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = &Ending{Code: code, Message: msg}
+	s.mu.Unlock()
+	s.emit(TypeError, ErrorBody{Message: msg})
+	close(s.endedCh)
+}
+
+func (s *Session) suffix() string {
+	if s.cfg.Budget.Daily() {
+		return " for today"
+	}
+	return ""
+}
+
+// Audio takes one binary frame of 16 kHz mono PCM16: it is charged to the
+// audio budget and transcribed. A bad frame is an error the caller reports
+// with an error event (the session goes on); ErrEnded means the session is
+// over.
+func (s *Session) Audio(ctx context.Context, frame []byte) error {
+	if s.Ending() != nil || s.tr == nil {
+		return ErrEnded
+	}
+	if len(frame) == 0 || len(frame)%2 != 0 || len(frame) > stream.MaxFrameBytes {
+		return fmt.Errorf("%w: %d bytes; send 16 kHz mono PCM16 little-endian frames of an even number of bytes, at most %d (about 3200 per 100 ms)", stream.ErrBadFrame, len(frame), stream.MaxFrameBytes)
+	}
+	ms := int64(len(frame) / 2 * 1000 / 16000)
+	left, err := s.cfg.Budget.ChargeAudio(ctx, ms)
+	if err != nil {
+		return fmt.Errorf("live: charging audio: %w", err)
+	}
+	s.mu.Lock()
+	s.audioMS += ms
+	// A budget event every 5 s of audio, and when none is left (the
+	// client's signal to stop sending).
+	report := left == 0 || left/5000 != s.lastAudio/5000
+	s.lastAudio = left
+	s.mu.Unlock()
+	if err := s.tr.Write(ctx, frame); err != nil {
+		if errors.Is(err, stream.ErrBadFrame) {
+			return err
+		}
+		s.end(CloseASR, "speech recognition failed: "+err.Error())
+		return ErrEnded
+	}
+	if report {
+		s.budgetEvent(ctx)
+	}
+	if left == 0 {
+		s.end(CloseBudget, "audio budget used up"+s.suffix())
+		return ErrEnded
+	}
+	return nil
+}
+
+// budgetEvent sends what is left.
+func (s *Session) budgetEvent(ctx context.Context) {
+	audio, _ := s.cfg.Budget.AudioLeftMS(ctx)
+	tokens, _ := s.cfg.Budget.TokensLeft(ctx)
+	b := BudgetBody{SecondsAudioLeft: audio / 1000, LLMTokensLeft: tokens}
+	if s.cfg.Budget.Daily() {
+		b.KeyID, b.Period = s.cfg.Budget.KeyID(), "day"
+	}
+	s.emit(TypeBudget, b)
+}
+
+// onTranscript receives the transcriber's events.
+func (s *Session) onTranscript(e stream.Event) {
+	s.emit(TypeTranscript, TranscriptBody(e))
+	if !e.Final {
+		return
+	}
+	s.mu.Lock()
+	s.state.Sentences = append(s.state.Sentences, Sentence{I: e.I, T: e.T, Text: e.Text})
+	s.mu.Unlock()
+	for _, r := range s.lanes {
+		r.trigger(e.I)
+	}
+}
+
+// Snapshot is a copy of the session's state for a lane.
+func (s *Session) Snapshot() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.state
+	st.Sentences = append([]Sentence(nil), s.state.Sentences...)
+	st.Lanes = make(map[string]LaneBody, len(s.state.Lanes))
+	for k, v := range s.state.Lanes {
+		st.Lanes[k] = v
+	}
+	st.AudioS = float64(s.audioMS) / 1000
+	return &st
+}
+
+// Stop ends the session as the speaker asked: the last sentence is
+// transcribed, every live lane catches up with the whole transcript, the
+// after-stop lanes run in order, and done carries the summary. The caller
+// closes with 1000 after Stop returns without error.
+func (s *Session) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return errors.New("live: already stopped")
+	}
+	s.stopped = true
+	s.mu.Unlock()
+	if s.tr != nil {
+		if err := s.tr.Close(ctx); err != nil && s.Ending() == nil {
+			s.end(CloseASR, "speech recognition failed: "+err.Error())
+		}
+	}
+	for _, r := range s.lanes {
+		r.finish()
+	}
+	s.laneWG.Wait()
+	if e := s.Ending(); e != nil {
+		return fmt.Errorf("live: %s", e.Message)
+	}
+	v := s.cfg.Vertical
+	for _, spec := range v.Final {
+		st := s.Snapshot()
+		lb, err := s.runLane(ctx, spec, st, -1, true)
+		if err != nil {
+			if e := s.Ending(); e != nil {
+				return fmt.Errorf("live: %s", e.Message)
+			}
+			s.emit(TypeError, ErrorBody{Message: fmt.Sprintf("the %s lane failed: %v", spec.ID, err)})
+			continue
+		}
+		if lb != nil {
+			s.setLane(*lb)
+		}
+	}
+	st := s.Snapshot()
+	summary := map[string]any{}
+	if v.Summary != nil {
+		summary = v.Summary(st)
+	}
+	s.emit(TypeDone, DoneBody{Summary: summary})
+	s.Close()
+	return nil
+}
+
+// Close ends the session without an artifact (the peer went away) and waits
+// for the events queued so far to be sent.
+func (s *Session) Close() {
+	s.stop()
+	for _, r := range s.lanes {
+		r.finish()
+	}
+	s.laneWG.Wait()
+	s.emitMu.Lock()
+	if !s.closed {
+		s.closed = true
+		select {
+		case s.events <- Event{}:
+		case <-s.sent:
+		}
+	}
+	s.emitMu.Unlock()
+	<-s.sent
+}
+
+func (s *Session) setLane(lb LaneBody) {
+	s.mu.Lock()
+	s.state.Lanes[lb.Lane] = lb
+	s.mu.Unlock()
+}

@@ -1,0 +1,222 @@
+package live_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"boxd/engine/attest"
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/pipelines/chat"
+	"boxd/pipelines/live"
+	"boxd/pipelines/live/livetest"
+)
+
+// recorder collects a session's events.
+type recorder struct {
+	mu  sync.Mutex
+	evs []live.Event
+}
+
+func (r *recorder) send(e live.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evs = append(r.evs, e)
+	return nil
+}
+
+func (r *recorder) events() []live.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]live.Event(nil), r.evs...)
+}
+
+func tinyChat(t *testing.T) *chat.Service {
+	t.Helper()
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return &chat.Service{Engine: e, ModelID: "model-27b", WeightsRoot: strings.Repeat("ab", 32), Upstream: "tiny", Provider: "test", Receipts: fakeReceipts{}}
+}
+
+// testVertical has a local lane (counts sentences), a model lane and an
+// after-stop lane.
+func testVertical() *live.Vertical {
+	count := &live.LaneSpec{ID: "count", Title: "Sentences", Local: true,
+		Finish: func(st *live.State, _ int, _ json.RawMessage) (string, any, error) {
+			return fmt.Sprintf("%d sentences", len(st.Sentences)), map[string]any{"n": len(st.Sentences)}, nil
+		}}
+	schema := json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string","maxLength":20}},"required":["topic"]}`)
+	topic := &live.LaneSpec{ID: "topic", Title: "Topic", Schema: schema, MaxTokens: 64,
+		Prompt: func(st *live.State, _ int) (string, string) { return "Name the topic.", st.Lines() },
+		Finish: func(st *live.State, _ int, a json.RawMessage) (string, any, error) {
+			var v map[string]any
+			if err := json.Unmarshal(a, &v); err != nil {
+				return "", nil, err
+			}
+			return fmt.Sprint(v["topic"]), v, nil
+		}}
+	final := &live.LaneSpec{ID: "wrapup", Title: "Wrap-up", Local: true,
+		Finish: func(st *live.State, _ int, _ json.RawMessage) (string, any, error) {
+			return "lanes: " + fmt.Sprint(len(st.Lanes)), nil, nil
+		}}
+	return &live.Vertical{ID: "sales", Live: []*live.LaneSpec{count, topic}, Final: []*live.LaneSpec{final},
+		Summary: func(st *live.State) map[string]any {
+			return map[string]any{"sentences": len(st.Sentences), "lanes": len(st.Lanes)}
+		}}
+}
+
+var script = []livetest.Line{
+	{Text: "Hello, thanks for taking the call today.", Start: 0.2, End: 2.0},
+	{Text: "We ship about forty pallets a week.", Start: 2.5, End: 4.0},
+	{Text: "Our main problem is late deliveries.", Start: 4.4, End: 6.0},
+}
+
+func feed(t *testing.T, s *live.Session, seconds float64) {
+	t.Helper()
+	frame := make([]byte, 3200)
+	for i := 0; i < int(seconds*10); i++ {
+		if err := s.Audio(context.Background(), frame); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSessionEventsAndStop(t *testing.T) {
+	rec := &recorder{}
+	budget := &livetest.Budget{Tokens: 5000, AudioMS: 60000, StopReserveTokens: 100}
+	s, err := live.Start(context.Background(), live.Config{
+		Vertical: testVertical(), Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
+		Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget,
+		Send: rec.send, Debounce: 50 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed(t, s, 6.5)
+	if err := s.Audio(context.Background(), make([]byte, 3)); err == nil {
+		t.Error("odd frame accepted")
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	evs := rec.events()
+	if evs[0].Type != live.TypeReady || evs[len(evs)-1].Type != live.TypeDone {
+		t.Fatalf("first %s last %s", evs[0].Type, evs[len(evs)-1].Type)
+	}
+	var finals, receipts, topicLanes int
+	lastCount := -1
+	prevAt := int64(-1)
+	for _, e := range evs {
+		if e.AtMS < prevAt {
+			t.Errorf("at_ms goes back: %d after %d", e.AtMS, prevAt)
+		}
+		prevAt = e.AtMS
+		switch b := e.Body.(type) {
+		case live.TranscriptBody:
+			if b.Final {
+				finals++
+			}
+		case live.ReceiptBody:
+			receipts++
+			if b.Status != "attested" || b.ID == "" {
+				t.Errorf("receipt %+v", b)
+			}
+		case live.LaneBody:
+			if b.Lane == "count" {
+				lastCount = b.Data.(map[string]any)["n"].(int)
+			}
+			if b.Lane == "topic" {
+				topicLanes++
+			}
+		}
+	}
+	if finals != 3 || lastCount != 3 {
+		t.Errorf("finals %d, last count %d", finals, lastCount)
+	}
+	if receipts == 0 || receipts != topicLanes {
+		t.Errorf("receipts %d, topic lane events %d (one receipt per model call)", receipts, topicLanes)
+	}
+	done := evs[len(evs)-1].Body.(live.DoneBody)
+	if done.Summary["sentences"] != 3 || done.Summary["lanes"] != 3 {
+		t.Errorf("summary %v", done.Summary)
+	}
+	raw, _ := json.Marshal(evs[0])
+	if !strings.HasPrefix(string(raw), `{"type":"ready","at_ms":`) || !strings.Contains(string(raw), `"receipts":"attested"`) {
+		t.Errorf("ready JSON %s", raw)
+	}
+}
+
+func TestSessionAudioBudget(t *testing.T) {
+	rec := &recorder{}
+	budget := &livetest.Budget{Tokens: 5000, AudioMS: 1000, StopReserveTokens: 100}
+	s, err := live.Start(context.Background(), live.Config{
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget, Send: rec.send,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frame := make([]byte, 3200)
+	var err2 error
+	for i := 0; i < 20 && err2 == nil; i++ {
+		err2 = s.Audio(context.Background(), frame)
+	}
+	if err2 != live.ErrEnded || s.Ending() == nil || s.Ending().Code != live.CloseBudget || s.Ending().Message != "audio budget used up" {
+		t.Fatalf("ending %v %+v", err2, s.Ending())
+	}
+	s.Close()
+	evs := rec.events()
+	var sawZero bool
+	for i, e := range evs {
+		if b, ok := e.Body.(live.BudgetBody); ok && b.SecondsAudioLeft == 0 {
+			sawZero = true
+		}
+		if e.Type == live.TypeError && i != len(evs)-1 {
+			t.Errorf("error is not the last event")
+		}
+	}
+	if !sawZero || evs[len(evs)-1].Type != live.TypeError {
+		t.Errorf("no budget 0 event or no closing error: %v", evs)
+	}
+}
+
+func TestSessionPausesAtTheStopReserve(t *testing.T) {
+	rec := &recorder{}
+	budget := &livetest.Budget{Tokens: 50, AudioMS: 60000, StopReserveTokens: 100}
+	s, err := live.Start(context.Background(), live.Config{
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget, Send: rec.send, Debounce: 10 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed(t, s, 6.5)
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	paused := 0
+	for _, e := range rec.events() {
+		if b, ok := e.Body.(live.ErrorBody); ok && strings.Contains(b.Message, "paused") {
+			paused++
+		}
+		if e.Type == live.TypeReceipt {
+			t.Error("a model call ran inside the stop reserve")
+		}
+	}
+	if paused != 1 {
+		t.Errorf("%d pause errors, want 1", paused)
+	}
+}
+
+// fakeReceipts signs nothing; the chat pipeline marks the receipt attested.
+type fakeReceipts struct{}
+
+func (fakeReceipts) Issue(ctx context.Context, mc attest.ModelCall, upstream string) (attest.SignedModelCall, error) {
+	return attest.SignedModelCall{ModelCall: mc, Commitment: "c", Sig: "ab"}, nil
+}
