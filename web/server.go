@@ -23,6 +23,7 @@ import (
 	"boxd/configs"
 	"boxd/engine/attest"
 	"boxd/pipelines/chat"
+	"boxd/pipelines/live"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/sitecheck"
 	"boxd/version"
@@ -52,6 +53,15 @@ type Deps struct {
 	Outbound *outbound.Client
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// LiveVerticals are the live audio verticals /ws/live and replays run,
+	// by id; a vertical missing here closes 1011.
+	LiveVerticals map[string]*live.Vertical
+	// Transcribe starts speech recognition for a live session; nil closes
+	// live sockets with 1011 (no models.asr.path).
+	Transcribe live.StartTranscriber
+	// LiveModels name the models in live ready events (LLM defaults to the
+	// chat model id).
+	LiveModels live.Models
 }
 
 // Server serves the API on one listener.
@@ -74,6 +84,11 @@ type Server struct {
 	metrics     *metrics
 	handler     http.Handler
 
+	// Live audio (routes_live.go).
+	liveVerticals map[string]*live.Vertical
+	transcribe    live.StartTranscriber
+	liveModels    live.Models
+
 	draining atomic.Bool
 	// OnDrain, when set, runs once as the server starts to drain (boxd
 	// serve sends STOPPING=1 to systemd there).
@@ -89,13 +104,17 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 		log = slog.Default()
 	}
 	s := &Server{cfg: cfg, probes: deps.Probes, platform: deps.Platform, key: deps.Key, receipts: deps.Receipts,
-		chat: deps.Chat, now: deps.Now, log: log, mux: http.NewServeMux(), methods: map[string][]string{}}
+		chat: deps.Chat, now: deps.Now, log: log, mux: http.NewServeMux(), methods: map[string][]string{},
+		liveVerticals: deps.LiveVerticals, transcribe: deps.Transcribe, liveModels: deps.LiveModels}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	s.started = s.now()
 	if s.chat == nil {
 		s.chat = &chat.Service{ModelID: cfg.Models.LLM.ID}
+	}
+	if s.liveModels.LLM == "" {
+		s.liveModels.LLM = s.chat.ModelID
 	}
 	if s.platform == nil || s.key == nil || s.receipts == nil {
 		panic("web.New: Deps.Platform, Deps.Key and Deps.Receipts are required")
@@ -120,8 +139,10 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.platformRoutes()
 	s.chatRoutes()
 	s.siteCheckRoutes()
+	s.liveRoutes()
+	s.demoRoutes()
 	s.mux.HandleFunc("/", s.notFound)
-	s.handler = s.observe(s.origins(s.mux))
+	s.handler = s.observe(s.sockets(s.origins(s.mux)))
 	return s
 }
 

@@ -25,6 +25,7 @@ import (
 	"boxd/engine/models"
 	"boxd/gpu"
 	"boxd/pipelines/chat"
+	"boxd/pipelines/live"
 	"boxd/pipelines/outbound"
 	"boxd/version"
 	"boxd/web"
@@ -180,6 +181,11 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		Key:      key,
 		Receipts: receipts,
 		Chat:     chatSvc,
+		// Live audio: Whisper per session (Options(lang, "transcribe") →
+		// Session → stream.Start); nil without models.asr.path (1011).
+		Transcribe:    web.SpeechTranscriber(speech),
+		LiveModels:    live.Models{ASR: asrName(speech, cfg), LLM: cfg.Models.LLM.ID},
+		LiveVerticals: nil, // TODO(lead): live.Verticals(cfg.DataDir)
 	}, log)
 	srv.OnDrain = func() { notify(log, "STOPPING=1") }
 	if testRoutes != nil {
@@ -286,6 +292,17 @@ func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, 
 	log.Info("model loaded", "model", "asr", "name", e.Model.Name(), "layers", hp.NAudioLayer, "mels", hp.NMels,
 		"multilingual", e.Model.Tokenizer().Multilingual, "gpu_layers", layers, "vad", vad)
 	return e, nil
+}
+
+// asrName names the speech model in live ready events ("" without one).
+func asrName(speech *stream.Engine, cfg *configs.Config) string {
+	if speech == nil {
+		return ""
+	}
+	if n := speech.Model.Name(); n != "" {
+		return n
+	}
+	return strings.TrimSuffix(filepath.Base(cfg.Models.ASR.Path), filepath.Ext(cfg.Models.ASR.Path))
 }
 
 // watchdog pings systemd at half the unit's WatchdogSec, but only while the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -29,7 +30,12 @@ type State struct {
 	Target    string
 	Sentences []Sentence
 	Lanes     map[string]LaneBody
-	AudioS    float64
+	// PerSentence holds what per-sentence lanes emitted, by lane id and
+	// sentence index (translation), so a summary can gather them. Its maps
+	// are never changed once published (copy on write), so a snapshot may
+	// share them.
+	PerSentence map[string]map[int]LaneBody
+	AudioS      float64
 }
 
 // Lines is the transcript with line numbers ("[n] text", n from 1), the form
@@ -197,9 +203,25 @@ func (r *laneRunner) run(ctx context.Context, sentence int) {
 		}
 		return
 	}
-	if lb != nil && !r.spec.PerSentence {
+	if lb != nil && r.spec.PerSentence {
+		s.setSentenceLane(sentence, *lb)
+	} else if lb != nil {
 		s.setLane(*lb)
 	}
+}
+
+// setSentenceLane records a per-sentence lane's event for sentence i,
+// copying the maps so that snapshots sharing the old ones stay unchanged.
+func (s *Session) setSentenceLane(i int, lb LaneBody) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	outer := make(map[string]map[int]LaneBody, len(s.state.PerSentence)+1)
+	maps.Copy(outer, s.state.PerSentence)
+	inner := make(map[int]LaneBody, len(outer[lb.Lane])+1)
+	maps.Copy(inner, outer[lb.Lane])
+	inner[i] = lb
+	outer[lb.Lane] = inner
+	s.state.PerSentence = outer
 }
 
 // ErrSkip is returned by runLane when the lane had nothing to do.

@@ -82,10 +82,11 @@ type Session struct {
 	ctx   context.Context
 	stop  context.CancelFunc
 
-	events chan Event
-	sent   chan struct{} // closed when the sender has stopped
-	emitMu sync.Mutex
-	closed bool
+	events   chan Event
+	sent     chan struct{} // closed when the sender has stopped
+	emitMu   sync.Mutex
+	closed   bool
+	silenced bool // after the ending error event
 
 	tr Transcriber
 
@@ -168,7 +169,7 @@ func (s *Session) atMS() int64 { return s.cfg.Now().Sub(s.start).Milliseconds() 
 func (s *Session) emit(typ string, body any) {
 	s.emitMu.Lock()
 	defer s.emitMu.Unlock()
-	if s.closed {
+	if s.closed || s.silenced {
 		return
 	}
 	ev := Event{Type: typ, AtMS: s.atMS(), Body: body}
@@ -213,8 +214,17 @@ func (s *Session) end(code int, msg string) {
 	s.ended = &Ending{Code: code, Message: msg}
 	s.mu.Unlock()
 	s.emit(TypeError, ErrorBody{Message: msg})
+	// The error is the last event before the close: lanes still finishing
+	// send nothing more.
+	s.emitMu.Lock()
+	s.silenced = true
+	s.emitMu.Unlock()
 	close(s.endedCh)
 }
+
+// Error sends an error event through the session's queue (so at_ms stays
+// in order with the session's own events); the session goes on.
+func (s *Session) Error(msg string) { s.emit(TypeError, ErrorBody{Message: msg}) }
 
 func (s *Session) suffix() string {
 	if s.cfg.Budget.Daily() {

@@ -1,0 +1,837 @@
+package web
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"boxd/configs"
+	"boxd/engine/asr"
+	"boxd/engine/asr/asrtest"
+	"boxd/engine/asr/stream"
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/pipelines/chat"
+	"boxd/pipelines/live"
+	"boxd/pipelines/live/livetest"
+)
+
+// Live socket tests drive /ws/live with a real WebSocket client against the
+// real server. The verticals are test verticals (a local lane counting
+// sentences, optionally a model lane on the tiny LLM, an after-stop lane);
+// speech recognition is the scripted transcriber for the protocol tests
+// and the real engine (random-weight Whisper, Silero VAD, espeak-ng
+// speech) in TestLiveRealSpeechRecognition.
+
+// wsVertical is a test vertical with id: lane "count" (local), with model
+// also lane "topic" (a model call on the tiny LLM), and after stop lane
+// "wrapup".
+func wsVertical(id string, model bool) *live.Vertical {
+	count := &live.LaneSpec{ID: "count", Title: "Sentences", Local: true,
+		Finish: func(st *live.State, _ int, _ json.RawMessage) (string, any, error) {
+			return fmt.Sprintf("%d sentences", len(st.Sentences)), map[string]any{"n": len(st.Sentences)}, nil
+		}}
+	lanes := []*live.LaneSpec{count}
+	if model {
+		schema := json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string","maxLength":20}},"required":["topic"]}`)
+		lanes = append(lanes, &live.LaneSpec{ID: "topic", Title: "Topic", Schema: schema, MaxTokens: 64,
+			Prompt: func(st *live.State, _ int) (string, string) { return "Name the topic.", st.Lines() },
+			Finish: func(st *live.State, _ int, a json.RawMessage) (string, any, error) {
+				var v map[string]any
+				if err := json.Unmarshal(a, &v); err != nil {
+					return "", nil, err
+				}
+				return fmt.Sprint(v["topic"]), v, nil
+			}})
+	}
+	final := &live.LaneSpec{ID: "wrapup", Title: "Wrap-up", Local: true,
+		Finish: func(st *live.State, _ int, _ json.RawMessage) (string, any, error) {
+			return st.Lines(), nil, nil
+		}}
+	return &live.Vertical{ID: id, Live: lanes, Final: []*live.LaneSpec{final},
+		Summary: func(st *live.State) map[string]any {
+			return map[string]any{"sentences": len(st.Sentences), "lanes": len(st.Lanes), "lang": st.Lang, "target": st.Target}
+		}}
+}
+
+// wsScript is what the scripted transcriber hears: three sentences in 3 s.
+var wsScript = []livetest.Line{
+	{Text: "Thanks for joining the call today.", Start: 0.2, End: 1.0},
+	{Text: "We ship forty pallets every week.", Start: 1.2, End: 2.0},
+	{Text: "Late deliveries are our main problem.", Start: 2.2, End: 3.0},
+}
+
+// langRecorder wraps a StartTranscriber and keeps the language of each
+// start.
+type langRecorder struct {
+	mu    sync.Mutex
+	langs []string
+	next  live.StartTranscriber
+}
+
+func (r *langRecorder) start(ctx context.Context, lang string, emit func(stream.Event)) (live.Transcriber, error) {
+	r.mu.Lock()
+	r.langs = append(r.langs, lang)
+	r.mu.Unlock()
+	return r.next(ctx, lang, emit)
+}
+
+func (r *langRecorder) last() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.langs) == 0 {
+		return ""
+	}
+	return r.langs[len(r.langs)-1]
+}
+
+// wsOpts configure a live test server.
+type wsOpts struct {
+	cfg        *configs.Config
+	now        func() time.Time
+	transcribe live.StartTranscriber // nil: no speech recognition
+	verticals  map[string]*live.Vertical
+	model      bool // the tiny LLM serves model lanes
+}
+
+// wsServer runs the real server with live verticals (default: every live
+// id, local lanes only) and the given transcriber.
+func wsServer(t *testing.T, o wsOpts) *testServer {
+	t.Helper()
+	cfg := o.cfg
+	if cfg == nil {
+		cfg = configs.Defaults()
+	}
+	cfg.Listen = "127.0.0.1:0"
+	cfg.AdminSecret = configs.Secret(adminSecret)
+	deps := testDeps(t, cfg, Probes{}, o.now)
+	deps.Now = o.now
+	deps.Transcribe = o.transcribe
+	deps.LiveModels = live.Models{ASR: "whisper-test"}
+	deps.LiveVerticals = o.verticals
+	if deps.LiveVerticals == nil {
+		deps.LiveVerticals = map[string]*live.Vertical{}
+		for _, id := range liveVerticalIDs {
+			deps.LiveVerticals[id] = wsVertical(id, false)
+		}
+	}
+	if o.model {
+		e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(e.Close)
+		deps.Chat = &chat.Service{Engine: e, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: deps.Key.ID(), Receipts: deps.Receipts}
+	}
+	s := New(cfg, deps, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ln, err := Listen(context.Background(), cfg, s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ts := &testServer{Server: s, url: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1)}
+	go func() { ts.done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		<-ts.done
+	})
+	return ts
+}
+
+// wsClient is one live socket.
+type wsClient struct {
+	t   *testing.T
+	c   *websocket.Conn
+	all []wsEvent // every event read
+}
+
+// wsEvent is one server event as JSON.
+type wsEvent map[string]any
+
+func (e wsEvent) typ() string { s, _ := e["type"].(string); return s }
+
+func (e wsEvent) str(k string) string { s, _ := e[k].(string); return s }
+
+func (e wsEvent) num(k string) float64 { f, _ := e[k].(float64); return f }
+
+func wsDial(t *testing.T, ts *testServer, query string, header http.Header) *wsClient {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ts.url, "http")+livePath+"?"+query, &websocket.DialOptions{HTTPHeader: header})
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.Fatalf("dial %s: %v (HTTP %d)", query, err, status)
+	}
+	c.SetReadLimit(1 << 20)
+	t.Cleanup(func() { _ = c.CloseNow() })
+	return &wsClient{t: t, c: c}
+}
+
+// next reads one event; at the close it returns the close code instead
+// (-1 when the connection broke without one).
+func (w *wsClient) next() (wsEvent, int) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	typ, data, err := w.c.Read(ctx)
+	if err != nil {
+		if code := websocket.CloseStatus(err); code != -1 {
+			return nil, int(code)
+		}
+		w.t.Fatalf("read: %v", err)
+	}
+	if typ != websocket.MessageText {
+		w.t.Fatalf("a binary message from the server")
+	}
+	var ev wsEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		w.t.Fatalf("event is not a JSON object: %s", data)
+	}
+	at, ok := ev["at_ms"].(float64)
+	if ev.typ() == "" || !ok || at < 0 || at != math.Trunc(at) {
+		w.t.Fatalf("event without type or integer at_ms: %s", data)
+	}
+	w.all = append(w.all, ev)
+	return ev, 0
+}
+
+// expect reads the next event and checks its type.
+func (w *wsClient) expect(typ string) wsEvent {
+	w.t.Helper()
+	ev, code := w.next()
+	if ev == nil {
+		w.t.Fatalf("closed %d, want a %s event", code, typ)
+	}
+	if ev.typ() != typ {
+		w.t.Fatalf("got %v, want a %s event", ev, typ)
+	}
+	return ev
+}
+
+// until reads events up to the next of type typ, skipping budget events.
+func (w *wsClient) until(typ string) wsEvent {
+	w.t.Helper()
+	for {
+		ev, code := w.next()
+		if ev == nil {
+			w.t.Fatalf("closed %d, want a %s event", code, typ)
+		}
+		if ev.typ() == typ {
+			return ev
+		}
+		if ev.typ() != live.TypeBudget {
+			w.t.Fatalf("got %v, want a %s event", ev, typ)
+		}
+	}
+}
+
+// rest reads events until the close and returns them and the code.
+func (w *wsClient) rest() ([]wsEvent, int) {
+	w.t.Helper()
+	var evs []wsEvent
+	for {
+		ev, code := w.next()
+		if ev == nil {
+			return evs, code
+		}
+		evs = append(evs, ev)
+	}
+}
+
+func (w *wsClient) send(typ websocket.MessageType, data []byte) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := w.c.Write(ctx, typ, data); err != nil {
+		w.t.Fatalf("write: %v", err)
+	}
+}
+
+// audio sends seconds of silence as 100 ms frames.
+func (w *wsClient) audio(seconds float64) {
+	w.t.Helper()
+	frame := make([]byte, 3200)
+	for i := 0; i < int(math.Round(seconds*10)); i++ {
+		w.send(websocket.MessageBinary, frame)
+	}
+}
+
+func (w *wsClient) stop() { w.t.Helper(); w.send(websocket.MessageText, []byte(`{"type":"stop"}`)) }
+
+// checkClosing checks the end of a socket's events: an error event right
+// before every close but 1000, done right before 1000.
+func checkClosing(t *testing.T, evs []wsEvent, code int) {
+	t.Helper()
+	if len(evs) == 0 {
+		t.Fatalf("closed %d without an event", code)
+	}
+	last := evs[len(evs)-1]
+	if code == live.CloseNormal {
+		if last.typ() != live.TypeDone {
+			t.Errorf("closed 1000 after %v, want done", last)
+		}
+		return
+	}
+	if last.typ() != live.TypeError || last.str("message") == "" {
+		t.Errorf("closed %d after %v, want an error event", code, last)
+	}
+}
+
+// refused dials and expects exactly one error event at_ms 0 whose message
+// holds want, then close code.
+func refused(t *testing.T, ts *testServer, query string, header http.Header, code int, want string) {
+	t.Helper()
+	evs, got := wsDial(t, ts, query, header).rest()
+	if got != code {
+		t.Errorf("%s: closed %d, want %d (events %v)", query, got, code, evs)
+		return
+	}
+	if len(evs) != 1 || evs[0].typ() != live.TypeError || evs[0].num("at_ms") != 0 || len(evs[0]) != 3 {
+		t.Errorf("%s: events %v, want one error event at_ms 0 before %d", query, evs, code)
+		return
+	}
+	if msg := evs[0].str("message"); !strings.Contains(msg, want) {
+		t.Errorf("%s: message %q does not say %q", query, msg, want)
+	}
+}
+
+// waitLive waits until the box has n live sessions (slots are freed as the
+// server notices a client left).
+func waitLive(t *testing.T, ts *testServer, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for ts.platform.LiveSessions() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d live sessions, want %d", ts.platform.LiveSessions(), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// checkTranscripts applies the transcript rules: sentences in order, a
+// partial extends the previous partial of its sentence, the final is the
+// last event of its sentence.
+func checkTranscripts(t *testing.T, evs []wsEvent) (finals []string) {
+	t.Helper()
+	next := 0
+	partial := map[int]string{}
+	for _, e := range evs {
+		if e.typ() != live.TypeTranscript {
+			continue
+		}
+		i := int(e.num("i"))
+		if i != next {
+			t.Fatalf("transcript %v: sentence %d is the one in progress", e, next)
+		}
+		text := e.str("text")
+		if e["final"] == true {
+			finals = append(finals, text)
+			next++
+			continue
+		}
+		if p, ok := partial[i]; ok && !strings.HasPrefix(text, p) {
+			t.Errorf("partial %q does not extend %q", text, p)
+		}
+		partial[i] = text
+	}
+	return finals
+}
+
+func TestLiveProtocolScripted(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.Limits.AudioBudgetS = 60
+	cfg.Limits.TokenBudget = 5000
+	cfg.Limits.StopReserveTokens = 100
+	verticals := map[string]*live.Vertical{"sales": wsVertical("sales", true)}
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: livetest.ScriptedTranscriber(wsScript), verticals: verticals, model: true})
+	token := session(t, ts, "sales")
+	w := wsDial(t, ts, "vertical=sales&token="+token, nil)
+
+	ready := w.expect(live.TypeReady)
+	models, _ := ready["models"].(map[string]any)
+	if ready.str("vertical") != "sales" || ready.str("receipts") != "attested" || models["asr"] != "whisper-test" || models["llm"] != "model-27b" {
+		t.Errorf("ready %v", ready)
+	}
+	for _, k := range []string{"banner", "locale", "lang", "target"} {
+		if _, ok := ready[k]; ok {
+			t.Errorf("sales ready has %s: %v", k, ready)
+		}
+	}
+	budget := w.expect(live.TypeBudget)
+	if budget.num("seconds_audio_left") != 60 || budget.num("llm_tokens_left") != 5000 || budget["key_id"] != nil || budget["period"] != nil {
+		t.Errorf("first budget %v", budget)
+	}
+	waitLive(t, ts, 1)
+
+	w.audio(1.5)
+	w.send(websocket.MessageBinary, make([]byte, 3201))             // odd length
+	w.send(websocket.MessageBinary, make([]byte, liveFrameLimit+2)) // over 2 s
+	w.send(websocket.MessageText, []byte(`{"type":"pause"}`))       // not a command
+	w.send(websocket.MessageText, []byte(`stop`))                   // not JSON
+	w.audio(1.5)
+	w.stop()
+	evs, code := w.rest()
+	if code != live.CloseNormal {
+		t.Fatalf("closed %d, want 1000; events %v", code, evs)
+	}
+	checkClosing(t, evs, code)
+
+	var errs []string
+	firstErr, afterErr := -1, 0
+	receipts, topics := 0, 0
+	lastCount := -1.0
+	for k, e := range evs {
+		switch e.typ() {
+		case live.TypeError:
+			errs = append(errs, e.str("message"))
+			if firstErr < 0 {
+				firstErr = k
+			}
+		case live.TypeTranscript:
+			if firstErr >= 0 {
+				afterErr++
+			}
+		case live.TypeReceipt:
+			receipts++
+			if e.str("status") != "attested" || e.str("id") == "" || e["key_id"] != nil {
+				t.Errorf("receipt %v", e)
+			}
+			if k+1 >= len(evs) || evs[k+1].typ() != live.TypeBudget {
+				t.Errorf("receipt not followed by a budget event")
+			}
+		case live.TypeLane:
+			switch e.str("lane") {
+			case "count":
+				lastCount = e["data"].(map[string]any)["n"].(float64)
+			case "topic":
+				topics++
+			}
+		}
+	}
+	wantErrs := []string{"an even number of bytes", "frames are at most 64000 bytes", "unknown text frame", "unknown text frame"}
+	if len(errs) != len(wantErrs) {
+		t.Fatalf("error events %q, want %d", errs, len(wantErrs))
+	}
+	for i, want := range wantErrs {
+		if !strings.Contains(errs[i], want) {
+			t.Errorf("error %d %q does not say %q", i, errs[i], want)
+		}
+	}
+	if !strings.Contains(errs[2], `{"type":"stop"}`) {
+		t.Errorf("the text-frame error does not say what is accepted: %q", errs[2])
+	}
+	if afterErr == 0 {
+		t.Error("no transcript after the bad frames: the session did not go on")
+	}
+	finals := checkTranscripts(t, evs)
+	if len(finals) != 3 || finals[2] != wsScript[2].Text {
+		t.Errorf("finals %q", finals)
+	}
+	if lastCount != 3 {
+		t.Errorf("last count lane %v, want 3", lastCount)
+	}
+	if receipts == 0 || receipts != topics {
+		t.Errorf("%d receipts, %d topic lane events: one receipt per model call", receipts, topics)
+	}
+	done := evs[len(evs)-1]
+	summary, _ := done["summary"].(map[string]any)
+	if summary["sentences"] != 3.0 || summary["lanes"] != 3.0 {
+		t.Errorf("done %v", done)
+	}
+	waitLive(t, ts, 0)
+}
+
+func TestLivePartialsThenFinal(t *testing.T) {
+	ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript)})
+	w := wsDial(t, ts, "vertical=field&token="+session(t, ts, "field"), nil)
+	w.expect(live.TypeReady)
+	w.expect(live.TypeBudget)
+	w.audio(0.6) // halfway through the first sentence: its partial
+	ev := w.until(live.TypeTranscript)
+	if ev["final"] != false || ev.num("i") != 0 || ev.str("text") != "Thanks for joining" || ev.num("t") != 0.2 {
+		t.Errorf("partial %v", ev)
+	}
+	w.audio(0.4)
+	ev = w.until(live.TypeTranscript)
+	if ev["final"] != true || ev.num("i") != 0 || ev.str("text") != wsScript[0].Text {
+		t.Errorf("final %v", ev)
+	}
+	w.stop()
+	evs, code := w.rest()
+	checkClosing(t, evs, code)
+	if code != live.CloseNormal {
+		t.Fatalf("closed %d", code)
+	}
+	finals := checkTranscripts(t, w.all)
+	if len(finals) != 3 { // Close flushes the sentences not yet reached
+		t.Errorf("finals after stop %q", finals)
+	}
+}
+
+func TestLiveReadyFields(t *testing.T) {
+	rec := &langRecorder{next: livetest.ScriptedTranscriber(wsScript)}
+	ts := wsServer(t, wsOpts{transcribe: rec.start})
+	for _, c := range []struct {
+		vertical, query       string
+		lang, target, asrLang string
+		banner                bool
+	}{
+		{"clinical", "", "", "", "en", true},
+		{"translate", "&lang=pt-BR&target=es", "pt", "es", "pt", false},
+		{"translate", "", "auto", "en", "auto", false},
+		{"translate", "&lang=ES&target=en-US", "es", "en", "es", false},
+		{"translate", "&lang=&target=", "auto", "en", "auto", false},
+	} {
+		w := wsDial(t, ts, "vertical="+c.vertical+c.query+"&token="+session(t, ts, c.vertical), nil)
+		ready := w.expect(live.TypeReady)
+		if ready.str("vertical") != c.vertical || ready.str("lang") != c.lang || ready.str("target") != c.target {
+			t.Errorf("%s%s: ready %v", c.vertical, c.query, ready)
+		}
+		if c.banner != (ready.str("banner") != "") || (c.banner && ready.str("locale") != "us") || (!c.banner && ready["locale"] != nil) {
+			t.Errorf("%s: banner and locale %v", c.vertical, ready)
+		}
+		if c.banner && !strings.Contains(ready.str("banner"), "this machine") {
+			t.Errorf("clinical banner %q", ready.str("banner"))
+		}
+		w.expect(live.TypeBudget)
+		if got := rec.last(); got != c.asrLang {
+			t.Errorf("%s%s: speech recognition started with lang %q, want %q", c.vertical, c.query, got, c.asrLang)
+		}
+		w.stop()
+		evs, code := w.rest()
+		checkClosing(t, evs, code)
+		if code != live.CloseNormal {
+			t.Errorf("closed %d", code)
+		}
+		summary, _ := evs[len(evs)-1]["summary"].(map[string]any)
+		if summary["lang"] != c.lang || summary["target"] != c.target {
+			t.Errorf("%s%s: session lang/target %v", c.vertical, c.query, summary)
+		}
+	}
+}
+
+func TestLiveBadParams4400(t *testing.T) {
+	ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript)})
+	sales := "&token=" + session(t, ts, "sales")
+	tr := "&token=" + session(t, ts, "translate")
+	cl := "&token=" + session(t, ts, "clinical")
+	for _, c := range []struct{ query, want string }{
+		{"token=x", "vertical is required"},
+		{"vertical=code" + sales, `vertical "code" has no live audio`},
+		{"vertical=Sales" + sales, "has no live audio"},
+		{"vertical=bogus" + sales, "use one of clinical, sales, field, translate"},
+		{"vertical=sales&vertical=field" + sales, "vertical is given 2 times"},
+		{"vertical=translate&lang=xx" + tr, `lang "xx" is not supported`},
+		{"vertical=translate&lang=en-" + tr, "is not a language code"},
+		{"vertical=translate&lang=english" + tr, "is not a language code"},
+		{"vertical=translate&target=auto" + tr, "target cannot be auto"},
+		{"vertical=translate&target=e%24" + tr, "is not a language code"},
+		{"vertical=translate&target=sw" + tr, "use one of ar, de, en"},
+		{"vertical=clinical&lang=en" + cl, "lang applies to the translate vertical only"},
+		{"vertical=sales&target=es" + sales, "target applies to the translate vertical only"},
+	} {
+		refused(t, ts, c.query, nil, 4400, c.want)
+	}
+	waitLive(t, ts, 0)
+}
+
+func TestLiveAuth4401And4403(t *testing.T) {
+	clk := newClock(time.Now())
+	cfg := configs.Defaults()
+	cfg.Limits.SessionLifetimeS = 600
+	cfg.Origins = []string{"https://scribe.clinic.example"}
+	ts := wsServer(t, wsOpts{cfg: cfg, now: clk.Now, transcribe: livetest.ScriptedTranscriber(wsScript)})
+
+	refused(t, ts, "vertical=sales", nil, 4401, "missing token")
+	refused(t, ts, "vertical=sales&token=ds_nope", nil, 4401, "unknown demo session token")
+	refused(t, ts, "vertical=sales&token=dk_nope", nil, 4401, "unknown developer key")
+	refused(t, ts, "vertical=sales", http.Header{"Authorization": {"Basic abc"}}, 4401, "missing token")
+
+	expiring := session(t, ts, "sales")
+	clk.Advance(601 * time.Second)
+	refused(t, ts, "vertical=sales&token="+expiring, nil, 4401, "expired")
+	sales := session(t, ts, "sales")
+
+	revokedKey, revokedID := createKey(t, ts, map[string]any{})
+	if r := ts.do(t, call{method: "DELETE", path: "/v1/keys/" + revokedID, token: adminSecret}); r.status != 200 {
+		t.Fatalf("revoke: %d", r.status)
+	}
+	refused(t, ts, "vertical=sales&token="+revokedKey, nil, 4401, "revoked")
+
+	refused(t, ts, "vertical=clinical&token="+sales, nil, 4403, "this demo token is for the sales vertical")
+	codeKey, _ := createKey(t, ts, map[string]any{"verticals": []string{"code", "field"}})
+	refused(t, ts, "vertical=sales&token="+codeKey, nil, 4403, "not allowed the sales vertical")
+	refused(t, ts, "vertical=sales&token="+sales, http.Header{"Origin": {"https://evil.example"}}, 4403, "origin https://evil.example is not allowed")
+	refused(t, ts, "vertical=sales&token="+sales, http.Header{"Origin": {"null"}}, 4403, "is not allowed")
+
+	// Allowed: an operator origin, localhost, no origin; the token in the
+	// query or in Authorization; a key allowed the vertical.
+	for _, c := range []struct {
+		query  string
+		header http.Header
+	}{
+		{"vertical=sales&token=" + sales, http.Header{"Origin": {"https://scribe.clinic.example"}}},
+		{"vertical=sales&token=" + sales, http.Header{"Origin": {"http://localhost:5173"}}},
+		{"vertical=sales", http.Header{"Authorization": {"Bearer " + sales}}},
+		{"vertical=field&token=" + codeKey, nil},
+	} {
+		w := wsDial(t, ts, c.query, c.header)
+		w.expect(live.TypeReady)
+		w.expect(live.TypeBudget)
+		w.stop()
+		if evs, code := w.rest(); code != live.CloseNormal {
+			t.Errorf("%s %v: closed %d %v", c.query, c.header, code, evs)
+		}
+		waitLive(t, ts, 0)
+	}
+
+	// Plain HTTP on the socket's path: 426 with a JSON body; a refused
+	// origin without an upgrade still gets the origins middleware's 403.
+	r := ts.do(t, call{method: "GET", path: livePath + "?vertical=sales"})
+	if r.status != http.StatusUpgradeRequired || !strings.Contains(r.errMsg(t), "WebSocket") || r.header.Get("Upgrade") != "websocket" {
+		t.Errorf("plain GET: %d %s %v", r.status, r.body, r.header)
+	}
+	r = ts.do(t, call{method: "GET", path: livePath, headers: map[string]string{"Origin": "https://evil.example"}})
+	if r.status != http.StatusForbidden {
+		t.Errorf("plain GET from a refused origin: %d", r.status)
+	}
+}
+
+func TestLiveOneSocketPerToken4409(t *testing.T) {
+	ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript)})
+	token := session(t, ts, "clinical")
+	first := wsDial(t, ts, "vertical=clinical&token="+token, nil)
+	first.expect(live.TypeReady)
+	first.expect(live.TypeBudget)
+	refused(t, ts, "vertical=clinical&token="+token, nil, 4409, "already has a live session")
+
+	// The client goes away without stop: the session closes and the slot
+	// is freed, so the token can connect again.
+	first.audio(0.5)
+	_ = first.c.CloseNow()
+	waitLive(t, ts, 0)
+	again := wsDial(t, ts, "vertical=clinical&token="+token, nil)
+	again.expect(live.TypeReady)
+	again.stop()
+	evs, code := again.rest()
+	checkClosing(t, evs, code)
+	if code != live.CloseNormal {
+		t.Errorf("reconnect closed %d", code)
+	}
+}
+
+func TestLiveCaps4429(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.Limits.LiveCap = 2
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: livetest.ScriptedTranscriber(wsScript)})
+	t1, t2 := session(t, ts, "sales"), session(t, ts, "sales")
+	key, _ := createKey(t, ts, map[string]any{"concurrent_live_sessions": 1})
+
+	k1 := wsDial(t, ts, "vertical=sales&token="+key, nil)
+	k1.expect(live.TypeReady)
+	refused(t, ts, "vertical=field&token="+key, nil, 4429, "this developer key has 1 live sessions open (limit 1)")
+	s1 := wsDial(t, ts, "vertical=sales&token="+t1, nil)
+	s1.expect(live.TypeReady)
+	waitLive(t, ts, 2)
+	refused(t, ts, "vertical=sales&token="+t2, nil, 4429, "all 2 live sessions on this box are in use; retry in 30 seconds")
+
+	_ = s1.c.CloseNow()
+	waitLive(t, ts, 1)
+	s2 := wsDial(t, ts, "vertical=sales&token="+t2, nil)
+	s2.expect(live.TypeReady)
+	waitLive(t, ts, 2)
+}
+
+func TestLiveBudgets4402(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.Limits.AudioBudgetS = 1
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: livetest.ScriptedTranscriber(wsScript)})
+
+	// A demo token's audio runs out mid-session: a budget event with
+	// seconds_audio_left 0, the error, 4402.
+	token := session(t, ts, "sales")
+	w := wsDial(t, ts, "vertical=sales&token="+token, nil)
+	w.expect(live.TypeReady)
+	if b := w.expect(live.TypeBudget); b.num("seconds_audio_left") != 1 {
+		t.Errorf("first budget %v", b)
+	}
+	w.audio(1)
+	evs, code := w.rest()
+	if code != live.CloseBudget {
+		t.Fatalf("closed %d, want 4402: %v", code, evs)
+	}
+	checkClosing(t, evs, code)
+	if msg := evs[len(evs)-1].str("message"); msg != "audio budget used up" {
+		t.Errorf("message %q", msg)
+	}
+	zero := -1
+	for k, e := range evs {
+		if e.typ() == live.TypeBudget && e["seconds_audio_left"] == 0.0 {
+			zero = k
+		}
+	}
+	if zero < 0 || zero != len(evs)-2 {
+		t.Errorf("no budget event with seconds_audio_left 0 right before the error: %v", evs)
+	}
+	waitLive(t, ts, 0)
+	// Connecting again with no audio left: refused at once.
+	refused(t, ts, "vertical=sales&token="+token, nil, 4402, "audio budget used up")
+
+	// A key's daily audio runs out: "for today", and its budget events
+	// carry key_id and period day.
+	key, id := createKey(t, ts, map[string]any{"daily_audio_seconds": 1})
+	w = wsDial(t, ts, "vertical=field&token="+key, nil)
+	w.expect(live.TypeReady)
+	b := w.expect(live.TypeBudget)
+	if b.num("seconds_audio_left") != 1 || b.str("key_id") != id || b.str("period") != "day" || b.num("llm_tokens_left") != 200000 {
+		t.Errorf("key budget %v", b)
+	}
+	w.audio(1)
+	evs, code = w.rest()
+	checkClosing(t, evs, code)
+	if code != live.CloseBudget || evs[len(evs)-1].str("message") != "audio budget used up for today" {
+		t.Errorf("key: closed %d after %v", code, evs[len(evs)-1])
+	}
+	waitLive(t, ts, 0)
+	refused(t, ts, "vertical=field&token="+key, nil, 4402, "audio budget used up for today")
+
+	// No tokens left: refused at once.
+	broke, _ := createKey(t, ts, map[string]any{"daily_llm_tokens": 0})
+	refused(t, ts, "vertical=sales&token="+broke, nil, 4402, "token budget used up for today")
+	waitLive(t, ts, 0)
+}
+
+func TestLiveTokenBudgetDemo4402(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.Limits.TokenBudget = 0
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: livetest.ScriptedTranscriber(wsScript)})
+	refused(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil, 4402, "token budget used up")
+	waitLive(t, ts, 0)
+}
+
+func TestLiveSpeechRecognitionUnavailable1011(t *testing.T) {
+	ts := wsServer(t, wsOpts{})
+	for _, v := range liveVerticalIDs {
+		refused(t, ts, "vertical="+v+"&token="+session(t, ts, v), nil, 1011, "speech recognition unavailable: the operator sets models.asr.path")
+	}
+
+	// A vertical the box does not serve.
+	ts = wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript), verticals: map[string]*live.Vertical{"sales": wsVertical("sales", false)}})
+	refused(t, ts, "vertical=field&token="+session(t, ts, "field"), nil, 1011, "the field vertical is not available on this box")
+
+	// Speech recognition fails to start: ready, budget, the error, 1011.
+	failing := func(ctx context.Context, lang string, emit func(stream.Event)) (live.Transcriber, error) {
+		return nil, errors.New("the model is busy")
+	}
+	ts = wsServer(t, wsOpts{transcribe: failing})
+	evs, code := wsDial(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil).rest()
+	checkClosing(t, evs, code)
+	if code != live.CloseASR || len(evs) != 3 || evs[0].typ() != live.TypeReady || !strings.Contains(evs[2].str("message"), "the model is busy") {
+		t.Errorf("closed %d after %v", code, evs)
+	}
+	waitLive(t, ts, 0)
+}
+
+func TestLiveHugeMessageClosesAfterAnError(t *testing.T) {
+	ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript)})
+	w := wsDial(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil)
+	w.expect(live.TypeReady)
+	w.expect(live.TypeBudget)
+	w.send(websocket.MessageBinary, make([]byte, liveMessageCap+1))
+	evs, code := w.rest()
+	checkClosing(t, evs, code)
+	if code != int(websocket.StatusMessageTooBig) || !strings.Contains(evs[len(evs)-1].str("message"), "more than 1048576 bytes") {
+		t.Errorf("closed %d after %v", code, evs)
+	}
+	waitLive(t, ts, 0)
+}
+
+// pcm16 encodes samples as 16-bit little-endian PCM.
+func pcm16(samples []float32) []byte {
+	out := make([]byte, 2*len(samples))
+	for i, s := range samples {
+		v := math.Round(float64(s) * 32767)
+		binary.LittleEndian.PutUint16(out[2*i:], uint16(int16(max(-32768, min(32767, v)))))
+	}
+	return out
+}
+
+// TestLiveRealSpeechRecognition runs the socket on the real speech engine
+// (the micro random-weight Whisper, whose text is meaningless, and the real
+// Silero VAD) with espeak-ng speech sent as 100 ms frames: transcript
+// events arrive under the rules, and done follows stop.
+func TestLiveRealSpeechRecognition(t *testing.T) {
+	var pcm []float32
+	pcm = append(pcm, asrtest.Silence(0.4)...)
+	pcm = append(pcm, asrtest.Speak(t, "The roof has two cracked tiles.")...)
+	pcm = append(pcm, asrtest.Silence(0.6)...)
+	began := time.Now()
+	m, err := asr.Load(context.Background(), testmodels.Generated(t, testmodels.WhisperMicroGGUF), asr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	vad, err := asr.LoadVAD(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(vad.Close)
+	// Random weights: never skip a window as silence (the no-speech
+	// probability is noise) and bound the tokens per second tightly.
+	dec := asr.DecodeOptions{Temperatures: []float64{0}, NoSpeechThreshold: 1, Seed: 3}
+	engine := &stream.Engine{Model: m, VAD: vad, Defaults: stream.Options{Final: dec, Partial: asr.DecodeOptions{NoSpeechThreshold: 1}, TokensPerSecond: 3}}
+
+	t.Logf("speech and models ready in %s", time.Since(began))
+	began = time.Now()
+	cfg := configs.Defaults()
+	cfg.Limits.AudioBudgetS = 60
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: SpeechTranscriber(engine)})
+	w := wsDial(t, ts, "vertical=field&token="+session(t, ts, "field"), nil)
+	w.expect(live.TypeReady)
+	w.expect(live.TypeBudget)
+	audio := pcm16(pcm)
+	for off := 0; off < len(audio); off += 3200 {
+		w.send(websocket.MessageBinary, audio[off:min(off+3200, len(audio))])
+	}
+	w.stop()
+	evs, code := w.rest()
+	checkClosing(t, evs, code)
+	if code != live.CloseNormal {
+		t.Fatalf("closed %d: %v", code, evs[len(evs)-1])
+	}
+	finals := checkTranscripts(t, evs)
+	transcripts := 0
+	for _, e := range evs {
+		switch e.typ() {
+		case live.TypeTranscript:
+			transcripts++
+		case live.TypeError:
+			t.Errorf("error event %v", e)
+		}
+	}
+	t.Logf("%.1f s of speech: %d transcript events, %d finals in %s", float64(len(pcm))/16000, transcripts, len(finals), time.Since(began))
+	if len(finals) == 0 {
+		t.Fatal("no final transcript")
+	}
+	summary, _ := evs[len(evs)-1]["summary"].(map[string]any)
+	if summary["sentences"] != float64(len(finals)) {
+		t.Errorf("done %v, %d finals", summary, len(finals))
+	}
+	waitLive(t, ts, 0)
+}

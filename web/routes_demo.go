@@ -1,0 +1,235 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"boxd/pipelines/live"
+	"boxd/pipelines/live/scripts"
+	"boxd/pipelines/replay"
+	"boxd/web/platform"
+)
+
+// demoRoutes are the demo scripts, replay and recordings (contract
+// document 1, sections 2, 4 and 7).
+func (s *Server) demoRoutes() {
+	s.Handle(http.MethodGet, "/demo/scripts", s.demoScripts)
+	s.Handle(http.MethodPost, "/demo/replay", s.demoReplay)
+	s.Handle(http.MethodGet, "/demo/recordings", s.demoRecordings)
+	s.Handle(http.MethodGet, "/demo/recordings/{id}/events", s.demoRecordingEvents)
+}
+
+func (s *Server) demoAudioDir() string  { return scripts.CacheDir(s.cfg.StateDir) }
+func (s *Server) recordingsDir() string { return replay.RecordingsDir(s.cfg.StateDir) }
+
+// demoScripts is GET /demo/scripts: the eight scripts; duration_s is exact
+// once a script's audio is cached, has_audio says whether replay can play
+// it on this box.
+func (s *Server) demoScripts(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, scripts.Catalog(s.demoAudioDir()))
+}
+
+// RecordingItem is one item of GET /demo/recordings.
+type RecordingItem struct {
+	ID        string  `json:"id"`
+	Vertical  string  `json:"vertical"`
+	Title     string  `json:"title"`
+	DurationS float64 `json:"duration_s"`
+	EventsURL string  `json:"events_url"`
+	// Speed and RecordedAt say how and when the recorded replay ran.
+	Speed      float64 `json:"speed"`
+	RecordedAt int64   `json:"recorded_at"`
+}
+
+// demoRecordings is GET /demo/recordings: the latest clean replay of each
+// script on this box (empty until a script has been replayed).
+func (s *Server) demoRecordings(w http.ResponseWriter, r *http.Request) {
+	list := []RecordingItem{}
+	for _, rec := range replay.Recordings(s.recordingsDir()) {
+		list = append(list, RecordingItem{ID: rec.ID, Vertical: rec.Vertical, Title: rec.Title, DurationS: rec.DurationS,
+			EventsURL: "/demo/recordings/" + rec.ID + "/events", Speed: rec.Speed, RecordedAt: rec.RecordedAt})
+	}
+	writeJSON(w, http.StatusOK, list)
+}
+
+// demoRecordingEvents is GET /demo/recordings/{id}/events: the recorded
+// events, each with at_ms.
+func (s *Server) demoRecordingEvents(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	rec, err := replay.LoadRecording(s.recordingsDir(), id)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			if _, ok := scripts.Lookup(id); ok {
+				writeError(w, http.StatusNotFound, fmt.Sprintf("script %s has no recording on this box yet; a replay that finishes cleanly (POST /demo/replay, or boxd demo record) makes one", id))
+			} else {
+				writeError(w, http.StatusNotFound, fmt.Sprintf("no script %q; GET /demo/scripts lists them", id))
+			}
+			return
+		}
+		s.log.Error("recording unreadable", "script", id, "err", err)
+		writeError(w, http.StatusInternalServerError, "the recording of "+id+" cannot be read; replay the script to record it again")
+		return
+	}
+	writeJSON(w, http.StatusOK, rec.Events)
+}
+
+// replaySleep paces replays; nil paces by the wall clock. Only this
+// package's tests set it (to a fake clock).
+var replaySleep func(time.Duration)
+
+// replayRequest is the body of POST /demo/replay.
+type replayRequest struct {
+	Vertical *string  `json:"vertical"`
+	ScriptID *string  `json:"script_id"`
+	Speed    *float64 `json:"speed"`
+}
+
+// demoReplay is POST /demo/replay: the script's audio paced in real time
+// (divided by speed) through a live session of the real pipeline,
+// streamed as server-sent events. Refusals before the stream starts are
+// statuses: 400 bad body or speed, 401/403 token, 404 unknown script or a
+// script of another vertical, 402 budget, 409 token already live, 429 live
+// cap (Retry-After 30), 503 no audio for the script on this box.
+func (s *Server) demoReplay(w http.ResponseWriter, r *http.Request) {
+	var body replayRequest
+	if e := decodeJSON(w, r, smallBody, &body); e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	if body.Vertical == nil || *body.Vertical == "" || body.ScriptID == nil || *body.ScriptID == "" {
+		writeError(w, http.StatusBadRequest, "vertical and script_id are required: send {\"vertical\": \"clinical\", \"script_id\": \"clinical-back-pain\", \"speed\": 1.0}; GET /demo/scripts lists the scripts")
+		return
+	}
+	vertical, id := *body.Vertical, *body.ScriptID
+	pr := s.principal(w, r, vertical)
+	if pr == nil {
+		return
+	}
+	sc, ok := scripts.Lookup(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no script %q; GET /demo/scripts lists them", id))
+		return
+	}
+	if sc.Vertical != vertical {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("script %s belongs to the %s vertical, not %s; GET /demo/scripts lists the scripts of each vertical", id, sc.Vertical, vertical))
+		return
+	}
+	speed := replay.DefaultSpeed
+	if body.Speed != nil {
+		speed = *body.Speed
+	}
+	if !replay.ValidSpeed(speed) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("speed must be between 1.0 and 2.0, not %g", speed))
+		return
+	}
+	pcm, _, err := scripts.Audio(r.Context(), s.demoAudioDir(), id)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return
+		}
+		s.log.Error("demo audio unavailable", "script", id, "err", err)
+		if errors.Is(err, scripts.ErrNoSynthesizer) {
+			writeError(w, http.StatusServiceUnavailable, "this box has no audio for "+id+": install espeak-ng (apt install espeak-ng), which synthesises the demo scripts")
+			return
+		}
+		writeError(w, http.StatusInternalServerError, "the audio of "+id+" could not be made: "+err.Error())
+		return
+	}
+
+	lang, target := "", ""
+	if sc.Vertical == "translate" {
+		lang, target = sc.Lang, sc.Target
+	}
+	rec := replay.NewRecorder(sc, float64(len(pcm))/(2*scripts.SampleRate), speed)
+	sse := &sseEvents{w: w, rc: http.NewResponseController(w)}
+	sess, release, d := s.openLive(r.Context(), pr, vertical, lang, target, s.transcribe, func(e live.Event) error {
+		rec.Add(e)
+		return sse.send(e)
+	})
+	if d != nil {
+		sse.refuse(d)
+		return
+	}
+	sse.sess.Store(sess)
+	defer release()
+	err = replay.Run(r.Context(), sess, pcm, speed, replaySleep)
+	switch {
+	case err == nil:
+		if serr := rec.Save(s.recordingsDir(), s.now()); serr != nil {
+			s.log.Info("demo replay not recorded", "script", id, "reason", serr)
+		}
+		s.log.Info("demo replay", "script", id, "speed", speed, "caller", pr.LogID(), "outcome", "done")
+	case r.Context().Err() != nil:
+		s.log.Info("demo replay", "script", id, "speed", speed, "caller", pr.LogID(), "outcome", "client left")
+	default:
+		s.log.Info("demo replay", "script", id, "speed", speed, "caller", pr.LogID(), "outcome", err.Error())
+	}
+}
+
+// sseEvents writes live events as server-sent events, one JSON event per
+// data line. The status and headers go out with the first event, so a
+// refusal before the session starts still gets its status.
+//
+// Like the socket, the stream ends with the error event of the session's
+// own ending (budget used up, speech recognition failed): lane runs that
+// finish while the session closes are not sent after it.
+type sseEvents struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	started bool
+	ended   bool
+	sess    atomic.Pointer[live.Session]
+}
+
+func (k *sseEvents) send(e live.Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.ended {
+		return nil
+	}
+	if e.Type == live.TypeError {
+		if sess := k.sess.Load(); sess != nil {
+			if end := sess.Ending(); end != nil {
+				if eb, ok := e.Body.(live.ErrorBody); ok && eb.Message == end.Message {
+					k.ended = true
+				}
+			}
+		}
+	}
+	if !k.started {
+		h := k.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		k.w.WriteHeader(http.StatusOK)
+		k.started = true
+	}
+	if _, err := fmt.Fprintf(k.w, "data: %s\n\n", b); err != nil {
+		return err
+	}
+	return k.rc.Flush()
+}
+
+// refuse answers a platform refusal: its status before the stream
+// started, else an error event.
+func (k *sseEvents) refuse(d *platform.Denial) {
+	k.mu.Lock()
+	started := k.started
+	k.mu.Unlock()
+	if started {
+		_ = k.send(live.Event{Type: live.TypeError, Body: live.ErrorBody{Message: d.Message}})
+		return
+	}
+	writeDenial(k.w, d)
+}
