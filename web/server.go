@@ -76,13 +76,16 @@ type Server struct {
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker
 	replyTokens int // tokens per drafted review reply (0: the default)
-	outboundErr error
-	now         func() time.Time
-	started     time.Time
-	log         *slog.Logger
-	mux         *http.ServeMux
-	metrics     *metrics
-	handler     http.Handler
+	// liveDebounce is how long live lanes wait for more sentences (0: the
+	// session default).
+	liveDebounce time.Duration
+	outboundErr  error
+	now          func() time.Time
+	started      time.Time
+	log          *slog.Logger
+	mux          *http.ServeMux
+	metrics      *metrics
+	handler      http.Handler
 
 	// Live audio (routes_live.go).
 	liveVerticals map[string]*live.Vertical

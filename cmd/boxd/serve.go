@@ -162,6 +162,12 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		log.Info("model loaded", "model", strings.TrimSuffix(strings.TrimPrefix(m.key, "models."), ".path"), "architecture", emb.Info().Architecture, "parameters", emb.Info().Parameters)
 	}
 
+	verticals, err := live.Verticals(cfg.DataDir)
+	if err != nil {
+		// Clinical sessions close with 1011 and say the vertical is not
+		// available; the others run.
+		log.Error("clinical live sessions are off", "data_dir", cfg.DataDir, "err", err)
+	}
 	policy, err := outbound.PolicyFromSettings(cfg.Outbound.AllowPrivate, cfg.Outbound.AllowCIDRs, cfg.Outbound.CAFile, "boxd-sitecheck/"+version.Version)
 	if err != nil {
 		return configError{err}
@@ -185,7 +191,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		// Session → stream.Start); nil without models.asr.path (1011).
 		Transcribe:    web.SpeechTranscriber(speech),
 		LiveModels:    live.Models{ASR: asrName(speech, cfg), LLM: cfg.Models.LLM.ID},
-		LiveVerticals: nil, // TODO(lead): live.Verticals(cfg.DataDir)
+		LiveVerticals: verticals,
 	}, log)
 	srv.OnDrain = func() { notify(log, "STOPPING=1") }
 	if testRoutes != nil {

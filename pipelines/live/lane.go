@@ -103,10 +103,12 @@ type laneRunner struct {
 	queue []int // per-sentence lanes: sentences waiting
 	done  bool
 	wake  chan struct{}
+	// finishing is closed by finish: a debounce wait ends at once.
+	finishing chan struct{}
 }
 
 func newLaneRunner(s *Session, spec *LaneSpec) *laneRunner {
-	return &laneRunner{s: s, spec: spec, wake: make(chan struct{}, 1)}
+	return &laneRunner{s: s, spec: spec, wake: make(chan struct{}, 1), finishing: make(chan struct{})}
 }
 
 func (r *laneRunner) trigger(i int) {
@@ -125,7 +127,10 @@ func (r *laneRunner) trigger(i int) {
 // finish asks the loop to catch up with the transcript and return.
 func (r *laneRunner) finish() {
 	r.mu.Lock()
-	r.done = true
+	if !r.done {
+		r.done = true
+		close(r.finishing)
+	}
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
@@ -149,6 +154,8 @@ func (r *laneRunner) loop() {
 			t := time.NewTimer(r.s.cfg.Debounce)
 			select {
 			case <-t.C:
+			case <-r.finishing: // stop: catch up now
+				t.Stop()
 			case <-ctx.Done():
 				t.Stop()
 				return
@@ -277,6 +284,11 @@ func (s *Session) call(ctx context.Context, spec *LaneSpec, system, user string,
 		return nil, err
 	}
 	c.SetPriority(gpu.Live)
+	// One model call at a time per session: a call reserves its whole
+	// MaxTokens, so concurrent lanes would see each other's reservations as
+	// spent budget and could end the session while tokens remain.
+	s.callMu.Lock()
+	defer s.callMu.Unlock()
 	out, err := c.Run(ctx, chat.NewID(), s.cfg.Budget, nil)
 	if err != nil {
 		var ce *chat.Error

@@ -99,6 +99,7 @@ type Session struct {
 	lastAudio int64 // audio seconds left at the last budget event
 	paused    bool  // live lanes paused at the stop reserve
 
+	callMu sync.Mutex // one model call at a time (see call)
 	lanes  []*laneRunner
 	laneWG sync.WaitGroup
 }

@@ -38,7 +38,7 @@ func (r *recorder) events() []live.Event {
 
 func tinyChat(t *testing.T) *chat.Service {
 	t.Helper()
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 2}})
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 2, Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

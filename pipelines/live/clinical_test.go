@@ -1,0 +1,383 @@
+package live_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/pipelines/chat"
+	"boxd/pipelines/live"
+	"boxd/pipelines/live/codes"
+	"boxd/pipelines/live/livetest"
+)
+
+var (
+	csTablesOnce sync.Once
+	csTablesVal  *codes.Tables
+	csTablesErr  error
+)
+
+// csTables loads the real code tables from $BOXD_TEST_DATA (the Makefile
+// sets it to ../shared/data): skipped when absent, a failure under CI=true.
+func csTables(t *testing.T) *codes.Tables {
+	t.Helper()
+	dir := os.Getenv("BOXD_TEST_DATA")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "data")
+	}
+	if _, err := os.Stat(filepath.Join(dir, codes.ICD10CMFile)); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("reference data missing (CI=true; set BOXD_TEST_DATA to the shared data directory): %v", err)
+		}
+		t.Skipf("reference data not available (set BOXD_TEST_DATA to the shared data directory): %v", err)
+	}
+	csTablesOnce.Do(func() { csTablesVal, csTablesErr = codes.Load(dir) })
+	if csTablesErr != nil {
+		t.Fatal(csTablesErr)
+	}
+	return csTablesVal
+}
+
+// csChat is the generated tiny chat model (random weights: its answers are
+// meaningless but follow the lane's schema) with its full 4,096-token
+// context, so any lane's answer fits after the prompt.
+func csChat(t *testing.T) *chat.Service {
+	t.Helper()
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 4, Threads: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	return &chat.Service{Engine: e, ModelID: "model-27b", WeightsRoot: strings.Repeat("ab", 32), Upstream: "tiny", Provider: "test", Receipts: fakeReceipts{}}
+}
+
+// csSession runs a whole session of vertical v over script (the scripted
+// transcriber, the tiny chat model) and returns its events.
+func csSession(t *testing.T, v *live.Vertical, script []livetest.Line) []live.Event {
+	t.Helper()
+	rec := &recorder{}
+	budget := &livetest.Budget{Tokens: 200000, AudioMS: 600000, StopReserveTokens: 2000}
+	s, err := live.Start(context.Background(), live.Config{
+		Vertical: v, Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
+		Transcribe: livetest.ScriptedTranscriber(script), Chat: csChat(t), Budget: budget,
+		Send: rec.send, Debounce: 20 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed(t, s, script[len(script)-1].End+0.3)
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return rec.events()
+}
+
+// csCheckSession checks what every vertical's session must show: no error,
+// every lane at least once, one receipt per model call, done last, and
+// done.summary holding each lane's latest state and the live transcript as
+// final_transcript, with pass2 not run.
+func csCheckSession(t *testing.T, v *live.Vertical, script []livetest.Line, evs []live.Event) map[string]any {
+	t.Helper()
+	latest := map[string]live.LaneBody{}
+	counts := map[string]int{}
+	receipts := 0
+	for _, e := range evs {
+		switch b := e.Body.(type) {
+		case live.ErrorBody:
+			t.Errorf("error event: %s", b.Message)
+		case live.ReceiptBody:
+			receipts++
+		case live.LaneBody:
+			latest[b.Lane] = b
+			counts[b.Lane]++
+			if b.Body == "" || b.Data == nil || b.Title == "" {
+				t.Errorf("lane %s without title, body or data: %+v", b.Lane, b)
+			}
+		}
+	}
+	total := 0
+	for _, l := range append(append([]*live.LaneSpec{}, v.Live...), v.Final...) {
+		if counts[l.ID] == 0 {
+			t.Errorf("lane %s never emitted", l.ID)
+		}
+		total += counts[l.ID]
+	}
+	if receipts != total {
+		t.Errorf("%d receipts for %d lane events (every lane here is one model call)", receipts, total)
+	}
+	last := evs[len(evs)-1]
+	if last.Type != live.TypeDone {
+		t.Fatalf("last event %s, want done", last.Type)
+	}
+	// The summary as a client reads it.
+	raw, err := json.Marshal(last.Body.(live.DoneBody).Summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for id, lb := range latest {
+		key := id
+		if id == "note" {
+			key = "note_sections"
+			if sum["note"] != lb.Body {
+				t.Errorf("summary.note is not the latest note body:\n%v\n---\n%s", sum["note"], lb.Body)
+			}
+		}
+		if want := csJSON(t, lb.Data); !reflect.DeepEqual(sum[key], want) {
+			t.Errorf("summary.%s is not lane %s's latest state (latest replaces):\n%v\nwant %v", key, id, sum[key], want)
+		}
+	}
+	ft, _ := sum["final_transcript"].(map[string]any)
+	lines, _ := ft["lines"].([]any)
+	if len(lines) != len(script) {
+		t.Fatalf("final_transcript has %d lines, want %d: %v", len(lines), len(script), ft)
+	}
+	for i, l := range lines {
+		m := l.(map[string]any)
+		if m["n"] != float64(i+1) || m["text"] != script[i].Text || m["start"] != script[i].Start || m["speaker"] != nil || m["role"] != nil {
+			t.Errorf("final_transcript line %d: %v", i+1, m)
+		}
+		if _, ok := m["speaker"]; !ok {
+			t.Errorf("final_transcript line %d has no speaker key (null without pass 2)", i+1)
+		}
+	}
+	p2, _ := sum["pass2"].(map[string]any)
+	if p2["ran"] != false || p2["reason"] == "" || p2["reason"] == nil {
+		t.Errorf("summary.pass2 = %v, want ran false with a reason", p2)
+	}
+	return sum
+}
+
+// csJSON is v as a client decodes it.
+func csJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// csState is a state holding script's lines as the final transcript.
+func csState(script []livetest.Line) *live.State {
+	st := &live.State{Lanes: map[string]live.LaneBody{}}
+	for i, l := range script {
+		st.Sentences = append(st.Sentences, live.Sentence{I: i, T: l.Start, Text: l.Text})
+	}
+	return st
+}
+
+func csLane(t *testing.T, v *live.Vertical, id string) *live.LaneSpec {
+	t.Helper()
+	for _, l := range append(append([]*live.LaneSpec{}, v.Live...), v.Final...) {
+		if l.ID == id {
+			return l
+		}
+	}
+	t.Fatalf("vertical %s has no lane %s", v.ID, id)
+	return nil
+}
+
+// clinicalScript is a synthetic visit (no real patient).
+var clinicalScript = []livetest.Line{
+	{Text: "Good morning, what brings you in today?", Start: 0.3, End: 2.2},
+	{Text: "I have had burning when I urinate and I am going more often, for about three days.", Start: 2.6, End: 6.8},
+	{Text: "Any fever or back pain, and are you still taking metformin for your diabetes?", Start: 7.2, End: 10.9},
+	{Text: "No fever, no back pain, and yes, metformin 500 milligrams twice a day.", Start: 11.3, End: 15.0},
+	{Text: "Your temperature is 98.6 and the urine dipstick is positive for leukocytes and nitrites.", Start: 15.4, End: 19.6},
+	{Text: "This looks like a simple bladder infection, so I will prescribe nitrofurantoin 100 milligrams twice daily for five days.", Start: 20.0, End: 25.8},
+	{Text: "Your A1c is 8.4, so I would like to add semaglutide weekly, which your plan may need to approve, and see you in three months.", Start: 26.2, End: 32.5},
+}
+
+func TestClinicalSessionFillsEveryLane(t *testing.T) {
+	v := live.Clinical(csTables(t))
+	evs := csSession(t, v, clinicalScript)
+	sum := csCheckSession(t, v, clinicalScript, evs)
+	for _, k := range []string{"note", "note_sections", "codes", "priorauth", "visit_level", "final_transcript", "pass2"} {
+		if _, ok := sum[k]; !ok {
+			t.Errorf("summary has no %s: %v", k, sum)
+		}
+	}
+	if note, _ := sum["note"].(string); !strings.Contains(note, "### Subjective") || !strings.Contains(note, "### Plan") {
+		t.Errorf("summary.note is not the SOAP markdown: %q", note)
+	}
+	if evs[0].Body.(live.ReadyBody).Vertical != "clinical" {
+		t.Errorf("ready %+v", evs[0].Body)
+	}
+}
+
+func TestClinicalPromptsNumberTheTranscript(t *testing.T) {
+	v := live.Clinical(csTables(t))
+	st := csState(clinicalScript)
+	for _, l := range v.Live {
+		system, user := l.Prompt(st, -1)
+		if !strings.Contains(system, "JSON") || !strings.Contains(system, "concise") {
+			t.Errorf("%s: the system prompt does not ask for concise JSON: %q", l.ID, system)
+		}
+		for i, line := range clinicalScript {
+			if want := "[" + strconv.Itoa(i+1) + "] " + line.Text + "\n"; !strings.Contains(user, want) {
+				t.Errorf("%s: prompt lacks numbered line %q:\n%s", l.ID, want, user)
+			}
+		}
+		if _, user := l.Prompt(&live.State{Lanes: map[string]live.LaneBody{}}, -1); user != "" {
+			t.Errorf("%s: a prompt before the first sentence (the lane must skip): %q", l.ID, user)
+		}
+	}
+	_, user := csLane(t, v, "codes").Prompt(st, -1)
+	for _, want := range []string{"metformin (RxCUI 6809)", "nitrofurantoin (RxCUI 7454)", "semaglutide (RxCUI 1991302)"} {
+		if !strings.Contains(user, want) {
+			t.Errorf("codes prompt lacks the RxNorm hint %q:\n%s", want, user)
+		}
+	}
+}
+
+func TestCodesLaneValidatesAgainstTheTables(t *testing.T) {
+	v := live.Clinical(csTables(t))
+	l := csLane(t, v, "codes")
+	st := csState(clinicalScript)
+	answer := `{"diagnoses":["N39.0","e119","E11.9","E11","Z99.999","Q99.99X"],
+		"medications":["metformin 500 MG Oral Tablet","Nitrofurantoin","semaglutide weekly injection","5640","zorbitrex 20 mg","987654321"]}`
+	body, data, err := l.Finish(st, -1, json.RawMessage(answer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := data.(live.CodeSuggestions)
+	wantICD := []live.ICDCode{
+		{Code: "N39.0", Description: "Urinary tract infection, site not specified", Suggested: "N39.0"},
+		{Code: "E11.9", Description: "Type 2 diabetes mellitus without complications", Suggested: "e119"},
+	}
+	if !reflect.DeepEqual(c.ICD10CM, wantICD) {
+		t.Errorf("icd10cm %+v\nwant %+v", c.ICD10CM, wantICD)
+	}
+	var rx []string
+	for _, d := range c.RxNorm {
+		rx = append(rx, d.RxCUI+" "+d.Name+" "+d.TTY+" by "+d.Match)
+	}
+	wantRx := []string{
+		"861007 metformin hydrochloride 500 MG Oral Tablet SCD by product",
+		"7454 nitrofurantoin IN by name",
+		"1991302 semaglutide IN by ingredient",
+		"5640 ibuprofen IN by rxcui",
+	}
+	if !reflect.DeepEqual(rx, wantRx) {
+		t.Errorf("rxnorm %q\nwant %q", rx, wantRx)
+	}
+	var rejected []string
+	for _, r := range c.Rejected {
+		rejected = append(rejected, r.System+" "+r.Suggested)
+	}
+	wantRejected := []string{"ICD-10-CM E11", "ICD-10-CM Z99.999", "ICD-10-CM Q99.99X", "RxNorm zorbitrex 20 mg", "RxNorm 987654321"}
+	if !reflect.DeepEqual(rejected, wantRejected) {
+		t.Errorf("rejected %q\nwant %q", rejected, wantRejected)
+	}
+	if !strings.Contains(c.Rejected[0].Reason, "category") {
+		t.Errorf("E11 rejected for %q; it is a category, not billable", c.Rejected[0].Reason)
+	}
+	for _, want := range []string{"- N39.0 Urinary tract infection, site not specified\n", "- E11.9 Type 2 diabetes mellitus without complications\n", "nitrofurantoin IN (RxCUI 7454)", "Not in the code tables"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(strings.Split(body, "Not in the code tables")[0], "Z99.999") {
+		t.Errorf("a made-up code is listed as valid:\n%s", body)
+	}
+	if c.Versions["icd10cm"] != codes.ICD10CMVersion || c.Versions["rxnorm"] != codes.RxNormVersion {
+		t.Errorf("versions %v", c.Versions)
+	}
+}
+
+func TestNoteLaneRendersSOAP(t *testing.T) {
+	l := csLane(t, live.Clinical(nil), "note")
+	body, data, err := l.Finish(csState(clinicalScript), -1, json.RawMessage(
+		`{"subjective":["Dysuria and frequency for 3 days","  "],"objective":["T 98.6 F","UA: leukocytes, nitrites positive"],"assessment":["Uncomplicated cystitis"],"plan":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := data.(live.SOAPNote)
+	if len(n.Subjective) != 1 || len(n.Objective) != 2 || n.Plan == nil || len(n.Plan) != 0 {
+		t.Errorf("note %+v (blank bullets dropped, empty sections [] not null)", n)
+	}
+	want := "### Subjective\n- Dysuria and frequency for 3 days\n\n### Objective\n- T 98.6 F\n- UA: leukocytes, nitrites positive\n\n" +
+		"### Assessment\n- Uncomplicated cystitis\n\n### Plan\n_Nothing yet._\n"
+	if body != want {
+		t.Errorf("body\n%s\nwant\n%s", body, want)
+	}
+}
+
+func TestPriorAuthLane(t *testing.T) {
+	l := csLane(t, live.Clinical(csTables(t)), "priorauth")
+	_, data, err := l.Finish(csState(clinicalScript), -1, json.RawMessage(`{"items":[
+		{"item":"semaglutide weekly","kind":"medication","likelihood":"likely","reason":"GLP-1 agonists usually need prior authorization"},
+		{"item":"MRI lumbar spine","kind":"imaging","likelihood":"possible","reason":"advanced imaging"},
+		{"item":"thing","kind":"spaceship","likelihood":"likely","reason":"not a kind"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := data.(live.PriorAuth)
+	if len(p.Items) != 2 || p.Items[0].RxCUI == nil || *p.Items[0].RxCUI != "1991302" || p.Items[1].RxCUI != nil {
+		t.Errorf("items %+v (semaglutide resolved to RxCUI 1991302, imaging has none, an unknown kind is dropped)", p.Items)
+	}
+	raw, _ := json.Marshal(p)
+	if !strings.Contains(string(raw), `"rxcui":null`) {
+		t.Errorf("rxcui is not null for non-medications: %s", raw)
+	}
+}
+
+func TestVisitLevelTwoOfThree(t *testing.T) {
+	l := csLane(t, live.Clinical(nil), "visit_level")
+	for _, c := range []struct{ problems, data, risk, level, mdm string }{
+		{"moderate", "limited", "moderate", "99214", "moderate"},
+		{"high", "minimal", "low", "99213", "low"},
+		{"minimal", "minimal", "high", "99212", "straightforward"},
+		{"high", "extensive", "moderate", "99215", "high"},
+	} {
+		ans, _ := json.Marshal(map[string]string{"problems": c.problems, "data": c.data, "risk": c.risk, "rationale": "Two chronic problems (lines 3, 7)."})
+		body, data, err := l.Finish(csState(clinicalScript), -1, ans)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := data.(live.VisitLevel)
+		if *v.Level != c.level || *v.MDM != c.mdm || !strings.HasPrefix(body, "**"+c.level+"**") {
+			t.Errorf("%+v: level %s mdm %s, body %q", c, *v.Level, *v.MDM, body)
+		}
+	}
+	if _, _, err := l.Finish(csState(clinicalScript), -1, json.RawMessage(`{"problems":"huge","data":"limited","risk":"low","rationale":""}`)); err == nil {
+		t.Error("an element outside the AMA scale was accepted")
+	}
+}
+
+func TestClinicalSummaryBeforeAnyLane(t *testing.T) {
+	sum := csJSON(t, live.Clinical(nil).Summary(csState(clinicalScript[:2]))).(map[string]any)
+	codesData := sum["codes"].(map[string]any)
+	if sum["note"] == "" || codesData["icd10cm"] == nil || codesData["rejected"] == nil || sum["visit_level"].(map[string]any)["level"] != nil {
+		t.Errorf("summary without lane states is not well shaped: %v", sum)
+	}
+}
+
+func TestPromptKeepsTheLatestLinesOfALongTranscript(t *testing.T) {
+	st := &live.State{Lanes: map[string]live.LaneBody{}}
+	for i := range 400 {
+		st.Sentences = append(st.Sentences, live.Sentence{I: i, T: float64(i), Text: "The patient describes the pain again in slightly different words, line " + strconv.Itoa(i+1) + "."})
+	}
+	_, user := csLane(t, live.Clinical(nil), "note").Prompt(st, -1)
+	if len(user) > 16500 || !strings.Contains(user, "[400] The patient") || strings.Contains(user, "\n[1] ") ||
+		!strings.Contains(user, "are left out: the transcript is longer than a prompt holds]") {
+		t.Errorf("a long transcript's prompt (%d characters) does not keep the latest lines and say what was left out:\n%.300s", len(user), user)
+	}
+}
