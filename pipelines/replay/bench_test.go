@@ -1,0 +1,563 @@
+package replay_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"boxd/engine/asr"
+	"boxd/engine/asr/stream"
+	"boxd/engine/attest"
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/gpu"
+	"boxd/pipelines/chat"
+	"boxd/pipelines/live"
+	"boxd/pipelines/live/livetest"
+	"boxd/pipelines/live/scripts"
+	"boxd/pipelines/replay"
+)
+
+// The live benchmarks replay demo scripts at 1.0× through real live
+// sessions: the real speech engine (the random-weight tiny Whisper, so the
+// text is meaningless but every decode costs what tiny costs, and the real
+// Silero VAD), the vertical's real lanes on the generated tiny chat model,
+// the box's defaults (asr.beam_size 5, asr.partial_step_ms 1000,
+// asr.max_sentence_s 20, lane debounce 1 s, 4 parallel LLM sequences of
+// 8,192 tokens) and one GPU arbiter as boxd serve has (speech decodes one
+// at a time in its "asr" pool). The method and the figures of a run are in
+// docs/decisions.md ("Live latency benchmark").
+//
+// Environment:
+//
+//	BOXD_BENCH_LIVE_SCRIPTS      scripts BenchmarkReplayLatency replays
+//	                             (default sales-discovery-logistics,field-roof-inspection)
+//	BOXD_BENCH_LIVE_SECONDS      cut each of its replays to the first N s (default: whole script)
+//	BOXD_BENCH_CONCURRENT_SECONDS audio each concurrent session plays (default 60)
+//	BOXD_BENCH_MAX_SESSIONS      most concurrent sessions tried (default 8)
+//	BOXD_BENCH_BEAM              beam width of finals (default 5, asr.beam_size's default; 1: greedy)
+//	BOXD_BENCH_LLM_THREADS       the chat model's CPU threads (default 1)
+//	BOXD_BENCH_ASR_THREADS       Whisper's CPU threads (default: the CPUs the chat model leaves,
+//	                             at least 1; boxd serve gives both every CPU, and on a small
+//	                             box the two then spin against each other)
+
+const (
+	// realTimeLag is how far a final may trail the end of its line, and
+	// how long the transcriber may take to drain at stop, for a session to
+	// count as keeping up. One session on an idle 2-CPU box stays within
+	// about 3 s (the VAD's wait for the pause plus a beam-5 decode of the
+	// whole 30 s window); a box that cannot keep up falls further behind
+	// with every sentence, so within the minute played it crosses any fixed
+	// bound. 5 s leaves room for a long sentence's decode and still reads
+	// as live captions.
+	realTimeLag = 5 * time.Second
+	// lineSlack is how far before a script line's start a final's t may lie
+	// and still belong to that line (Silero starts early, the VAD pads
+	// 30 ms). Lines are separated by 0.7 s pauses, so no piece of the line
+	// before can start this late.
+	lineSlack = 0.5
+	// benchTokens is the chat budget: ample, never the limit.
+	benchTokens = 100_000_000
+)
+
+// BenchmarkReplayLatency replays each script once per iteration at 1.0×
+// through one session and reports, over the script's lines, the delay from
+// the end of each spoken line to its final transcript event and to the
+// first lane event whose run saw that final (median and p95, ms).
+func BenchmarkReplayLatency(b *testing.B) {
+	ids := strings.Split(envString("BOXD_BENCH_LIVE_SCRIPTS", "sales-discovery-logistics,field-roof-inspection"), ",")
+	cut := envFloat(b, "BOXD_BENCH_LIVE_SECONDS", 0)
+	m := loadBenchModels(b)
+	for _, id := range ids {
+		id = strings.TrimSpace(id)
+		b.Run(id, func(b *testing.B) {
+			sc, pcm, lines := benchScript(b, id, cut)
+			var all lineDelays
+			load := startLoadMeter(m)
+			for range b.N {
+				r := runSession(b, m, sc, pcm, lines, 0)
+				all.add(r.delays)
+				b.Logf("%s: %.1f s of audio, %d lines, %d matched a final, %d finals, %d lane events, %d error events%s; drain at stop %s",
+					id, float64(len(pcm))/32000, len(lines), len(r.delays.final), r.finals, r.lanes, len(r.errors), firstError(r.errors), r.drain.Round(time.Millisecond))
+			}
+			all.report(b)
+			load.report(b, float64(b.N)*float64(len(pcm))/32000)
+		})
+	}
+}
+
+// BenchmarkConcurrentLiveSessions runs 1, 2, 3, … sessions at once, each
+// replaying the first BOXD_BENCH_CONCURRENT_SECONDS of
+// sales-discovery-logistics at 1.0× on the shared engines, their starts
+// spread evenly over 3 s (people do not all stop talking at once). A run
+// keeps up in real time when, in every session, every line's final
+// arrives within realTimeLag of the line's end and the transcriber drains
+// what is queued at stop within realTimeLag. It stops at the first run
+// that does not, or at BOXD_BENCH_MAX_SESSIONS, and reports the largest
+// number that kept up as sessions_realtime (sub-benchmark "sustained").
+func BenchmarkConcurrentLiveSessions(b *testing.B) {
+	const id = "sales-discovery-logistics"
+	m := loadBenchModels(b)
+	sc, pcm, lines := benchScript(b, id, envFloat(b, "BOXD_BENCH_CONCURRENT_SECONDS", 60))
+	maxN := int(envFloat(b, "BOXD_BENCH_MAX_SESSIONS", 8))
+	sustained := 0
+	for n := 1; n <= maxN; n++ {
+		kept := true
+		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
+			var all lineDelays
+			load := startLoadMeter(m)
+			for range b.N {
+				results := make([]sessionResult, n)
+				var wg sync.WaitGroup
+				for i := range n {
+					wg.Go(func() {
+						results[i] = runSession(b, m, sc, pcm, lines, time.Duration(i)*3*time.Second/time.Duration(n))
+					})
+				}
+				wg.Wait()
+				var worst, drain time.Duration
+				errs := 0
+				for i, r := range results {
+					all.add(r.delays)
+					errs += len(r.errors)
+					w := slices.Max(append([]time.Duration{0}, r.delays.final...))
+					worst, drain = max(worst, w), max(drain, r.drain)
+					if w > realTimeLag || r.drain > realTimeLag || len(r.delays.final) == 0 {
+						kept = false
+					}
+					if len(r.delays.final) < len(lines)/2 {
+						b.Logf("session %d: only %d of %d lines matched a final", i, len(r.delays.final), len(lines))
+					}
+				}
+				b.Logf("%d sessions × %.0f s: worst final delay %s, worst drain at stop %s, %d error events, real time %v",
+					n, float64(len(pcm))/32000, worst.Round(time.Millisecond), drain.Round(time.Millisecond), errs, kept)
+				b.ReportMetric(ms(worst), "final_max_ms")
+				b.ReportMetric(ms(drain), "drain_max_ms")
+			}
+			all.report(b)
+			load.report(b, float64(b.N*n)*float64(len(pcm))/32000)
+			realtime := 0.0
+			if kept {
+				realtime = 1
+			}
+			b.ReportMetric(realtime, "realtime")
+		})
+		if !kept {
+			break
+		}
+		sustained = n
+	}
+	b.Run("sustained", func(b *testing.B) {
+		b.ReportMetric(float64(sustained), "sessions_realtime")
+	})
+}
+
+// benchModels are the engines every session shares, as in boxd serve.
+type benchModels struct {
+	speech *stream.Engine
+	chat   *chat.Service
+}
+
+func loadBenchModels(b *testing.B) *benchModels {
+	b.Helper()
+	ctx := context.Background()
+	arb := gpu.NewArbiter()
+	llmThreads := int(envFloat(b, "BOXD_BENCH_LLM_THREADS", 1))
+	asrThreads := int(envFloat(b, "BOXD_BENCH_ASR_THREADS", float64(max(1, runtime.NumCPU()-llmThreads))))
+	b.Logf("%d CPUs: Whisper %d threads, chat model %d", runtime.NumCPU(), asrThreads, llmThreads)
+	e, err := stream.Load(ctx, testmodels.Generated(b, testmodels.WhisperF16GGUF), testmodels.Shared(b, "ggml-silero-v6.2.0.bin"),
+		stream.Settings{BeamSize: int(envFloat(b, "BOXD_BENCH_BEAM", 5)), PartialStepMS: 1000, MaxSentenceS: 20, Threads: asrThreads})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(e.Close)
+	pool := arb.Pool("asr", 1, 256)
+	e.Defaults.Acquire = func(ctx context.Context) (func(), error) { return pool.Acquire(ctx, gpu.Live) }
+	// Random weights: the fallback schedule would run on every window and
+	// the no-speech probability is noise, so decode once at T=0 and never
+	// skip a window (real speech rarely needs either).
+	e.Defaults.Final.Temperatures = []float64{0}
+	e.Defaults.Final.NoSpeechThreshold = 1
+	e.Defaults.Partial = asr.DecodeOptions{Temperatures: []float64{0}, NoSpeechThreshold: 1}
+
+	le, err := llm.Open(ctx, llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(b, testmodels.ChatFile),
+		ContextLength: 8192, Parallel: 4, Threads: llmThreads}, Arbiter: arb})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(le.Close)
+	return &benchModels{speech: e, chat: &chat.Service{Engine: le, ModelID: "model-27b", WeightsRoot: strings.Repeat("ab", 32),
+		Upstream: "tiny-chat", Provider: "bench", Receipts: benchReceipts{}}}
+}
+
+type benchReceipts struct{}
+
+func (benchReceipts) Issue(ctx context.Context, mc attest.ModelCall, upstream string) (attest.SignedModelCall, error) {
+	return attest.SignedModelCall{ModelCall: mc, Commitment: "c", Sig: "ab"}, nil
+}
+
+// benchScript returns a script, its audio cut to the first cut seconds
+// (0: all of it) and the lines that end inside that audio.
+func benchScript(b *testing.B, id string, cut float64) (scripts.Script, []byte, []scripts.LineTiming) {
+	b.Helper()
+	sc, ok := scripts.Lookup(id)
+	if !ok {
+		b.Fatalf("unknown script %q", id)
+	}
+	pcm, lines, err := scripts.Audio(context.Background(), filepath.Join(os.TempDir(), "boxd-bench-demo-audio"), id)
+	if errors.Is(err, scripts.ErrNoSynthesizer) && os.Getenv("CI") != "true" {
+		b.Skip(err)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	if cut > 0 && int(cut*16000)*2 < len(pcm) {
+		pcm = pcm[:int(cut*16000)*2]
+	}
+	audioS := float64(len(pcm)) / 32000
+	var in []scripts.LineTiming
+	for _, l := range lines {
+		if l.End <= audioS {
+			in = append(in, l)
+		}
+	}
+	if len(in) == 0 {
+		b.Fatalf("%s: no line ends in the first %.1f s", id, audioS)
+	}
+	if verticalFor(sc) == nil {
+		b.Fatalf("%s: the %s vertical is not benchmarked (clinical needs the code tables)", id, sc.Vertical)
+	}
+	return sc, pcm, in
+}
+
+// verticalFor is the script's vertical as a box serves it.
+func verticalFor(sc scripts.Script) *live.Vertical {
+	switch sc.Vertical {
+	case "sales":
+		return live.Sales()
+	case "field":
+		return live.Field()
+	case "translate":
+		return live.Translate()
+	}
+	return nil
+}
+
+// sessionResult is what one replay measured.
+type sessionResult struct {
+	delays        lineDelays
+	finals, lanes int
+	errors        []string
+	drain         time.Duration // the transcriber's Close: the backlog at stop plus the last flush
+}
+
+// runSession starts a session after delay and replays pcm through it at
+// 1.0×, recording when each final and each lane event was sent.
+func runSession(b *testing.B, m *benchModels, sc scripts.Script, pcm []byte, lines []scripts.LineTiming, delay time.Duration) sessionResult {
+	time.Sleep(delay)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute+time.Duration(len(pcm)/32)*3*time.Millisecond)
+	defer cancel()
+	tl := &timeline{seen: map[string][]coverage{}}
+	var drain time.Duration
+	var drainMu sync.Mutex
+	start := func(ctx context.Context, lang string, emit func(stream.Event)) (live.Transcriber, error) {
+		// As web.SpeechTranscriber, with decodes held to the script's real
+		// token rate: random weights never stop on their own.
+		o, err := m.speech.Options(lang, asr.TaskTranscribe)
+		if err != nil {
+			return nil, err
+		}
+		o.TokensPerSecond, o.MinTokens = tokenRate(m.speech.Model.Tokenizer(), lines), 1
+		return &timedClose{Transcriber: stream.Start(ctx, m.speech.Session(o), emit), d: &drain, mu: &drainMu}, nil
+	}
+	lang, target := "", ""
+	if sc.Vertical == "translate" {
+		lang, target = sc.Lang, sc.Target
+	}
+	s, err := live.Start(ctx, live.Config{
+		Vertical: tl.instrument(verticalFor(sc)), Lang: lang, Target: target,
+		Models: live.Models{ASR: "tiny-whisper-f16", LLM: "model-27b"}, Transcribe: start, Chat: m.chat,
+		Budget: &livetest.Budget{Tokens: benchTokens, AudioMS: 24 * 3600 * 1000, StopReserveTokens: 2000},
+		Send:   tl.send,
+	})
+	if err != nil {
+		b.Error(err)
+		return sessionResult{}
+	}
+	defer s.Close()
+	tl.mu.Lock()
+	tl.start = time.Now()
+	tl.mu.Unlock()
+	if err := replay.Run(ctx, s, pcm, 1.0, nil); err != nil {
+		b.Errorf("%s: replay: %v", sc.ID, err)
+	}
+	s.Close()
+	drainMu.Lock()
+	defer drainMu.Unlock()
+	return tl.result(lines, drain)
+}
+
+// timedClose measures the transcriber's Close.
+type timedClose struct {
+	live.Transcriber
+	d  *time.Duration
+	mu *sync.Mutex
+}
+
+func (t *timedClose) Close(ctx context.Context) error {
+	began := time.Now()
+	err := t.Transcriber.Close(ctx)
+	t.mu.Lock()
+	*t.d = time.Since(began)
+	t.mu.Unlock()
+	return err
+}
+
+// tokenRate is the script's Whisper tokens per second of speech.
+func tokenRate(tk *asr.Tokenizer, lines []scripts.LineTiming) float64 {
+	toks, secs := 0, 0.0
+	for _, l := range lines {
+		toks += len(tk.Encode(" " + strings.TrimSpace(l.Text)))
+		secs += l.End - l.Start
+	}
+	return math.Ceil(10*float64(toks)/secs) / 10
+}
+
+// coverage is the sentences a lane run saw: I from lo to hi.
+type coverage struct{ lo, hi int }
+
+type sentAt struct {
+	i    int
+	t    float64
+	wall time.Time
+}
+
+type laneAt struct {
+	lane string
+	cov  coverage
+	run  time.Duration // the run's latency_ms
+	wall time.Time
+}
+
+// timeline records a session's events as they are handed to the
+// transport, and, through instrumented lanes, which sentences each lane
+// event was computed from.
+type timeline struct {
+	mu     sync.Mutex
+	start  time.Time // the replay's start: audio second x is spoken at start + x
+	finals []sentAt
+	lanes  []laneAt
+	errors []string
+	seen   map[string][]coverage // lane → runs finished but not yet sent, in order
+}
+
+// instrument wraps each lane's Finish to note the sentences its run saw.
+// Prompts, schemas and results are the vertical's own. A lane runs once
+// at a time and its event is emitted right after Finish, so the events of
+// one lane are sent in the order of these notes.
+func (tl *timeline) instrument(v *live.Vertical) *live.Vertical {
+	w := *v
+	wrap := func(specs []*live.LaneSpec) []*live.LaneSpec {
+		out := make([]*live.LaneSpec, len(specs))
+		for k, spec := range specs {
+			c := *spec
+			finish := spec.Finish
+			c.Finish = func(st *live.State, sentence int, answer json.RawMessage) (string, any, error) {
+				body, data, err := finish(st, sentence, answer)
+				if err == nil {
+					cov := coverage{0, -1}
+					for _, s := range st.Sentences {
+						cov.hi = max(cov.hi, s.I)
+					}
+					if c.PerSentence {
+						cov = coverage{sentence, sentence}
+					}
+					tl.mu.Lock()
+					tl.seen[c.ID] = append(tl.seen[c.ID], cov)
+					tl.mu.Unlock()
+				}
+				return body, data, err
+			}
+			out[k] = &c
+		}
+		return out
+	}
+	w.Live, w.Final = wrap(v.Live), wrap(v.Final)
+	return &w
+}
+
+func (tl *timeline) send(e live.Event) error {
+	now := time.Now()
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	switch b := e.Body.(type) {
+	case live.TranscriptBody:
+		if b.Final {
+			tl.finals = append(tl.finals, sentAt{b.I, b.T, now})
+		}
+	case live.LaneBody:
+		if q := tl.seen[b.Lane]; len(q) > 0 {
+			tl.lanes = append(tl.lanes, laneAt{b.Lane, q[0], time.Duration(b.LatencyMS) * time.Millisecond, now})
+			tl.seen[b.Lane] = q[1:]
+		}
+	case live.ErrorBody:
+		tl.errors = append(tl.errors, b.Message)
+	}
+	return nil
+}
+
+// result matches lines to finals and lane events. A line's final is the
+// last final whose t lies in [start − lineSlack, end): the sentence that
+// holds the line's end (a line the VAD cut in two has its end in the
+// second piece). Its lane event is the first lane event whose run saw
+// that final. Delays run from the line's end on the replay's clock.
+func (tl *timeline) result(lines []scripts.LineTiming, drain time.Duration) sessionResult {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	r := sessionResult{finals: len(tl.finals), lanes: len(tl.lanes), errors: tl.errors, drain: drain}
+	for _, la := range tl.lanes {
+		r.delays.run = append(r.delays.run, la.run)
+	}
+	for _, l := range lines {
+		var f *sentAt
+		for k := range tl.finals {
+			if c := &tl.finals[k]; c.t >= l.Start-lineSlack && c.t < l.End {
+				f = c
+			}
+		}
+		if f == nil {
+			continue
+		}
+		end := tl.start.Add(time.Duration(l.End * float64(time.Second)))
+		r.delays.final = append(r.delays.final, f.wall.Sub(end))
+		for _, la := range tl.lanes {
+			if la.cov.lo <= f.i && f.i <= la.cov.hi {
+				r.delays.lane = append(r.delays.lane, la.wall.Sub(end))
+				break
+			}
+		}
+	}
+	return r
+}
+
+// lineDelays are per-line delays to the final and to the first lane event
+// that includes it, and every lane run's own time (its latency_ms).
+type lineDelays struct{ final, lane, run []time.Duration }
+
+func (d *lineDelays) add(o lineDelays) {
+	d.final = append(d.final, o.final...)
+	d.lane = append(d.lane, o.lane...)
+	d.run = append(d.run, o.run...)
+}
+
+func (d *lineDelays) report(b *testing.B) {
+	b.ReportMetric(percentileMS(d.final, 50), "final_p50_ms")
+	b.ReportMetric(percentileMS(d.final, 95), "final_p95_ms")
+	b.ReportMetric(percentileMS(d.lane, 50), "lane_p50_ms")
+	b.ReportMetric(percentileMS(d.lane, 95), "lane_p95_ms")
+	b.ReportMetric(percentileMS(d.run, 50), "lane_run_p50_ms")
+	b.ReportMetric(float64(len(d.final))/float64(b.N), "lines_timed/op")
+}
+
+// percentileMS is the nearest-rank percentile in milliseconds (NaN for no
+// values).
+func percentileMS(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return ms(s[max(0, int(math.Ceil(p/100*float64(len(s))))-1)])
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// loadMeter measures how busy the machine was with other processes while
+// a benchmark ran (Linux /proc; 0 elsewhere), so runs on a shared machine
+// can be read for what they are, and how long Whisper computed.
+type loadMeter struct {
+	m          *benchModels
+	began      time.Time
+	busy, self int64
+	asr        asr.Stats
+}
+
+func startLoadMeter(m *benchModels) loadMeter {
+	busy, self := cpuTicks()
+	return loadMeter{m, time.Now(), busy, self, m.speech.Model.Stats()}
+}
+
+// report adds other_cpus, the CPUs other processes kept busy on average,
+// and asr_s_per_audio_s, Whisper's compute time (log-mel, encoder,
+// decoder; not the VAD) per second of audio replayed: above 1 divided by
+// its threads' share of the CPUs, speech recognition cannot keep up.
+func (l loadMeter) report(b *testing.B, audioS float64) {
+	busy, self := cpuTicks()
+	wall := time.Since(l.began).Seconds()
+	other := float64((busy-l.busy)-(self-l.self)) / 100 / wall // USER_HZ is 100
+	b.ReportMetric(math.Max(0, other), "other_cpus")
+	st := l.m.speech.Model.Stats()
+	asrS := (st.Mel - l.asr.Mel + st.Encoder - l.asr.Encoder + st.Decoder - l.asr.Decoder).Seconds()
+	b.ReportMetric(asrS/audioS, "asr_s_per_audio_s")
+}
+
+// cpuTicks returns the ticks every CPU spent busy and those this process
+// spent, from /proc/stat and /proc/self/stat.
+func cpuTicks() (busy, self int64) {
+	if raw, err := os.ReadFile("/proc/stat"); err == nil {
+		f := strings.Fields(strings.SplitN(string(raw), "\n", 2)[0])
+		for k, v := range f {
+			// user nice system idle iowait irq softirq steal
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && k >= 1 && k <= 8 && k != 4 && k != 5 {
+				busy += n
+			}
+		}
+	}
+	if raw, err := os.ReadFile("/proc/self/stat"); err == nil {
+		s := string(raw)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 12 {
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			k, _ := strconv.ParseInt(f[12], 10, 64)
+			self = u + k
+		}
+	}
+	return busy, self
+}
+
+func firstError(errs []string) string {
+	if len(errs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (first: %q)", errs[0])
+}
+
+func envString(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+func envFloat(b *testing.B, name string, def float64) float64 {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 {
+		b.Fatalf("%s=%q: want a number of 0 or more", name, v)
+	}
+	return f
+}

@@ -1,0 +1,139 @@
+package web
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"boxd/configs"
+	"boxd/engine/asr"
+	"boxd/engine/asr/stream"
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/pipelines/chat"
+	"boxd/pipelines/live"
+	"boxd/pipelines/live/scripts"
+)
+
+// TestReplayEveryScriptThroughThePipeline replays each of the eight demo
+// scripts through the whole pipeline: espeak-ng audio, the real speech
+// engine (micro random-weight Whisper and Silero VAD: its text is
+// meaningless), the real verticals with their code tables, and the tiny
+// chat model. Every lane of the script's vertical must have emitted and
+// done must close the stream. Pacing is off (the audio is fed as fast as
+// the pipeline takes it). By default one script per vertical runs;
+// BOXD_TEST_ALL_SCRIPTS=1 runs all eight.
+func TestReplayEveryScriptThroughThePipeline(t *testing.T) {
+	dataDir := os.Getenv("BOXD_TEST_DATA")
+	if dataDir == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("BOXD_TEST_DATA is not set (the Makefile sets it)")
+		}
+		t.Skip("BOXD_TEST_DATA is not set; run through make")
+	}
+	verticals, err := live.Verticals(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := asr.Load(context.Background(), testmodels.Generated(t, testmodels.WhisperMicroGGUF), asr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	vad, err := asr.LoadVAD(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(vad.Close)
+	dec := asr.DecodeOptions{Temperatures: []float64{0}, NoSpeechThreshold: 1, Seed: 3}
+	engine := &stream.Engine{Model: m, VAD: vad, Defaults: stream.Options{Final: dec, Partial: asr.DecodeOptions{NoSpeechThreshold: 1}, TokensPerSecond: 3}}
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 8192, Parallel: 1, Threads: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+
+	cfg := configs.Defaults()
+	cfg.Listen = "127.0.0.1:0"
+	cfg.StateDir = t.TempDir()
+	deps := testDeps(t, cfg, Probes{}, nil)
+	deps.Transcribe = SpeechTranscriber(engine)
+	deps.LiveModels = live.Models{ASR: "whisper-micro-test", LLM: cfg.Models.LLM.ID}
+	deps.LiveVerticals = verticals
+	deps.Chat = &chat.Service{Engine: e, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: deps.Key.ID(), Receipts: deps.Receipts}
+	s := New(cfg, deps, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	// The unpaced audio takes seconds: with a long debounce each live lane
+	// runs about once, at stop, which keeps the tiny model's calls few.
+	s.liveDebounce = time.Minute
+	ln, err := Listen(context.Background(), cfg, s.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaySleep = func(time.Duration) {}
+	ctx, cancel := context.WithCancel(context.Background())
+	ts := &testServer{Server: s, url: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1)}
+	go func() { ts.done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		<-ts.done
+		replaySleep = nil
+	})
+
+	// make test replays one script per vertical; BOXD_TEST_ALL_SCRIPTS=1
+	// replays all eight (minutes on a 2-core CPU).
+	all := os.Getenv("BOXD_TEST_ALL_SCRIPTS") == "1"
+	seen := map[string]bool{}
+	for _, sc := range scripts.All() {
+		if !all && seen[sc.Vertical] {
+			continue
+		}
+		seen[sc.Vertical] = true
+		t.Run(sc.ID, func(t *testing.T) {
+			began := time.Now()
+			seedAudio(t, cfg.StateDir, sc.ID)
+			tok := session(t, ts, sc.Vertical)
+			r := ts.do(t, call{method: "POST", path: "/demo/replay", token: tok, body: map[string]any{"vertical": sc.Vertical, "script_id": sc.ID, "speed": 2.0}})
+			if r.status != 200 {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			evs := readEvents(t, r.body)
+			if len(evs) < 2 || evs[0].m["type"] != "ready" || evs[len(evs)-1].m["type"] != "done" {
+				t.Fatalf("first %v, last %v", evs[0].m["type"], evs[len(evs)-1].m["type"])
+			}
+			lanes := map[string]int{}
+			finals, receipts := 0, 0
+			for _, ev := range evs {
+				switch ev.m["type"] {
+				case "lane":
+					lanes[ev.m["lane"].(string)]++
+				case "transcript":
+					if ev.m["final"] == true {
+						finals++
+					}
+				case "receipt":
+					receipts++
+				case "error":
+					t.Logf("error event: %v", ev.m["message"])
+				}
+			}
+			v := verticals[sc.Vertical]
+			for _, spec := range append(append([]*live.LaneSpec{}, v.Live...), v.Final...) {
+				if lanes[spec.ID] == 0 {
+					t.Errorf("lane %s never emitted (lanes: %v)", spec.ID, lanes)
+				}
+			}
+			summary, _ := evs[len(evs)-1].m["summary"].(map[string]any)
+			if len(summary) == 0 {
+				t.Errorf("done has no summary")
+			}
+			if finals == 0 || receipts == 0 {
+				t.Errorf("%d final transcripts, %d receipts", finals, receipts)
+			}
+			t.Logf("%s: %d events, %d finals, %d receipts, lanes %v, %s", sc.ID, len(evs), finals, receipts, lanes, time.Since(began).Round(time.Millisecond))
+		})
+	}
+}
