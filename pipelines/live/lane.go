@@ -241,7 +241,7 @@ func (s *Session) runLane(ctx context.Context, spec *LaneSpec, st *State, senten
 	began := s.cfg.Now()
 	var answer json.RawMessage
 	if !spec.Local {
-		system, user := spec.Prompt(st, sentence)
+		system, user := s.fitPrompt(spec, st, sentence)
 		if user == "" {
 			return nil, nil
 		}
@@ -261,6 +261,43 @@ func (s *Session) runLane(ctx context.Context, spec *LaneSpec, st *State, senten
 	lb := LaneBody{Lane: spec.ID, Title: spec.Title, Body: body, Data: data, LatencyMS: s.cfg.Now().Sub(began).Milliseconds()}
 	s.emit(TypeLane, lb)
 	return &lb, nil
+}
+
+// promptSlack covers the chat template's tokens around the messages.
+const promptSlack = 64
+
+// fitPrompt builds the lane's prompt so that it and the lane's longest
+// answer fit the model's context: while they do not, the oldest quarter of
+// the transcript is left out (line numbers stay those of the whole
+// transcript, so citations still point at the right lines).
+func (s *Session) fitPrompt(spec *LaneSpec, st *State, sentence int) (string, string) {
+	system, user := spec.Prompt(st, sentence)
+	eng := s.cfg.Chat.Engine
+	if user == "" || eng == nil {
+		return system, user
+	}
+	maxTok := spec.MaxTokens
+	if maxTok <= 0 {
+		maxTok = 512
+	}
+	budget := eng.ContextPerRequest() - maxTok - promptSlack
+	cut := *st
+	for {
+		toks, err := eng.Tokenize(system+"\n"+user, false, false)
+		if err != nil || len(toks) <= budget || len(cut.Sentences) <= 1 {
+			return system, user
+		}
+		drop := max(1, len(cut.Sentences)/4)
+		if sentence >= 0 {
+			// Keep the sentence a per-sentence lane runs for.
+			drop = min(drop, max(0, len(cut.Sentences)-1))
+		}
+		cut.Sentences = cut.Sentences[drop:]
+		system, user = spec.Prompt(&cut, sentence)
+		if user == "" {
+			return system, user
+		}
+	}
 }
 
 // call runs one model call with the lane's schema at live priority, emits
