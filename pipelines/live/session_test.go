@@ -220,3 +220,49 @@ type fakeReceipts struct{}
 func (fakeReceipts) Issue(ctx context.Context, mc attest.ModelCall, upstream string) (attest.SignedModelCall, error) {
 	return attest.SignedModelCall{ModelCall: mc, Commitment: "c", Sig: "ab"}, nil
 }
+
+// TestPromptFitsTheContext: a lane whose transcript outgrows the model's
+// context is prompted with its latest lines only, keeping their numbers.
+func TestPromptFitsTheContext(t *testing.T) {
+	var mu sync.Mutex
+	var seen []int // sentences in each prompt
+	var first []int
+	schema := json.RawMessage(`{"type":"object","properties":{"x":{"type":"string","maxLength":8}},"required":["x"]}`)
+	lane := &live.LaneSpec{ID: "long", Title: "Long", Schema: schema, MaxTokens: 1500,
+		Prompt: func(st *live.State, _ int) (string, string) {
+			mu.Lock()
+			seen = append(seen, len(st.Sentences))
+			if len(st.Sentences) > 0 {
+				first = append(first, st.Sentences[0].I)
+			}
+			mu.Unlock()
+			return "Summarise.", st.Lines()
+		},
+		Finish: func(st *live.State, _ int, a json.RawMessage) (string, any, error) { return string(a), nil, nil }}
+	var lines []livetest.Line
+	for i := 0; i < 60; i++ {
+		lines = append(lines, livetest.Line{Text: "The inspector measured the clearance at the north wall and wrote down every reading carefully.", Start: float64(i), End: float64(i) + 0.9})
+	}
+	rec := &recorder{}
+	s, err := live.Start(context.Background(), live.Config{
+		Vertical:   &live.Vertical{ID: "field", Final: []*live.LaneSpec{lane}},
+		Transcribe: livetest.ScriptedTranscriber(lines), Chat: tinyChat(t),
+		Budget: &livetest.Budget{Tokens: 1e6, AudioMS: 1e7, StopReserveTokens: 10}, Send: rec.send,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range rec.events() {
+		if b, ok := e.Body.(live.ErrorBody); ok {
+			t.Errorf("error event: %s", b.Message)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) < 2 || seen[0] != 60 || seen[len(seen)-1] >= 60 || first[len(first)-1] == 0 {
+		t.Errorf("prompts saw %v sentences (first line index %v); want the full transcript first, then a trimmed one", seen, first)
+	}
+}
