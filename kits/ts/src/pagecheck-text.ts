@@ -66,13 +66,7 @@ export function isHTMLSpaceCode(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
 }
 
-/**
- * Replaces lone surrogates by U+FFFD, as Go's JSON decoder does for a lone
- * "\uD800" escape (and for invalid UTF-8, which a JS string cannot hold).
- */
-export function wellFormed(s: string): string {
-  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
-}
+export { wellFormed } from "./gostrings.js";
 
 /** Counts code points (Go utf8.RuneCountInString on a well-formed string). */
 export function runeCount(s: string): number {

@@ -48,6 +48,7 @@
 // unicode package tables. They agree except for letters added to Unicode
 // after the older of the two versions.
 
+import { goQuote } from "./gostrings.js";
 import { parseJSON, formatJSONError, jsonQuote, toPlain } from "./pagecheck-json.js";
 import { checkLLMsTxt, checkMeta, meaningfulAlt } from "./pagecheck-page.js";
 import { checkPageJSONLD, validateParsed } from "./pagecheck-schema.js";
@@ -120,52 +121,6 @@ interface FieldSpec {
   what: string;
 }
 
-/** Go's %q (strconv.Quote) of a well-formed string. */
-function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const cp = ch.codePointAt(0) ?? 0;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\x07":
-        out += "\\a";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-      case "\v":
-        out += "\\v";
-        continue;
-    }
-    if (cp === 0x20 || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) {
-      out += ch;
-    } else if (cp < 0x80) {
-      out += "\\x" + cp.toString(16).padStart(2, "0");
-    } else if (cp <= 0xffff) {
-      out += "\\u" + cp.toString(16).padStart(4, "0");
-    } else {
-      out += "\\U" + cp.toString(16).padStart(8, "0");
-    }
-  }
-  return out + '"';
-}
 
 /** The JSON kind of a decoded value, as Go's decoder names it in errors. */
 function jsonKind(v: unknown): string {

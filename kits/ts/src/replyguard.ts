@@ -24,6 +24,7 @@
 // 6.0 reads "6", 1e30 reads "1e+30").
 
 /** The longest reply, in code points, that passes without a too_long warning. */
+import { goQuote, wellFormed } from "./gostrings.js";
 export const MAX_REPLY_LENGTH = 1000;
 
 /** One reply to check (the Go Input). */
@@ -125,10 +126,6 @@ const RE_CAPS = /XXX+|TODO|TBD|FIXME|TKTK/g;
 // ---------------------------------------------------------------------------
 // Text model (text.go)
 
-/** Replaces lone surrogates by U+FFFD, as Go's JSON decoder and []rune do. */
-function wellFormed(s: string): string {
-  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
-}
 
 /** Maps one code point to one code point; the length of a text never changes. */
 function normRune(r: number): number {
@@ -904,30 +901,6 @@ function foldKey(key: string): string {
   return lowerString(key).replace(/\u017F/g, "s").replace(/\u212A/g, "k");
 }
 
-/** Go's %q (strconv.Quote) of a string. */
-function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of wellFormed(s)) {
-    const cp = ch.codePointAt(0) ?? 0;
-    const esc: Record<string, string> = {
-      '"': '\\"',
-      "\\": "\\\\",
-      "\x07": "\\a",
-      "\b": "\\b",
-      "\f": "\\f",
-      "\n": "\\n",
-      "\r": "\\r",
-      "\t": "\\t",
-      "\v": "\\v",
-    };
-    if (esc[ch] !== undefined) out += esc[ch];
-    else if (cp === 0x20 || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) out += ch;
-    else if (cp < 0x80) out += "\\x" + cp.toString(16).padStart(2, "0");
-    else if (cp <= 0xffff) out += "\\u" + cp.toString(16).padStart(4, "0");
-    else out += "\\U" + cp.toString(16).padStart(8, "0");
-  }
-  return out + '"';
-}
 
 /**
  * Decodes a kit input object the way the Go adapter's decodeStrict does:

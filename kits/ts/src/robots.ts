@@ -9,6 +9,7 @@
 // lower-casing is ASCII-only and trimming removes spaces and tabs only.
 
 /** How much of a robots.txt body is parsed, in bytes (RFC 9309 section 2.5 asks for at least 500 KiB). */
+import { goQuote, wellFormed } from "./gostrings.js";
 export const MAX_ROBOTS_BYTES = 512000;
 
 /** What a crawler fetches for. */
@@ -573,10 +574,6 @@ const WANT: Record<string, string> = {
 type Field = "robots_txt" | "status" | "crawlers" | "paths";
 const FIELDS: readonly Field[] = ["robots_txt", "status", "crawlers", "paths"];
 
-/** Replaces lone surrogates by U+FFFD, as Go's JSON decoder does. */
-function wellFormed(s: string): string {
-  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
-}
 
 /**
  * Go's encoding/json matches object keys to fields case-insensitively with
@@ -587,52 +584,6 @@ function foldKey(key: string): string {
   return asciiLower(key).replace(/\u017F/g, "s").replace(/\u212A/g, "k");
 }
 
-/** Go's %q (strconv.Quote) of a string. */
-function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of wellFormed(s)) {
-    const cp = ch.codePointAt(0) ?? 0;
-    switch (ch) {
-      case '"':
-        out += '\\"';
-        continue;
-      case "\\":
-        out += "\\\\";
-        continue;
-      case "\x07":
-        out += "\\a";
-        continue;
-      case "\b":
-        out += "\\b";
-        continue;
-      case "\f":
-        out += "\\f";
-        continue;
-      case "\n":
-        out += "\\n";
-        continue;
-      case "\r":
-        out += "\\r";
-        continue;
-      case "\t":
-        out += "\\t";
-        continue;
-      case "\v":
-        out += "\\v";
-        continue;
-    }
-    if (cp === 0x20 || /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(ch)) {
-      out += ch;
-    } else if (cp < 0x80) {
-      out += "\\x" + cp.toString(16).padStart(2, "0");
-    } else if (cp <= 0xffff) {
-      out += "\\u" + cp.toString(16).padStart(4, "0");
-    } else {
-      out += "\\U" + cp.toString(16).padStart(8, "0");
-    }
-  }
-  return out + '"';
-}
 
 /** The JSON kind of a value, as Go's decoder names it in errors. */
 function jsonKind(v: unknown): string {
