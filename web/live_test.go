@@ -22,6 +22,7 @@ import (
 	"boxd/engine/asr/asrtest"
 	"boxd/engine/asr/stream"
 	"boxd/engine/llm"
+	"boxd/engine/models"
 	"boxd/engine/models/testmodels"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
@@ -103,7 +104,7 @@ type wsOpts struct {
 	now        func() time.Time
 	transcribe live.StartTranscriber // nil: no speech recognition
 	verticals  map[string]*live.Vertical
-	model      bool // the tiny LLM serves model lanes
+	model      bool // the real tiny LLM (stories260K) serves model lanes
 }
 
 // wsServer runs the real server with live verticals (default: every live
@@ -128,7 +129,11 @@ func wsServer(t *testing.T, o wsOpts) *testServer {
 		}
 	}
 	if o.model {
-		e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 1}})
+		// The real tiny LLM of ../shared/models. It has no chat template
+		// of its own, so it runs with the ChatML override an operator
+		// would set (models.llm.template).
+		e, err := llm.Open(context.Background(), llm.EngineOptions{Template: models.TemplateChatML,
+			Options: llm.Options{Path: testmodels.Shared(t, "stories260K.gguf"), ContextLength: 2048, Parallel: 1, Threads: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -772,10 +777,12 @@ func pcm16(samples []float32) []byte {
 	return out
 }
 
-// TestLiveRealSpeechRecognition runs the socket on the real speech engine
-// (the micro random-weight Whisper, whose text is meaningless, and the real
-// Silero VAD) with espeak-ng speech sent as 100 ms frames: transcript
-// events arrive under the rules, and done follows stop.
+// TestLiveRealSpeechRecognition runs the socket on the real engines: the
+// micro random-weight Whisper (whose text is meaningless) and the real
+// Silero VAD hear espeak-ng speech sent as 100 ms frames, and the real tiny
+// LLM (stories260K) runs every lane of the real field vertical on what
+// they hear. Transcript events arrive under the rules, every lane of the
+// vertical emits, and done (with the report) follows stop.
 func TestLiveRealSpeechRecognition(t *testing.T) {
 	var pcm []float32
 	pcm = append(pcm, asrtest.Silence(0.4)...)
@@ -801,7 +808,7 @@ func TestLiveRealSpeechRecognition(t *testing.T) {
 	began = time.Now()
 	cfg := configs.Defaults()
 	cfg.Limits.AudioBudgetS = 60
-	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: SpeechTranscriber(engine)})
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: SpeechTranscriber(engine), verticals: map[string]*live.Vertical{"field": live.Field()}, model: true})
 	w := wsDial(t, ts, "vertical=field&token="+session(t, ts, "field"), nil)
 	w.expect(live.TypeReady)
 	w.expect(live.TypeBudget)
@@ -829,9 +836,217 @@ func TestLiveRealSpeechRecognition(t *testing.T) {
 	if len(finals) == 0 {
 		t.Fatal("no final transcript")
 	}
+	lanes := map[string]int{}
+	receipts := 0
+	for _, e := range evs {
+		switch e.typ() {
+		case live.TypeLane:
+			lanes[e.str("lane")]++
+		case live.TypeReceipt:
+			receipts++
+		}
+	}
+	v := live.Field()
+	for _, l := range append(append([]*live.LaneSpec{}, v.Live...), v.Final...) {
+		if lanes[l.ID] == 0 {
+			t.Errorf("lane %s never emitted (lanes %v)", l.ID, lanes)
+		}
+	}
+	if receipts == 0 {
+		t.Error("no receipt: the model lanes did not run on the tiny LLM")
+	}
 	summary, _ := evs[len(evs)-1]["summary"].(map[string]any)
-	if summary["sentences"] != float64(len(finals)) {
-		t.Errorf("done %v, %d finals", summary, len(finals))
+	ft, _ := summary["final_transcript"].(map[string]any)
+	lines, _ := ft["lines"].([]any)
+	if len(lines) != len(finals) {
+		t.Errorf("done has %d transcript lines, %d finals", len(lines), len(finals))
+	}
+	if _, ok := summary["report"].(map[string]any); !ok || summary["report_markdown"] == "" {
+		t.Errorf("done has no field report: %v", summary)
 	}
 	waitLive(t, ts, 0)
+}
+
+// TestLiveTokenBudgetPausesThenEnds: on the real tiny LLM, live lanes pause
+// with one error event once only the stop reserve is left (the session
+// goes on to done and 1000), and a session whose model calls use up the
+// token budget ends with the error and 4402.
+func TestLiveTokenBudgetPausesThenEnds(t *testing.T) {
+	verticals := map[string]*live.Vertical{"sales": wsVertical("sales", true)}
+
+	cfg := configs.Defaults()
+	cfg.Limits.TokenBudget = 50
+	cfg.Limits.StopReserveTokens = 100
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: livetest.ScriptedTranscriber(wsScript), verticals: verticals, model: true})
+	w := wsDial(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil)
+	w.expect(live.TypeReady)
+	w.expect(live.TypeBudget)
+	w.audio(3.2)
+	w.stop()
+	evs, code := w.rest()
+	checkClosing(t, evs, code)
+	if code != live.CloseNormal {
+		t.Fatalf("closed %d, want 1000: %v", code, evs)
+	}
+	paused := 0
+	for _, e := range evs {
+		switch e.typ() {
+		case live.TypeError:
+			if !strings.Contains(e.str("message"), "live lanes are paused: only the 100 generated tokens kept for the stop artifact are left") {
+				t.Errorf("error %q", e.str("message"))
+			}
+			paused++
+		case live.TypeReceipt:
+			t.Errorf("a model call ran inside the stop reserve: %v", e)
+		case live.TypeLane:
+			if e.str("lane") == "topic" {
+				t.Errorf("the paused model lane emitted: %v", e)
+			}
+		}
+	}
+	if paused != 1 {
+		t.Errorf("%d pause errors, want exactly 1", paused)
+	}
+	waitLive(t, ts, 0)
+
+	cfg = configs.Defaults()
+	cfg.Limits.TokenBudget = 8
+	cfg.Limits.StopReserveTokens = 0
+	ts = wsServer(t, wsOpts{cfg: cfg, transcribe: livetest.ScriptedTranscriber(wsScript), verticals: verticals, model: true})
+	w = wsDial(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil)
+	w.expect(live.TypeReady)
+	w.expect(live.TypeBudget)
+	w.audio(3.2)
+	evs, code = w.rest()
+	checkClosing(t, evs, code)
+	if code != live.CloseBudget || evs[len(evs)-1].str("message") != "token budget used up" {
+		t.Fatalf("closed %d after %v, want 4402 token budget used up", code, evs[len(evs)-1])
+	}
+	receipts, zero := 0, false
+	for _, e := range evs {
+		switch e.typ() {
+		case live.TypeReceipt:
+			receipts++
+		case live.TypeBudget:
+			zero = zero || e["llm_tokens_left"] == 0.0
+		}
+	}
+	if receipts != 1 || !zero {
+		t.Errorf("%d receipts (want 1), a budget event with no tokens left: %v", receipts, zero)
+	}
+	waitLive(t, ts, 0)
+}
+
+// stuckClose is a transcriber whose Close waits for its context: a stop
+// that cannot finish on its own.
+type stuckClose struct{ live.Transcriber }
+
+func (stuckClose) Close(ctx context.Context) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// drain stops ts's Serve; the channel gets what Serve returned (which is
+// also left for the cleanup). The caller reads its sockets meanwhile, as
+// clients do.
+func drain(ts *testServer) <-chan error {
+	out := make(chan error, 1)
+	go func() {
+		ts.stop()
+		err := <-ts.done
+		ts.done <- err
+		out <- err
+	}()
+	return out
+}
+
+// served waits for what Serve returned.
+func served(t *testing.T, ch <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatal("Serve did not return within a minute of the drain")
+		return nil
+	}
+}
+
+// TestLiveDrainFinishesSessions: when the box shuts down, a live session
+// is told so, stops as if the client had sent stop (its final lane and
+// done arrive, then 1000), and Serve waits for it.
+func TestLiveDrainFinishesSessions(t *testing.T) {
+	ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript)})
+	w := wsDial(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil)
+	w.expect(live.TypeReady)
+	w.expect(live.TypeBudget)
+	w.audio(1.5)
+	for {
+		if e := w.until(live.TypeTranscript); e["final"] == true {
+			break
+		}
+	}
+	serve := drain(ts)
+	evs, code := w.rest()
+	if err := served(t, serve); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	checkClosing(t, evs, code)
+	if code != live.CloseNormal {
+		t.Fatalf("closed %d, want 1000 after done: %v", code, evs)
+	}
+	told, wrapup := -1, -1
+	for k, e := range evs {
+		switch {
+		case e.typ() == live.TypeError && e.str("message") == shutdownStopMessage:
+			told = k
+		case e.typ() == live.TypeLane && e.str("lane") == "wrapup":
+			wrapup = k
+		}
+	}
+	if told < 0 || wrapup < told {
+		t.Errorf("want the shutdown error, then the final lane, then done: %v", evs)
+	}
+	if n := ts.sessions.n(); n != 0 {
+		t.Errorf("%d sessions still counted", n)
+	}
+}
+
+// TestLiveDrainGraceCut: a session that cannot finish within
+// shutdown_grace_s is ended with an error event and 1001, and Serve
+// reports the cut.
+func TestLiveDrainGraceCut(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.ShutdownGraceS = 1
+	scripted := livetest.ScriptedTranscriber(wsScript)
+	stuck := func(ctx context.Context, lang string, emit func(stream.Event)) (live.Transcriber, error) {
+		tr, err := scripted(ctx, lang, emit)
+		return stuckClose{tr}, err
+	}
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: stuck})
+	w := wsDial(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil)
+	w.expect(live.TypeReady)
+	w.expect(live.TypeBudget)
+	w.audio(0.5)
+	began := time.Now()
+	serve := drain(ts)
+	evs, code := w.rest()
+	if err := served(t, serve); !errors.Is(err, ErrGraceExpired) {
+		t.Fatalf("Serve: %v, want the grace expired", err)
+	}
+	checkClosing(t, evs, code)
+	if code != live.CloseGoingAway || evs[len(evs)-1].str("message") != shutdownCutMessage {
+		t.Fatalf("closed %d after %v, want 1001 and the cut message", code, evs[len(evs)-1])
+	}
+	if evs[len(evs)-2].str("message") != shutdownStopMessage {
+		t.Errorf("the session was not told of the shutdown first: %v", evs)
+	}
+	for _, e := range evs {
+		if e.typ() == live.TypeDone {
+			t.Errorf("done after a cut: %v", evs)
+		}
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Errorf("the drain took %s with a 1 s grace", d)
+	}
 }

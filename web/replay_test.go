@@ -461,3 +461,63 @@ func TestReplayClientLeaving(t *testing.T) {
 		t.Error("an abandoned replay was recorded")
 	}
 }
+
+// TestReplayDrainFinishes: a replay running when the box shuts down is told
+// so, stops sending audio and finishes (its final lane and done arrive),
+// Serve waits for it, and the cut-short replay is not kept as a recording.
+func TestReplayDrainFinishes(t *testing.T) {
+	env := demoServer(t, nil)
+	lines := env.prepare(t, "field-roof-inspection")
+	gate := make(chan struct{})
+	frames := 0
+	replaySleep = func(d time.Duration) {
+		env.clk.Advance(d)
+		if frames++; frames == 150 { // 15 s of audio in
+			close(gate)
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	tok := session(t, env.testServer, "field")
+	raw, _ := json.Marshal(map[string]any{"vertical": "field", "script_id": "field-roof-inspection"})
+	req, _ := http.NewRequest("POST", env.url+"/demo/replay", bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	<-gate
+	serve := drain(env.testServer)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := served(t, serve); err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	evs := readEvents(t, body)
+	told, wrapup := -1, -1
+	first, last := -1.0, -1.0 // seconds_audio_left
+	for k, e := range evs {
+		switch {
+		case e.m["type"] == live.TypeError && e.m["message"] == shutdownStopMessage:
+			told = k
+		case e.m["type"] == live.TypeLane && e.m["lane"] == "wrapup":
+			wrapup = k
+		case e.m["type"] == live.TypeBudget:
+			if first < 0 {
+				first = e.m["seconds_audio_left"].(float64)
+			}
+			last = e.m["seconds_audio_left"].(float64)
+		}
+	}
+	if told < 0 || wrapup < told || evs[len(evs)-1].m["type"] != live.TypeDone {
+		t.Fatalf("want the shutdown error, the final lane, then done last: %v", evs)
+	}
+	if sent, script := first-last, lines[len(lines)-1].End; sent < 10 || sent > script-20 {
+		t.Errorf("%g s of the %g s script were sent: the replay did not stop soon after 15 s", sent, script)
+	}
+	if _, err := os.Stat(filepath.Join(env.state, "recordings", "field-roof-inspection.json")); err == nil {
+		t.Error("a replay cut short by the shutdown was recorded")
+	}
+}

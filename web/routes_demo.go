@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,6 +98,8 @@ type replayRequest struct {
 // script of another vertical, 402 budget, 409 token already live, 429 live
 // cap (Retry-After 30), 503 no audio for the script on this box.
 func (s *Server) demoReplay(w http.ResponseWriter, r *http.Request) {
+	s.sessions.add()
+	defer s.sessions.done()
 	var body replayRequest
 	if e := decodeJSON(w, r, smallBody, &body); e != nil {
 		writeHTTPError(w, e)
@@ -158,8 +161,14 @@ func (s *Server) demoReplay(w http.ResponseWriter, r *http.Request) {
 	}
 	sse.sess.Store(sess)
 	defer release()
-	err = replay.Run(r.Context(), sess, pcm, speed, replaySleep)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	early := s.watchShutdown(ctx, cancel, sess)
+	err = replay.RunUntil(ctx, sess, pcm, speed, replaySleep, early)
 	switch {
+	case err == nil && s.draining.Load():
+		// Stopped early by the shutdown: not the whole script, not kept.
+		s.log.Info("demo replay", "script", id, "speed", speed, "caller", pr.LogID(), "outcome", "stopped by shutdown")
 	case err == nil:
 		if serr := rec.Save(s.recordingsDir(), s.now()); serr != nil {
 			s.log.Info("demo replay not recorded", "script", id, "reason", serr)
@@ -170,6 +179,31 @@ func (s *Server) demoReplay(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.log.Info("demo replay", "script", id, "speed", speed, "caller", pr.LogID(), "outcome", err.Error())
 	}
+}
+
+// watchShutdown follows a replay across a drain: when the box starts to
+// shut down, the session is told so and the returned channel closes (the
+// replay stops sending audio and finishes, so done still arrives); when the
+// grace is over, the session ends with the error event and ctx is
+// cancelled. It stops watching when ctx ends.
+func (s *Server) watchShutdown(ctx context.Context, cancel context.CancelFunc, sess *live.Session) <-chan struct{} {
+	early := make(chan struct{})
+	go func() {
+		select {
+		case <-s.drain:
+			sess.Error(shutdownStopMessage)
+			close(early)
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-s.cut:
+			sess.End(live.CloseGoingAway, shutdownCutMessage)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return early
 }
 
 // sseEvents writes live events as server-sent events, one JSON event per

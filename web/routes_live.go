@@ -329,6 +329,14 @@ func (c *liveConn) refuse(code int, msg string) {
 	c.closeWith(code, msg)
 }
 
+// What a live session is told when the box shuts down: first that it
+// stops now (its final lanes follow), and, if shutdown_grace_s runs out
+// before done, that it was cut.
+const (
+	shutdownStopMessage = "the box is shutting down: this session stops now as if stop had been sent; its final lanes and done follow"
+	shutdownCutMessage  = "the box shut down before this session was done (shutdown_grace_s ran out); reconnect once it is back: the session's transcript was not kept"
+)
+
 // liveMsg is one message from the client.
 type liveMsg struct {
 	typ  websocket.MessageType
@@ -369,6 +377,10 @@ const textFrameHelp = `text frames take only {"type":"stop"} (end the session an
 // refusal and every end other than a normal stop is an error event and
 // then a close code (section 7); a normal stop ends with done and 1000.
 func (s *Server) liveSocket(w http.ResponseWriter, r *http.Request) {
+	// Counted before the upgrade: http.Server.Shutdown waits for this
+	// request until it is hijacked, so Serve sees the count (see drain).
+	s.sessions.add()
+	defer s.sessions.done()
 	if !wantsWebSocket(r) {
 		w.Header().Set("Connection", "Upgrade")
 		w.Header().Set("Upgrade", "websocket")
@@ -450,6 +462,9 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 	}()
 
 	var stopDone chan error // set while Stop runs
+	stopCtx, stopCancel := context.WithCancel(ctx)
+	defer stopCancel()
+	drain := s.drain // nil once seen
 	// end closes with the session's ending; its error event was sent.
 	end := func() int {
 		if stopDone != nil {
@@ -468,6 +483,22 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 			}
 			return 0
 		case <-sess.Ended():
+			return end()
+		case <-drain:
+			// The box is shutting down: the session stops as if the client
+			// had sent stop, so its final lanes and done still arrive.
+			drain = nil
+			if stopDone == nil {
+				sess.Error(shutdownStopMessage)
+				stopDone = make(chan error, 1)
+				go func(done chan<- error) { done <- sess.Stop(stopCtx) }(stopDone)
+			}
+		case <-s.cut:
+			// The shutdown grace is over: end with an error event and 1001;
+			// cancelling the stop cuts a model call in progress short (not
+			// ctx: that would drop the socket before the error event).
+			sess.End(live.CloseGoingAway, shutdownCutMessage)
+			stopCancel()
 			return end()
 		case err := <-stopDone:
 			stopDone = nil
@@ -512,7 +543,7 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 					continue
 				}
 				stopDone = make(chan error, 1)
-				go func(done chan<- error) { done <- sess.Stop(ctx) }(stopDone)
+				go func(done chan<- error) { done <- sess.Stop(stopCtx) }(stopDone)
 			}
 		}
 	}

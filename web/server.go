@@ -93,6 +93,14 @@ type Server struct {
 	liveModels    live.Models
 
 	draining atomic.Bool
+	// Live sessions (sockets and replays) across a drain: drain closes as
+	// draining begins (a session then stops and writes its final lanes),
+	// cut when the grace period is over (a session not done by then is
+	// ended with an error event). Sockets are hijacked connections, which
+	// http.Server.Shutdown neither waits for nor closes, so Serve waits
+	// for sessions itself.
+	drain, cut chan struct{}
+	sessions   sessionCount
 	// OnDrain, when set, runs once as the server starts to drain (boxd
 	// serve sends STOPPING=1 to systemd there).
 	OnDrain func()
@@ -108,7 +116,8 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	}
 	s := &Server{cfg: cfg, probes: deps.Probes, platform: deps.Platform, key: deps.Key, receipts: deps.Receipts,
 		chat: deps.Chat, now: deps.Now, log: log, mux: http.NewServeMux(), methods: map[string][]string{},
-		liveVerticals: deps.LiveVerticals, transcribe: deps.Transcribe, liveModels: deps.LiveModels}
+		liveVerticals: deps.LiveVerticals, transcribe: deps.Transcribe, liveModels: deps.LiveModels,
+		drain: make(chan struct{}), cut: make(chan struct{})}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -195,21 +204,81 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 
 	s.draining.Store(true)
+	close(s.drain)
 	if s.OnDrain != nil {
 		s.OnDrain()
 	}
 	grace := time.Duration(s.cfg.ShutdownGraceS) * time.Second
-	s.log.Info("draining", "grace_s", s.cfg.ShutdownGraceS)
+	s.log.Info("draining", "grace_s", s.cfg.ShutdownGraceS, "live_sessions", s.sessions.n())
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	<-errc // Serve returns ErrServerClosed once Shutdown begins
-	if err != nil {
-		_ = srv.Close()
-		return fmt.Errorf("%w after %s: in-flight requests were cut", ErrGraceExpired, grace)
+	if err == nil && s.sessions.wait(sctx) {
+		s.log.Info("drained")
+		return nil
 	}
-	s.log.Info("drained")
-	return nil
+	// The grace is over: live sessions still running send their error
+	// event and close (they get a moment to write it), then every
+	// connection is cut.
+	close(s.cut)
+	wctx, wcancel := context.WithTimeout(context.Background(), cutWait)
+	defer wcancel()
+	s.sessions.wait(wctx)
+	_ = srv.Close()
+	return fmt.Errorf("%w after %s: in-flight requests were cut", ErrGraceExpired, grace)
+}
+
+// cutWait is how long live sessions get to send their closing error event
+// once the shutdown grace is over.
+const cutWait = 2 * time.Second
+
+// sessionCount counts running live sessions; wait returns once there are
+// none.
+type sessionCount struct {
+	mu    sync.Mutex
+	count int
+	zero  chan struct{} // closed while count is 0; nil means closed
+}
+
+func (c *sessionCount) add() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.count == 0 {
+		c.zero = make(chan struct{})
+	}
+	c.count++
+}
+
+func (c *sessionCount) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.count--
+	if c.count == 0 {
+		close(c.zero)
+	}
+}
+
+func (c *sessionCount) n() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.count
+}
+
+// wait reports whether the count reached 0 before ctx ended.
+func (c *sessionCount) wait(ctx context.Context) bool {
+	c.mu.Lock()
+	zero := c.zero
+	c.mu.Unlock()
+	if zero == nil {
+		return true
+	}
+	select {
+	case <-zero:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // Listen opens the configured address. A non-loopback address is refused

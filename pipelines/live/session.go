@@ -13,7 +13,11 @@ import (
 
 // Close codes a session ends with (contract document 1, section 7).
 const (
-	CloseNormal      = 1000
+	CloseNormal = 1000
+	// CloseGoingAway: the box shut down before the session was done (not
+	// in the contract's table, which sends any other drop to reconnect
+	// with backoff; see docs/decisions.md).
+	CloseGoingAway   = 1001
 	CloseASR         = 1011
 	CloseBudget      = 4402
 	CloseBadParams   = 4400
@@ -222,6 +226,12 @@ func (s *Session) end(code int, msg string) {
 	s.emitMu.Unlock()
 	close(s.endedCh)
 }
+
+// End ends the session from outside (the box is shutting down): like a
+// budget used up, the error event with msg is its last event, Ended
+// closes and Ending reports code and msg. A session that already ended
+// keeps its ending.
+func (s *Session) End(code int, msg string) { s.end(code, msg) }
 
 // Error sends an error event through the session's queue (so at_ms stays
 // in order with the session's own events); the session goes on.

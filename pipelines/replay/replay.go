@@ -41,11 +41,19 @@ func ValidSpeed(speed float64) bool { return speed >= MinSpeed && speed <= MaxSp
 // final transcript arrives about when it ends (divided by speed). sleep
 // waits before each frame for its duration over speed; nil paces by the
 // wall clock (frame k is due (k+1) × 100 ms / speed after Run began, so
-// slow frames do not make the replay drift). Run returns early with ctx's error when ctx ends, and with the
-// session's ending when the session ends on its own (a budget used up,
-// speech recognition failed); the caller then closes the session. A nil
-// error means done was sent.
+// slow frames do not make the replay drift). Run returns early with ctx's
+// error when ctx ends, and with the session's ending when the session ends
+// on its own (a budget used up, speech recognition failed); the caller
+// then closes the session. A nil error means done was sent.
 func Run(ctx context.Context, s *live.Session, pcm []byte, speed float64, sleep func(time.Duration)) error {
+	return RunUntil(ctx, s, pcm, speed, sleep, nil)
+}
+
+// RunUntil is Run, except that once early is closed no more audio is sent
+// and the session stops at once, as a speaker who stops mid-sentence:
+// what was heard is finished and done follows (the server drains this
+// way). A nil early never closes.
+func RunUntil(ctx context.Context, s *live.Session, pcm []byte, speed float64, sleep func(time.Duration), early <-chan struct{}) error {
 	if !ValidSpeed(speed) {
 		return fmt.Errorf("%w, not %g", ErrSpeed, speed)
 	}
@@ -70,6 +78,7 @@ func Run(ctx context.Context, s *live.Session, pcm []byte, speed float64, sleep 
 			case <-t.C:
 			case <-ctx.Done():
 			case <-s.Ended():
+			case <-early:
 			}
 		}
 	}
@@ -78,6 +87,9 @@ func Run(ctx context.Context, s *live.Session, pcm []byte, speed float64, sleep 
 		wait(time.Duration(float64(len(frame)/2) * float64(time.Second) / (16000 * speed)))
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if closed(early) {
+			break
 		}
 		if err := s.Audio(ctx, frame); err != nil {
 			if errors.Is(err, live.ErrEnded) {
@@ -90,6 +102,16 @@ func Run(ctx context.Context, s *live.Session, pcm []byte, speed float64, sleep 
 		return err
 	}
 	return s.Stop(ctx)
+}
+
+// closed reports whether ch is closed (false for nil).
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // ended is the session's own ending as an error.
