@@ -347,6 +347,8 @@ func TestReplayStatuses(t *testing.T) {
 	}{
 		{"no token", "", ok, 401, "Bearer"},
 		{"bad token", "ds_nope", ok, 401, ""},
+		{"no token and a bad body: the token first", "", "{", 401, "Bearer"},
+		{"bad token and a bad body", "ds_nope", map[string]any{"vertical": "sales"}, 401, "unknown demo session token"},
 		{"token of another vertical", clinical, ok, 403, ""},
 		{"unknown script", sales, body("sales", "sales-nope", nil), 404, "GET /demo/scripts"},
 		{"script of another vertical", clinical, body("clinical", "sales-discovery-logistics", nil), 404, "sales vertical"},

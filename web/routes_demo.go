@@ -100,6 +100,12 @@ type replayRequest struct {
 func (s *Server) demoReplay(w http.ResponseWriter, r *http.Request) {
 	s.sessions.add()
 	defer s.sessions.done()
+	// The token first (401), then the body (400), then the token's
+	// vertical against the body's (403).
+	pr := s.principal(w, r, "")
+	if pr == nil {
+		return
+	}
 	var body replayRequest
 	if e := decodeJSON(w, r, smallBody, &body); e != nil {
 		writeHTTPError(w, e)
@@ -110,8 +116,8 @@ func (s *Server) demoReplay(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	vertical, id := *body.Vertical, *body.ScriptID
-	pr := s.principal(w, r, vertical)
-	if pr == nil {
+	if d := pr.Allow(vertical); d != nil {
+		writeDenial(w, d)
 		return
 	}
 	sc, ok := scripts.Lookup(id)

@@ -71,10 +71,25 @@ func (p *Platform) Authenticate(ctx context.Context, token, vertical string) (*P
 	if !now.Before(s.Expires) {
 		return nil, deny(http.StatusUnauthorized, 4401, "this demo session expired at %s; create a new one with POST /demo/session", s.Expires.UTC().Format(time.RFC3339))
 	}
-	if vertical != "" && s.Vertical != vertical {
-		return nil, deny(http.StatusForbidden, 4403, "this demo token is for the %s vertical; this route needs a %s token", s.Vertical, vertical)
+	pr := &Principal{p: p, session: s}
+	if d := pr.Allow(vertical); d != nil {
+		return nil, d
 	}
-	return &Principal{p: p, session: s}, nil
+	return pr, nil
+}
+
+// Allow checks that the caller may use vertical: a demo token only its own,
+// a key the verticals it was created with (403 / 4403). "" is allowed.
+func (pr *Principal) Allow(vertical string) *Denial {
+	switch {
+	case vertical == "":
+		return nil
+	case pr.session != nil && pr.session.Vertical != vertical:
+		return deny(http.StatusForbidden, 4403, "this demo token is for the %s vertical; this route needs a %s token", pr.session.Vertical, vertical)
+	case pr.key != nil && !allows(pr.key.Limits.Verticals, vertical):
+		return deny(http.StatusForbidden, 4403, "this developer key is not allowed the %s vertical (allowed: %s)", vertical, keyVerticals(pr.key.Limits.Verticals))
+	}
+	return nil
 }
 
 func (p *Platform) authKey(ctx context.Context, token, vertical string) (*Principal, *Denial) {
@@ -88,8 +103,8 @@ func (p *Platform) authKey(ctx context.Context, token, vertical string) (*Princi
 	if k.Revoked() {
 		return nil, deny(http.StatusUnauthorized, 4401, "this developer key was revoked at %s; ask the operator for a new one", k.RevokedAt.Format(time.RFC3339))
 	}
-	if vertical != "" && !allows(k.Limits.Verticals, vertical) {
-		return nil, deny(http.StatusForbidden, 4403, "this developer key is not allowed the %s vertical (allowed: %s)", vertical, keyVerticals(k.Limits.Verticals))
+	if d := (&Principal{p: p, key: &k}).Allow(vertical); d != nil {
+		return nil, d
 	}
 	now := p.now()
 	p.mu.Lock()
