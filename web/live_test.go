@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -1048,5 +1049,124 @@ func TestLiveDrainGraceCut(t *testing.T) {
 	}
 	if d := time.Since(began); d > 10*time.Second {
 		t.Errorf("the drain took %s with a 1 s grace", d)
+	}
+}
+
+// TestLiveTranslateOverTheSocket runs the real translate vertical on the
+// real tiny LLM over the socket, both tested directions (es → en, en → es):
+// one translation event per final source sentence, data {i, t, source,
+// translation, target} with source the final's text and t its t, ordered
+// by i; the glossary lane is rebuilt as the transcript grows, each event
+// its whole state (the latest replaces the others: done holds the latest
+// glossary); summary after stop; done holds every sentence in order.
+func TestLiveTranslateOverTheSocket(t *testing.T) {
+	spanish := []livetest.Line{
+		{Text: "Buenos días, vengo por la lavadora que no centrifuga.", Start: 0.3, End: 4},
+		{Text: "La compré en marzo y tiene garantía de dos años.", Start: 5, End: 9},
+		{Text: "Hace un ruido fuerte cuando llega al último ciclo.", Start: 10, End: 14},
+		{Text: "El técnico Julián Ortega dijo que es el rodamiento.", Start: 15, End: 19},
+		{Text: "¿Cuánto tarda la reparación y necesito dejarla aquí?", Start: 20, End: 24},
+		{Text: "Puedo traerla el jueves por la mañana.", Start: 25, End: 28},
+	}
+	english := []livetest.Line{
+		{Text: "Good morning, the washer arrived yesterday with a dent.", Start: 0.3, End: 4},
+		{Text: "The delivery driver, Marcus Bell, took photos of it.", Start: 5, End: 9},
+		{Text: "We can replace the side panel under the warranty.", Start: 10, End: 14},
+		{Text: "The part takes about five business days to arrive.", Start: 15, End: 19},
+		{Text: "Our technician will call you before the visit.", Start: 20, End: 24},
+		{Text: "Is Thursday morning a good time for you?", Start: 25, End: 28},
+	}
+	for _, tc := range []struct {
+		lang, target string
+		lines        []livetest.Line
+	}{{"es", "en", spanish}, {"en", "es", english}} {
+		t.Run(tc.lang+"-"+tc.target, func(t *testing.T) {
+			ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(tc.lines),
+				verticals: map[string]*live.Vertical{"translate": live.Translate()}, model: true})
+			ts.liveDebounce = 50 * time.Millisecond
+			w := wsDial(t, ts, "vertical=translate&lang="+tc.lang+"&target="+tc.target+"&token="+session(t, ts, "translate"), nil)
+			if r := w.expect(live.TypeReady); r.str("lang") != tc.lang || r.str("target") != tc.target {
+				t.Errorf("ready %v", r)
+			}
+			// 24.5 s (the fifth sentence, 20 s in, makes the glossary due),
+			// then wait for the glossary before the rest, so that
+			// the final glossary has new sentences to take in.
+			w.audio(24.5)
+			for {
+				if e, _ := w.next(); e == nil || (e.typ() == live.TypeLane && e.str("lane") == "glossary") {
+					break
+				}
+			}
+			w.audio(tc.lines[len(tc.lines)-1].End + 0.5 - 24.5)
+			w.stop()
+			last, code := w.rest()
+			checkClosing(t, last, code)
+			if code != live.CloseNormal {
+				t.Fatalf("closed %d: %v", code, last[len(last)-1])
+			}
+			evs := w.all
+			finals := map[int]wsEvent{}
+			var order []int
+			glossaries, summaries := 0, 0
+			var lastGlossary any
+			for _, e := range evs {
+				switch e.typ() {
+				case live.TypeTranscript:
+					if e["final"] == true {
+						finals[int(e.num("i"))] = e
+					}
+				case live.TypeError:
+					t.Errorf("error event %v", e)
+				case live.TypeLane:
+					d, _ := e["data"].(map[string]any)
+					switch e.str("lane") {
+					case "translation":
+						i := int(d["i"].(float64))
+						order = append(order, i)
+						f, ok := finals[i]
+						if !ok {
+							t.Errorf("translation %d before (or without) its final", i)
+							continue
+						}
+						if d["source"] != f["text"] || d["t"] != f["t"] || d["target"] != tc.target || e.str("body") != d["translation"] {
+							t.Errorf("translation %v for final %v", e, f)
+						}
+						if s, _ := d["translation"].(string); strings.TrimSpace(s) == "" {
+							t.Errorf("empty translation %v", e)
+						}
+					case "glossary":
+						glossaries++
+						if d["target"] != tc.target {
+							t.Errorf("glossary %v", e)
+						}
+						lastGlossary = d["terms"]
+					case "summary":
+						summaries++
+					}
+				}
+			}
+			if len(order) != len(tc.lines) || !slices.IsSorted(order) {
+				t.Errorf("translations for sentences %v, want one each of 0..%d in order", order, len(tc.lines)-1)
+			}
+			if glossaries < 2 || summaries != 1 {
+				t.Errorf("%d glossary events (want a live one and the final one), %d summaries", glossaries, summaries)
+			}
+			summary, _ := evs[len(evs)-1]["summary"].(map[string]any)
+			tr, _ := summary["translation"].([]any)
+			if len(tr) != len(tc.lines) {
+				t.Fatalf("done has %d translations, want %d", len(tr), len(tc.lines))
+			}
+			for i, x := range tr {
+				if d := x.(map[string]any); d["i"] != float64(i) || d["source"] != tc.lines[i].Text {
+					t.Errorf("done translation %d: %v", i, d)
+				}
+			}
+			if fmt.Sprint(summary["glossary"]) != fmt.Sprint(lastGlossary) {
+				t.Errorf("done glossary %v, the latest glossary event %v", summary["glossary"], lastGlossary)
+			}
+			if summary["lang"] != tc.lang || summary["target"] != tc.target {
+				t.Errorf("done %v", summary)
+			}
+		})
 	}
 }
