@@ -12,7 +12,19 @@ type VADParams struct {
 	// MaxSpeechS splits longer speech, at a silence of at least 98 ms when
 	// there was one, else where the limit is reached (0: no limit).
 	MaxSpeechS float64
+	// QuietEndDB: when the segmenter is given the audio (PushWindow,
+	// SpansAudio), a span's end moves back over up to QuietEndWindows
+	// trailing windows whose RMS is this many dB below the span's loudest
+	// window (default 40; negative: never). Silero's probability trails the
+	// voice by one to three windows; in quiet rooms this puts the end where
+	// the voice stops. In noise no window is that quiet and the end stays
+	// Silero's. Where speech ends (and so when a sentence is final) is
+	// still decided on the probabilities alone.
+	QuietEndDB float64
 }
+
+// QuietEndWindows is the most a span's end moves back for quiet (96 ms).
+const QuietEndWindows = 3
 
 func (p VADParams) withDefaults() VADParams {
 	if p.Threshold == 0 {
@@ -30,6 +42,9 @@ func (p VADParams) withDefaults() VADParams {
 	if p.SpeechPadMS == 0 {
 		p.SpeechPadMS = 30
 	}
+	if p.QuietEndDB == 0 {
+		p.QuietEndDB = 40
+	}
 	return p
 }
 
@@ -46,6 +61,18 @@ func Spans(probs []float32, nSamples int, p VADParams) []Span {
 		out = append(out, g.Push(pr)...)
 	}
 	return append(out, g.Finish(nSamples)...)
+}
+
+// SpansAudio is Spans with the audio the probabilities were computed on
+// (window k is pcm[k*VADWindow:(k+1)*VADWindow]), so that span ends move
+// back over quiet trailing windows (VADParams.QuietEndDB).
+func SpansAudio(probs []float32, pcm []float32, p VADParams) []Span {
+	g := NewSegmenter(p)
+	var out []Span
+	for k, pr := range probs {
+		out = append(out, g.PushWindow(pr, pcm[min(len(pcm), k*VADWindow):min(len(pcm), (k+1)*VADWindow)])...)
+	}
+	return append(out, g.Finish(len(pcm))...)
 }
 
 // Segmenter is Silero's get_speech_timestamps made incremental: it takes
@@ -69,12 +96,23 @@ type Segmenter struct {
 	pending                   *Span // kept span waiting for its right padding
 	shift                     int   // how far the open span's start moves left
 	dropped                   int   // speech too short to keep
+
+	// With audio (PushWindow): the RMS of the latest windows, the loudest
+	// window of the open span, and the end the open span gets for quiet.
+	quiet    float64 // amplitude ratio of QuietEndDB (0: never)
+	rms      [QuietEndWindows + 1]float64
+	heard    bool // the current window's RMS is known
+	peak     float64
+	quietEnd int
 }
 
 // NewSegmenter starts a segmenter.
 func NewSegmenter(p VADParams) *Segmenter {
 	p = p.withDefaults()
 	g := &Segmenter{p: p, first: true}
+	if p.QuietEndDB > 0 {
+		g.quiet = math.Pow(10, -p.QuietEndDB/20)
+	}
 	g.minSpeech = SampleRate * p.MinSpeechMS / 1000
 	g.minSilence = SampleRate * p.MinSilenceMS / 1000
 	g.pad = SampleRate * p.SpeechPadMS / 1000
@@ -127,8 +165,41 @@ func (g *Segmenter) Keep() int {
 func (g *Segmenter) Samples() int { return g.i * VADWindow }
 
 // Push adds the probability of the next window and returns the spans it
-// completes.
+// completes. Without the audio, ends are exactly Silero's.
 func (g *Segmenter) Push(prob float32) []Span {
+	g.heard = false
+	return g.push(prob)
+}
+
+// PushWindow is Push with the window's audio (VADWindow samples, fewer at
+// the end of the audio), so that span ends move back over quiet trailing
+// windows (VADParams.QuietEndDB).
+func (g *Segmenter) PushWindow(prob float32, w []float32) []Span {
+	var e float64
+	for _, x := range w {
+		e += float64(x) * float64(x)
+	}
+	copy(g.rms[1:], g.rms[:QuietEndWindows])
+	g.rms[0] = math.Sqrt(e / VADWindow)
+	g.heard = true
+	return g.push(prob)
+}
+
+// trimmedEnd is raw end e (the start of the current window, where the
+// probability fell) moved back over the quiet windows before it, never to
+// or before the span's start window.
+func (g *Segmenter) trimmedEnd(e int) int {
+	if !g.heard || g.quiet == 0 {
+		return e
+	}
+	limit := g.peak * g.quiet
+	for k := 1; k <= QuietEndWindows && e-VADWindow > g.start && g.rms[k] < limit; k++ {
+		e -= VADWindow
+	}
+	return e
+}
+
+func (g *Segmenter) push(prob float32) []Span {
 	var out []Span
 	g.step(prob, &out)
 	if g.pending != nil {
@@ -154,7 +225,11 @@ func (g *Segmenter) step(prob float32, out *[]Span) {
 	}
 	if prob >= p.Threshold && !g.triggered {
 		g.open(cur)
+		g.peak = g.rms[0]
 		return
+	}
+	if g.triggered && g.heard {
+		g.peak = max(g.peak, g.rms[0])
 	}
 	if g.triggered && g.maxSpeech > 0 && cur-g.start > g.maxSpeech {
 		if g.prevEnd != 0 {
@@ -175,6 +250,7 @@ func (g *Segmenter) step(prob float32, out *[]Span) {
 	if prob < p.NegThreshold && g.triggered {
 		if g.tempEnd == 0 {
 			g.tempEnd = cur
+			g.quietEnd = g.trimmedEnd(cur)
 		}
 		if cur-g.tempEnd > g.minSilenceAtMax {
 			g.prevEnd = g.tempEnd
@@ -183,7 +259,7 @@ func (g *Segmenter) step(prob float32, out *[]Span) {
 			return
 		}
 		if g.tempEnd-g.start > g.minSpeech {
-			g.close(g.tempEnd, out)
+			g.close(g.quietEnd, out)
 		} else {
 			g.dropped++
 		}

@@ -128,6 +128,14 @@ func TestSegmenterIsSilero(t *testing.T) {
 		if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Fatalf("trial %d %+v:\n got  %v\n want %v", trial, p, got, want)
 		}
+		// With audio that is never quiet, ends are Silero's too.
+		loud := make([]float32, n)
+		for i := range loud {
+			loud[i] = float32(0.05 + 0.5*r.Float64())
+		}
+		if got := SpansAudio(probs, loud, p); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("trial %d %+v with loud audio:\n got  %v\n want %v", trial, p, got, want)
+		}
 		total += len(want)
 		// Open reports the start a span will have while it is open: every
 		// span's start shows up, in order, among the starts Open reported.
@@ -151,5 +159,61 @@ func TestSegmenterIsSilero(t *testing.T) {
 	}
 	if total < 1000 {
 		t.Fatalf("only %d spans over all trials; the test is too easy", total)
+	}
+}
+
+// TestSegmenterQuietEnds: given the audio, a span's end moves back over the
+// quiet windows before the one where the probability fell, at most
+// QuietEndWindows, and only when they are QuietEndDB below the span's
+// loudest window; the start, and where speech is decided to end, do not
+// change.
+func TestSegmenterQuietEnds(t *testing.T) {
+	const W = VADWindow
+	// Speech probability high in windows 10..39; the voice (amplitude 0.5)
+	// in windows 10..voiceEnd-1, then a floor of the given level.
+	run := func(voiceEnd int, floor float32, p VADParams) []Span {
+		probs := make([]float32, 60)
+		for k := 10; k < 40; k++ {
+			probs[k] = 0.99
+		}
+		pcm := make([]float32, 60*W)
+		for i := range pcm {
+			pcm[i] = floor
+			if k := i / W; k >= 10 && k < voiceEnd {
+				pcm[i] = 0.5
+			}
+		}
+		return SpansAudio(probs, pcm, p)
+	}
+	pad := SampleRate * 30 / 1000
+	for _, tc := range []struct {
+		name     string
+		voiceEnd int
+		floor    float32
+		p        VADParams
+		end      int // raw end window
+	}{
+		{"probability trails the voice by 3 windows", 37, 1e-4, VADParams{}, 37},
+		{"by 1 window", 39, 1e-4, VADParams{}, 39},
+		{"no lag", 40, 1e-4, VADParams{}, 40},
+		{"by 6 windows: at most 3 are taken back", 34, 1e-4, VADParams{}, 37},
+		{"floor 30 dB down: not quiet enough", 37, 0.5 * 0.0316, VADParams{}, 40},
+		{"floor 45 dB down", 37, 0.5 * 0.0056, VADParams{}, 37},
+		{"floor 45 dB down, QuietEndDB 50", 37, 0.5 * 0.0056, VADParams{QuietEndDB: 50}, 40},
+		{"trimming off", 37, 1e-4, VADParams{QuietEndDB: -1}, 40},
+	} {
+		got := run(tc.voiceEnd, tc.floor, tc.p)
+		want := []Span{{Start: 10*W - pad, End: tc.end*W + pad}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, want)
+		}
+	}
+	// Without the audio (Push), nothing moves.
+	probs := make([]float32, 60)
+	for k := 10; k < 40; k++ {
+		probs[k] = 0.99
+	}
+	if got := Spans(probs, 60*W, VADParams{}); !reflect.DeepEqual(got, []Span{{10*W - pad, 40*W + pad}}) {
+		t.Errorf("probabilities only: %v", got)
 	}
 }

@@ -165,17 +165,24 @@ func TestVADFindsJFKSpeech(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spans := asr.Spans(probs, len(pcm), asr.VADParams{})
 	// The regions Silero v6.2 finds in jfk.wav (its own scheme, default
 	// parameters), in samples: "And so my fellow Americans", "ask not what
 	// your country can do for you", "ask what you can do", "for your country".
 	want := []asr.Span{{5152, 36320}, {52256, 71136}, {86048, 122848}, {130592, 169952}}
-	if len(spans) != len(want) {
-		t.Fatalf("spans %v, want %v", spans, want)
-	}
-	for i := range want {
-		if !near(spans[i].Start, want[i].Start) || !near(spans[i].End, want[i].End) {
-			t.Errorf("span %d = %v, want %v within 100 ms", i, spans[i], want[i])
+	// From the probabilities alone (Silero's scheme) and as the box cuts,
+	// with the audio (the room noise of the recording is never 40 dB below
+	// the voice, so no end moves).
+	for name, spans := range map[string][]asr.Span{
+		"probabilities": asr.Spans(probs, len(pcm), asr.VADParams{}),
+		"with audio":    asr.SpansAudio(probs, pcm, asr.VADParams{}),
+	} {
+		if len(spans) != len(want) {
+			t.Fatalf("%s: spans %v, want %v", name, spans, want)
+		}
+		for i := range want {
+			if !near(spans[i].Start, want[i].Start) || !near(spans[i].End, want[i].End) {
+				t.Errorf("%s: span %d = %v, want %v within 100 ms", name, i, spans[i], want[i])
+			}
 		}
 	}
 }
@@ -201,18 +208,20 @@ func TestVADFindsSynthesisedSentences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spans := asr.Spans(probs, len(audio), asr.VADParams{SpeechPadMS: 1})
+	// As the box segments: with the audio, so ends move back over the
+	// quiet windows Silero's probability trails the voice by. The padding
+	// is cut to 1 ms to measure the boundaries themselves.
+	spans := asr.SpansAudio(probs, audio, asr.VADParams{SpeechPadMS: 1})
 	if len(spans) != len(truth) {
 		t.Fatalf("found %d spans %v, want %d %v", len(spans), spans, len(truth), truth)
 	}
 	for i := range truth {
-		// Silero's probability falls about one 32 ms window after the
-		// voice stops and min-silence adds up to 100 ms more, so an end may
-		// run late by up to 250 ms; it must never cut the sentence short
-		// by more than 100 ms, and the start must be within 100 ms.
+		// Both boundaries within 100 ms of where the voice starts and
+		// stops (the first and last sample at 1% of full scale).
 		late := spans[i].End - truth[i].End
-		if !near(spans[i].Start, truth[i].Start) || late < -1600 || late > 4000 {
-			t.Errorf("sentence %d: span %v, truth %v (start within 100 ms, end -100..+250 ms)", i, spans[i], truth[i])
+		t.Logf("sentence %d: start %+d ms, end %+d ms from the truth", i, (spans[i].Start-truth[i].Start)/16, late/16)
+		if !near(spans[i].Start, truth[i].Start) || !near(spans[i].End, truth[i].End) {
+			t.Errorf("sentence %d: span %v, truth %v (both within 100 ms)", i, spans[i], truth[i])
 		}
 	}
 }
@@ -227,7 +236,7 @@ func TestVADIgnoresSilenceAndNoise(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if spans := asr.Spans(probs, len(audio), asr.VADParams{}); len(spans) != 0 {
+		if spans := asr.SpansAudio(probs, audio, asr.VADParams{}); len(spans) != 0 {
 			t.Errorf("%s: found speech %v", name, spans)
 		}
 	}

@@ -218,7 +218,7 @@ func (s *Session) window(ctx context.Context, w []float32) ([]Event, error) {
 		return nil, fmt.Errorf("stream: vad: %w", err)
 	}
 	var out []Event
-	for _, sp := range s.seg.Push(p) {
+	for _, sp := range s.seg.PushWindow(p, w) {
 		ev, err := s.final(ctx, sp)
 		if err != nil {
 			return out, err

@@ -53,7 +53,7 @@ func Transcribe(ctx context.Context, rec Recognizer, vad Detector, pcm []float32
 		probs = append(probs, p)
 	}
 	res := &Result{Language: o.Language, Duration: float64(len(pcm)) / asr.SampleRate}
-	for _, sp := range asr.Spans(probs, len(pcm), o.VAD) {
+	for _, sp := range asr.SpansAudio(probs, pcm, o.VAD) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
