@@ -235,7 +235,7 @@ var settings = []setting{
 		field: func(c *Config) any { return (*string)(&c.AdminSecret) }, check: checkSecret},
 	{key: "admin_secret_file", kind: kindString, def: "", usage: "file holding the admin secret",
 		field: func(c *Config) any { return &c.AdminSecretFile }},
-	{key: "shutdown_grace_s", kind: kindInt, def: 30, min: 1, max: 600, usage: "seconds in-flight requests get to finish on SIGTERM",
+	{key: "shutdown_grace_s", kind: kindInt, def: 30, min: 1, max: 600, usage: "seconds in-flight requests and live sessions get to finish on SIGTERM",
 		field: func(c *Config) any { return &c.ShutdownGraceS }},
 	{key: "log.level", kind: kindString, def: "info", usage: "log level: debug, info, warn or error",
 		field: func(c *Config) any { return &c.Log.Level }, check: oneOf("debug", "info", "warn", "error")},

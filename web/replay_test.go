@@ -358,6 +358,8 @@ func TestReplayStatuses(t *testing.T) {
 		{"no script", sales, map[string]any{"vertical": "sales"}, 400, "script_id"},
 		{"not JSON", sales, "{", 400, ""},
 		{"unknown field", sales, map[string]any{"vertical": "sales", "script_id": "x", "rate": 2}, 400, "rate"},
+		{"vertical not a string", sales, map[string]any{"vertical": 7, "script_id": "sales-discovery-logistics"}, 400, "vertical"},
+		{"body over 4 KiB", sales, map[string]any{"vertical": "sales", "script_id": strings.Repeat("x", 5000)}, 413, ""},
 	} {
 		r := env.replay(t, tc.token, tc.body)
 		if r.status != tc.status || !strings.Contains(r.errMsg(t), tc.msg) {

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -102,25 +101,15 @@ func reviewFields(w http.ResponseWriter, r *http.Request, withReply bool) (json.
 	return out, nil
 }
 
-// guardInput runs the reply guard's input validation, returning the
-// decoded input or the refusal with the kit's message.
+// guardInput runs the reply guard's input validation (the kits' own
+// rules), returning the decoded input or the refusal with the kit's
+// message.
 func guardInput(raw json.RawMessage) (replyguard.Input, *httpError) {
-	if _, err := replyguard.KitFunctions()["checkReply"](raw); err != nil {
+	in, err := replyguard.DecodeInput(raw)
+	if err != nil {
 		return replyguard.Input{}, badRequest("%s", strings.TrimPrefix(err.Error(), "checkReply: "))
 	}
-	var in struct {
-		Review       string  `json:"review"`
-		Rating       float64 `json:"rating"`
-		BusinessName string  `json:"business_name"`
-		BusinessType string  `json:"business_type"`
-		Reply        string  `json:"reply"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&in); err != nil {
-		return replyguard.Input{}, badRequest("body: %v", err)
-	}
-	return replyguard.Input{Review: in.Review, Rating: int(in.Rating), BusinessName: in.BusinessName,
-		BusinessType: in.BusinessType, Reply: in.Reply}, nil
+	return in, nil
 }
 
 // reviewCheck answers POST /reviews/check: the guard's verdict, no model

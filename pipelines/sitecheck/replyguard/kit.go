@@ -53,29 +53,41 @@ type isHealthcareArgs struct {
 }
 
 func kitCheckReply(raw json.RawMessage) (any, error) {
-	const fn = "checkReply"
-	var a checkReplyArgs
-	if err := decodeStrict(fn, raw, &a, "review, rating, business_name, business_type, reply"); err != nil {
-		return nil, err
-	}
-	if a.Review == nil {
-		return nil, fmt.Errorf(`%s: "review" is required: the review text as a string ("" for a rating-only review)`, fn)
-	}
-	rating, err := parseRating(fn, a.Rating)
+	in, err := DecodeInput(raw)
 	if err != nil {
 		return nil, err
 	}
+	return Check(in), nil
+}
+
+// DecodeInput reads checkReply's arguments ({review, rating,
+// business_name, business_type?, reply}) with the kits' rules and words:
+// unknown fields, wrong types, a missing field or a rating outside 1..5
+// are errors that start "checkReply: " and say what to send.
+func DecodeInput(raw json.RawMessage) (Input, error) {
+	const fn = "checkReply"
+	var a checkReplyArgs
+	if err := decodeStrict(fn, raw, &a, "review, rating, business_name, business_type, reply"); err != nil {
+		return Input{}, err
+	}
+	if a.Review == nil {
+		return Input{}, fmt.Errorf(`%s: "review" is required: the review text as a string ("" for a rating-only review)`, fn)
+	}
+	rating, err := parseRating(fn, a.Rating)
+	if err != nil {
+		return Input{}, err
+	}
 	if a.BusinessName == nil || strings.TrimSpace(*a.BusinessName) == "" {
-		return nil, fmt.Errorf(`%s: "business_name" is required: the business's name as a non-empty string`, fn)
+		return Input{}, fmt.Errorf(`%s: "business_name" is required: the business's name as a non-empty string`, fn)
 	}
 	if a.Reply == nil {
-		return nil, fmt.Errorf(`%s: "reply" is required: the reply text as a string`, fn)
+		return Input{}, fmt.Errorf(`%s: "reply" is required: the reply text as a string`, fn)
 	}
 	in := Input{Review: *a.Review, Rating: rating, BusinessName: *a.BusinessName, Reply: *a.Reply}
 	if a.BusinessType != nil {
 		in.BusinessType = *a.BusinessType
 	}
-	return Check(in), nil
+	return in, nil
 }
 
 func kitIsHealthcareBusiness(raw json.RawMessage) (any, error) {
