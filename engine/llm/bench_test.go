@@ -3,6 +3,8 @@ package llm
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -15,8 +17,8 @@ import (
 // shape in Q8_0, random weights: speed does not depend on their values)
 // through boxd's engine and through `ollama serve` built from the pinned
 // module, in the same run, and report each side's tokens per second and
-// boxd's ratio to ollama. Every request starts with a distinct line so
-// neither side can reuse a cached prompt.
+// boxd's ratio to ollama (medians over alternating rounds). Every request
+// starts with a distinct line so neither side can reuse a cached prompt.
 
 const (
 	benchCtx     = 1024
@@ -117,8 +119,25 @@ func ollamaStreams(b *testing.B, o *ollama, n, words, maxTokens int, countPrompt
 	return sideResult{tokens: total, dur: time.Since(start)}
 }
 
-// compare runs both sides b.N times, alternating, and reports the rates and
-// the ratio.
+// benchRounds is how many alternating boxd/ollama runs one benchmark
+// iteration makes. On a shared machine one run can be 15 % off (the two
+// identical one-stream benchmarks have differed that much), so each
+// iteration reports medians over the rounds, and the order alternates so a
+// drift in machine speed does not always favour the side that runs first.
+const benchRounds = 5
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// compare runs both sides benchRounds times per iteration, alternating
+// which goes first, and reports each side's median rate, the median of the
+// per-round ratios, and the lowest and highest ratio seen.
 func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt bool) {
 	model := testmodels.Generated(b, testmodels.BenchFile)
 	o := startOllama(b, model, parallel)
@@ -131,19 +150,29 @@ func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt 
 	boxdStreams(b, e, 1, 8, 4, false)
 	ollamaStreams(b, o, 1, 8, 4, false)
 	b.ResetTimer()
-	var bx, ol sideResult
-	for range b.N {
-		r := boxdStreams(b, e, streams, words, maxTokens, countPrompt)
-		bx.tokens += r.tokens
-		bx.dur += r.dur
-		r = ollamaStreams(b, o, streams, words, maxTokens, countPrompt)
-		ol.tokens += r.tokens
-		ol.dur += r.dur
+	var bx, ol, ratios []float64
+	for i := range b.N * benchRounds {
+		var rb, ro sideResult
+		if i%2 == 0 {
+			rb = boxdStreams(b, e, streams, words, maxTokens, countPrompt)
+			ro = ollamaStreams(b, o, streams, words, maxTokens, countPrompt)
+		} else {
+			ro = ollamaStreams(b, o, streams, words, maxTokens, countPrompt)
+			rb = boxdStreams(b, e, streams, words, maxTokens, countPrompt)
+		}
+		if rb.tokens == 0 || ro.tokens == 0 {
+			b.Fatalf("a side generated nothing (boxd %d, ollama %d tokens)", rb.tokens, ro.tokens)
+		}
+		bx = append(bx, rb.rate())
+		ol = append(ol, ro.rate())
+		ratios = append(ratios, rb.rate()/ro.rate())
 	}
 	b.StopTimer()
-	b.ReportMetric(bx.rate(), "boxd_tok/s")
-	b.ReportMetric(ol.rate(), "ollama_tok/s")
-	b.ReportMetric(bx.rate()/ol.rate(), "ratio")
+	b.ReportMetric(median(bx), "boxd_tok/s")
+	b.ReportMetric(median(ol), "ollama_tok/s")
+	b.ReportMetric(median(ratios), "ratio")
+	b.ReportMetric(slices.Min(ratios), "ratio_min")
+	b.ReportMetric(slices.Max(ratios), "ratio_max")
 }
 
 // BenchmarkDecodeSingle: one stream, short prompt, generated tokens/s.
