@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"boxd/engine/llm"
+	"boxd/engine/models"
 	"boxd/engine/models/testmodels"
 	"boxd/web"
 )
@@ -150,8 +151,9 @@ func TestServeLifecycle(t *testing.T) {
 	ns := newNotifySocket(t)
 	cfg := writeConfig(t, "shutdown_grace_s: 10\n")
 	var logs bytes.Buffer
+	state := filepath.Join(t.TempDir(), "state")
 	cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path, "WATCHDOG_USEC=400000"},
-		"serve", "--config", cfg, "--state-dir", filepath.Join(t.TempDir(), "state"), "--listen", "127.0.0.1:0",
+		"serve", "--config", cfg, "--state-dir", state, "--listen", "127.0.0.1:0",
 		"--models-llm-path", model, "--log-format", "json")
 	cmd.Stderr = &logs
 	exited := ns.watch(t, cmd)
@@ -244,10 +246,14 @@ func TestServeLifecycle(t *testing.T) {
 		t.Fatal("did not exit after draining")
 	}
 	out := logs.String()
-	for _, want := range []string{`"msg":"ready"`, `"msg":"draining"`, `"msg":"stopped"`, `"weights_root":"`} {
+	for _, want := range []string{`"msg":"ready"`, `"msg":"draining"`, `"msg":"stopped"`, `"weights_root":"`, `"weights_root_cached":false`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %s", want)
 		}
+	}
+	// The model's hash is remembered for the next start.
+	if sum := models.OpenHashCache(state).Cached(model); len(sum) != 64 {
+		t.Errorf("no remembered hash for %s in %s", model, state)
 	}
 }
 

@@ -21,9 +21,9 @@ import (
 func newModels() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "models",
-		Short: "Inspect model files",
+		Short: "List, pull, verify, inspect and convert model files",
 	}
-	cmd.AddCommand(newModelsInspect(), newModelsConvert(), newModelsMakeTest())
+	cmd.AddCommand(newModelsList(), newModelsPull(), newModelsVerify(), newModelsInspect(), newModelsConvert(), newModelsMakeTest())
 	return cmd
 }
 

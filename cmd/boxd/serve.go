@@ -256,15 +256,19 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log
 	if err != nil {
 		return nil, "", err
 	}
-	root, err := models.WeightsRootOf(cfg.Models.LLM.Path)
+	hashes := models.OpenHashCache(cfg.StateDir)
+	root, cached, err := hashes.WeightsRootOf(cfg.Models.LLM.Path)
 	if err != nil {
 		e.Close()
 		return nil, "", err
 	}
+	if err := hashes.Save(); err != nil {
+		log.Warn("could not remember the model's hash; the next start reads the file again", "err", err)
+	}
 	info := e.Info()
 	log.Info("model loaded", "model", "llm", "id", cfg.Models.LLM.ID, "architecture", info.Architecture,
 		"parameters", info.Parameters, "quantisation", info.Quantisation, "chat_template", e.Template(),
-		"weights_root", root.Root, "context_per_request", e.ContextPerRequest(), "parallel", e.Parallel())
+		"weights_root", root.Root, "weights_root_cached", cached, "context_per_request", e.ContextPerRequest(), "parallel", e.Parallel())
 	if _, err := models.Render(e.Template(), []models.Message{{Role: "user", Content: "x"}}); err != nil {
 		log.Warn("chat completions will fail until the template is set", "err", err)
 	}

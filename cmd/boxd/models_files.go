@@ -1,0 +1,408 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"boxd/configs"
+	"boxd/engine/models"
+	"boxd/engine/models/pull"
+)
+
+// configuredModel is one model file the configuration names.
+type configuredModel struct {
+	Role string `json:"role"`
+	Key  string `json:"key"`
+	Path string `json:"path"`
+}
+
+// configuredModels lists every model role with the file cfg names for it
+// ("" when unset; the VAD falls back to the packaged file when it is there).
+func configuredModels(cfg *configs.Config) []configuredModel {
+	return []configuredModel{
+		{"llm", "models.llm.path", cfg.Models.LLM.Path},
+		{"asr", "models.asr.path", cfg.Models.ASR.Path},
+		{"vad", "models.vad.path", cfg.VADPath()},
+		{"embedder", "models.embedder.path", cfg.Models.Embedder.Path},
+		{"reranker", "models.reranker.path", cfg.Models.Reranker.Path},
+		{"diarizer", "models.diarizer.path", cfg.Models.Diarizer.Path},
+	}
+}
+
+// modelListing is one row of `boxd models list`.
+type modelListing struct {
+	configuredModel
+	Status      string `json:"status"` // not set, missing, present
+	Bytes       int64  `json:"bytes,omitempty"`
+	Files       int    `json:"files,omitempty"`
+	WeightsRoot string `json:"weights_root,omitempty"` // from the hash cache only
+}
+
+func newModelsList() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the model files the configuration names, their sizes and remembered weights roots",
+		Long: `List the model files the configuration names (models.*.path), whether each is
+there, its size, and its weights root when boxd has hashed it before (boxd serve
+and boxd models verify remember hashes in the state directory). list reads no
+model file in full; "unverified" means run boxd models verify.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := configs.Load(cmd.Flags())
+			if err != nil {
+				return configError{err}
+			}
+			hashes := models.OpenHashCache(cfg.StateDir)
+			var rows []modelListing
+			for _, m := range configuredModels(cfg) {
+				rows = append(rows, listModel(hashes, m))
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), rows)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ROLE\tSTATUS\tSIZE\tWEIGHTS ROOT\tPATH")
+			for _, r := range rows {
+				size, root := "-", "-"
+				if r.Status == "present" {
+					size = humanBytes(r.Bytes)
+					if r.Files > 1 {
+						size += fmt.Sprintf(" in %d files", r.Files)
+					}
+					root = r.WeightsRoot
+					if root == "" {
+						root = "unverified"
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Role, r.Status, size, root, cmpOrDash(r.Path))
+			}
+			return tw.Flush()
+		},
+	}
+	configs.RegisterFileFlags(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func listModel(hashes *models.HashCache, m configuredModel) modelListing {
+	row := modelListing{configuredModel: m, Status: "not set"}
+	if m.Path == "" {
+		return row
+	}
+	files, err := models.FilesOf(m.Path)
+	if err != nil {
+		row.Status = "missing"
+		return row
+	}
+	var manifest []models.ManifestFile
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil || !st.Mode().IsRegular() {
+			row.Status = "missing"
+			return row
+		}
+		row.Bytes += st.Size()
+		if sum := hashes.Cached(f); sum != "" {
+			manifest = append(manifest, models.ManifestFile{Name: filepath.Base(f), Size: st.Size(), SHA256: sum})
+		}
+	}
+	row.Status, row.Files = "present", len(files)
+	if len(manifest) == len(files) {
+		if root, err := models.RootOf(manifest); err == nil {
+			row.WeightsRoot = root.Root
+		}
+	}
+	return row
+}
+
+func cmpOrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// errVerifyFailed makes `boxd models verify` exit 1 after its report.
+var errVerifyFailed = errors.New("models: verification failed")
+
+func newModelsVerify() *cobra.Command {
+	var sum string
+	cmd := &cobra.Command{
+		Use:   "verify [FILE...]",
+		Short: "Hash model files in full, print their weights roots, and report files whose bytes changed",
+		Long: `Read every file of each model in full and print its weights root (the root
+receipts carry). Without FILE, verify every model the configuration names. A file
+whose bytes differ from the hash boxd remembered for it although its size and
+timestamps did not change (disk corruption) is reported and the command exits 1.
+With --sha256 (one FILE), the file's SHA-256 must equal it.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := configs.Load(cmd.Flags())
+			if err != nil {
+				return configError{err}
+			}
+			var targets []configuredModel
+			if len(args) == 0 {
+				for _, m := range configuredModels(cfg) {
+					if m.Path != "" {
+						targets = append(targets, m)
+					}
+				}
+				if len(targets) == 0 {
+					return configError{fmt.Errorf("no model files are configured (models.*.path); name files to verify: boxd models verify FILE")}
+				}
+			} else {
+				for _, a := range args {
+					targets = append(targets, configuredModel{Role: "file", Path: a})
+				}
+			}
+			var want string
+			if sum != "" {
+				if len(targets) != 1 {
+					return fmt.Errorf("--sha256 checks one file: name exactly one FILE")
+				}
+				if want, err = pull.ParseSHA256(sum); err != nil {
+					return err
+				}
+			}
+			hashes := models.OpenHashCache(cfg.StateDir)
+			out, failed := cmd.OutOrStdout(), false
+			for _, m := range targets {
+				start := time.Now()
+				root, bad, err := hashes.Verify(m.Path)
+				if err != nil {
+					fmt.Fprintf(out, "FAILED  %s  %s: %v\n", m.Role, m.Path, err)
+					failed = true
+					continue
+				}
+				for _, b := range bad {
+					fmt.Fprintf(out, "CHANGED %s  %s: sha256 was %s, is now %s although its size and timestamps did not change (disk corruption?); restore it from a good copy\n", m.Role, b.Path, b.Cached, b.Actual)
+					failed = true
+				}
+				if want != "" {
+					if len(root.Files) != 1 || root.Files[0].SHA256 != want {
+						got := root.Files[0].SHA256
+						if len(root.Files) != 1 {
+							got = fmt.Sprintf("a split model of %d files", len(root.Files))
+						}
+						fmt.Fprintf(out, "MISMATCH %s: sha256 %s, expected %s\n", m.Path, got, want)
+						failed = true
+						continue
+					}
+				}
+				if len(bad) == 0 {
+					var size int64
+					for _, f := range root.Files {
+						size += f.Size
+					}
+					fmt.Fprintf(out, "OK      %s  %s  %s  weights_root %s  (%s)\n", m.Role, m.Path, humanBytes(size), root.Root, time.Since(start).Round(time.Millisecond))
+				}
+			}
+			if err := hashes.Save(); err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "boxd: could not remember the hashes: %v\n", err)
+			}
+			if failed {
+				return errVerifyFailed
+			}
+			return nil
+		},
+	}
+	configs.RegisterFileFlags(cmd.Flags())
+	cmd.Flags().StringVar(&sum, "sha256", "", "expected SHA-256 of the one FILE")
+	return cmd
+}
+
+func newModelsPull() *cobra.Command {
+	var (
+		sum     string
+		headers []string
+		force   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "pull URL [DEST]",
+		Short: "Download a model file with resume, a progress bar and a SHA-256 check",
+		Long: `Download a model file over HTTP(S) into DEST (a file, or a directory for the
+URL's file name; default: the models folder of the state directory). The bytes go
+to DEST.part; if the transfer stops, run the same command again and it continues
+where it stopped. DEST appears only when the whole file matches --sha256, which is
+required (the publisher lists it beside the file). The hash is remembered, so the
+first boxd serve with the file does not read it again.
+
+Boxes without internet pull from a mirror on the local network the same way.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := configs.Load(cmd.Flags())
+			if err != nil {
+				return configError{err}
+			}
+			want, err := pull.ParseSHA256(sum)
+			if err != nil {
+				return err
+			}
+			h := http.Header{}
+			for _, kv := range headers {
+				k, v, ok := strings.Cut(kv, ":")
+				if !ok || strings.TrimSpace(k) == "" {
+					return fmt.Errorf("--header %q: write it as 'Name: value'", redactHeader(kv))
+				}
+				h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+			}
+			dest := filepath.Join(cfg.StateDir, "models")
+			if len(args) == 2 {
+				dest = args[1]
+			}
+			if st, err := os.Stat(dest); (err == nil && st.IsDir()) || strings.HasSuffix(dest, string(filepath.Separator)) || len(args) == 1 {
+				name := urlBase(args[0])
+				if name == "" {
+					return fmt.Errorf("%s names no file: give DEST as a file path", pull.Redact(args[0]))
+				}
+				dest = filepath.Join(dest, name)
+			}
+			bar := newProgress(cmd.ErrOrStderr())
+			res, err := pull.File(cmd.Context(), pull.Options{URL: args[0], Dest: dest, SHA256: want, Header: h, Force: force, Progress: bar.update})
+			bar.finish()
+			if err != nil {
+				return err
+			}
+			hashes := models.OpenHashCache(cfg.StateDir)
+			if err := hashes.Remember(res.Path, res.SHA256); err == nil {
+				if err := hashes.Save(); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "boxd: could not remember the hash (serve will read the file once): %v\n", err)
+				}
+			}
+			root, err := models.RootOf([]models.ManifestFile{{Name: filepath.Base(res.Path), Size: res.Size, SHA256: res.SHA256}})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "%s\n", res.Path)
+			fmt.Fprintf(out, "size          %s (%d bytes", humanBytes(res.Size), res.Size)
+			if res.Resumed > 0 {
+				fmt.Fprintf(out, ", %d resumed", res.Resumed)
+			}
+			fmt.Fprintf(out, ")\nsha256        %s (checked)\n", res.SHA256)
+			if !strings.Contains(filepath.Base(res.Path), "-of-") {
+				fmt.Fprintf(out, "weights root  %s\n", root.Root)
+			}
+			fmt.Fprintf(out, "next          boxd models inspect %s; then set its models.*.path in %s\n", res.Path, cfg.File)
+			return nil
+		},
+	}
+	configs.RegisterFileFlags(cmd.Flags())
+	cmd.Flags().StringVar(&sum, "sha256", "", "expected SHA-256 of the file (required)")
+	cmd.Flags().StringArrayVar(&headers, "header", nil, "request header 'Name: value' (repeatable), e.g. a mirror's Authorization")
+	cmd.Flags().BoolVar(&force, "force", false, "replace DEST if it exists")
+	return cmd
+}
+
+// urlBase is the file name at the end of a URL's path.
+func urlBase(raw string) string {
+	r := pull.Redact(raw)
+	i := strings.Index(r, "://")
+	if i < 0 {
+		return ""
+	}
+	p := r[i+3:]
+	j := strings.IndexByte(p, '/')
+	if j < 0 {
+		return ""
+	}
+	name := path.Base(p[j:])
+	if name == "/" || name == "." || name == ".." {
+		return ""
+	}
+	return name
+}
+
+// redactHeader keeps a header's name only (values are often credentials).
+func redactHeader(kv string) string {
+	if k, _, ok := strings.Cut(kv, ":"); ok {
+		return k + ": …"
+	}
+	if len(kv) > 12 {
+		return kv[:4] + "…"
+	}
+	return kv
+}
+
+// progress draws a download's progress on a terminal (one line redrawn), or
+// prints a line every tenth of the file elsewhere (logs, pipes).
+type progress struct {
+	w        io.Writer
+	tty      bool
+	start    time.Time
+	last     time.Time
+	lastTen  int64
+	drawn    bool
+	from     int64
+	haveFrom bool
+}
+
+func newProgress(w io.Writer) *progress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	return &progress{w: w, tty: tty, start: time.Now(), lastTen: -1}
+}
+
+func (p *progress) update(have, total int64) {
+	if !p.haveFrom {
+		p.from, p.haveFrom = have, true
+	}
+	now := time.Now()
+	rate := float64(have-p.from) / max(now.Sub(p.start).Seconds(), 1e-3)
+	if p.tty {
+		if now.Sub(p.last) < 100*time.Millisecond && have != total {
+			return
+		}
+		p.last = now
+		if total > 0 {
+			const width = 30
+			done := int(float64(width) * float64(have) / float64(total))
+			fmt.Fprintf(p.w, "\r[%s%s] %3.0f%%  %s / %s  %s/s   ", strings.Repeat("=", done), strings.Repeat(" ", width-done),
+				100*float64(have)/float64(total), humanBytes(have), humanBytes(total), humanBytes(int64(rate)))
+		} else {
+			fmt.Fprintf(p.w, "\r%s  %s/s   ", humanBytes(have), humanBytes(int64(rate)))
+		}
+		p.drawn = true
+		return
+	}
+	if total <= 0 {
+		return
+	}
+	if ten := 10 * have / total; ten != p.lastTen {
+		p.lastTen = ten
+		fmt.Fprintf(p.w, "pull: %d%% (%s of %s, %s/s)\n", ten*10, humanBytes(have), humanBytes(total), humanBytes(int64(rate)))
+	}
+}
+
+func (p *progress) finish() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}
