@@ -216,6 +216,41 @@ KIT_ERRORS = [
 ]
 
 
+class URLScanTest(unittest.TestCase):
+    """_find_urls finds exactly what finditer finds, without its quadratic
+    retries on long dotted runs."""
+
+    def test_same_matches_as_finditer(self):
+        import random
+        r = random.Random(7)
+        alphabet = list("a.c.o.m/w.h:t-p s1") + ["www.", "http://", "https://", ".com", ".co", "..", ".io/x"]
+        for _ in range(20000):
+            s = "".join(r.choice(alphabet) for _ in range(r.randint(0, 30)))
+            self.assertEqual(rg._find_urls(s), rg._find_all(rg._RE_URL, s), repr(s))
+
+    def test_long_runs_are_tried_once(self):
+        real = rg._RE_URL
+        calls = []
+
+        class Counting:
+            def match(self, s, pos):
+                calls.append(pos)
+                return real.match(s, pos)
+
+        rg._RE_URL = Counting()
+        try:
+            for s, want in [("a." * 10000, []), ("ab-" * 6000 + ".", []), ("1." * 10000, []),
+                            ("x." * 5000 + "www.a " + "y." * 5000, [(10000, 10005)]),
+                            ("x." * 5000 + "com", [(0, 10003)])]:
+                calls.clear()
+                self.assertEqual(rg._find_urls(s), want, s[:20])
+                # finditer tries the regex at every one of the 10,000+
+                # positions and backtracks over the run from each.
+                self.assertLessEqual(len(calls), 4, (s[:20], len(calls)))
+        finally:
+            rg._RE_URL = real
+
+
 class KitErrorTest(unittest.TestCase):
     def test_errors(self):
         for fn, inp, want in KIT_ERRORS:

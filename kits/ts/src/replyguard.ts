@@ -25,6 +25,7 @@
 
 /** The longest reply, in code points, that passes without a too_long warning. */
 import { goQuote, wellFormed } from "./gostrings.js";
+import { findURLs } from "./urlscan.js";
 export const MAX_REPLY_LENGTH = 1000;
 
 /** One reply to check (the Go Input). */
@@ -106,15 +107,8 @@ const CONTACT_MESSAGES: Record<string, string> = {
 // The regexes run on the ASCII scan strings. They use no flags, no \b, \s,
 // \d or \w, no look-around and no anchors, so RE2 and JavaScript find the
 // same leftmost-first matches. None of them matches the empty string.
-const URL_PATH = String.raw`(?:/[a-z0-9._~/?#=&%+-]*[a-z0-9_~/#=&%+-])?`;
+// RE_URL and its linear-time scan are in urlscan.ts.
 const RE_EMAIL = /[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}/g;
-const RE_URL = new RegExp(
-  String.raw`(?:https?://|www\.)[a-z0-9-]+(?:\.[a-z0-9-]+)*` +
-    URL_PATH +
-    String.raw`|[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|edu|gov|info|biz|io|co|us|uk|ca|au|health|dental|care|clinic|dentist|doctor|app|site|online)` +
-    URL_PATH,
-  "g",
-);
 const RE_PHONE = /(?:\+[0-9]+[ .-]?)?(?:\([0-9]+\)[ .-]?)?[0-9]+(?:[ .-][0-9]+)*/g;
 const RE_ADDRESS =
   /[0-9]{1,6} (?:[A-Z][A-Za-z0-9.'-]* ){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Court|Ct|Place|Pl|Parkway|Pkwy|Highway|Hwy|Terrace|Circle|Square|Sq)[^A-Za-z0-9]/g;
@@ -667,7 +661,7 @@ function findContacts(t: Text): Contact[] {
   }
   // A web address holds "." or "://" (the same saving).
   if (t.scanLower.includes(".") || t.scanLower.includes("://")) {
-    for (const s of findAll(RE_URL, t.scanLower)) {
+    for (const s of findURLs(t.scanLower)) {
       if (!alnumAfter(t.scanLower, s)) attempt(CONTACT_KIND_URL, s);
     }
   }
