@@ -225,7 +225,7 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Listen }, check: checkListen},
 	{key: "allow_non_loopback", kind: kindBool, def: false, usage: "allow listening on an address other than loopback",
 		field: func(c *Config) any { return &c.AllowNonLoopback }},
-	{key: "state_dir", kind: kindString, def: "/var/lib/boxd", usage: "state directory (signing key, key store)",
+	{key: "state_dir", kind: kindString, def: "/var/lib/boxd", usage: "state directory (signing key, key store, model hashes, demo recordings; models/ for boxd models pull)",
 		field: func(c *Config) any { return &c.StateDir }, check: nonEmpty},
 	{key: "data_dir", kind: kindString, def: "/usr/share/boxd/data", usage: "reference data directory (ICD-10-CM, RxNorm, WCAG)",
 		field: func(c *Config) any { return &c.DataDir }, check: nonEmpty},

@@ -47,16 +47,7 @@ func wsVertical(id string, model bool) *live.Vertical {
 		}}
 	lanes := []*live.LaneSpec{count}
 	if model {
-		schema := json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string","maxLength":20}},"required":["topic"]}`)
-		lanes = append(lanes, &live.LaneSpec{ID: "topic", Title: "Topic", Schema: schema, MaxTokens: 64,
-			Prompt: func(st *live.State, _ int) (string, string) { return "Name the topic.", st.Lines() },
-			Finish: func(st *live.State, _ int, a json.RawMessage) (string, any, error) {
-				var v map[string]any
-				if err := json.Unmarshal(a, &v); err != nil {
-					return "", nil, err
-				}
-				return fmt.Sprint(v["topic"]), v, nil
-			}})
+		lanes = append(lanes, livetest.TopicLane())
 	}
 	final := &live.LaneSpec{ID: "wrapup", Title: "Wrap-up", Local: true,
 		Finish: func(st *live.State, _ int, _ json.RawMessage) (string, any, error) {
@@ -141,19 +132,7 @@ func wsServer(t *testing.T, o wsOpts) *testServer {
 		t.Cleanup(e.Close)
 		deps.Chat = &chat.Service{Engine: e, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: deps.Key.ID(), Receipts: deps.Receipts}
 	}
-	s := New(cfg, deps, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	ln, err := Listen(context.Background(), cfg, s.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	ts := &testServer{Server: s, url: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1)}
-	go func() { ts.done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-ts.done
-	})
-	return ts
+	return serve(t, New(cfg, deps, slog.New(slog.NewTextHandler(io.Discard, nil))), cfg)
 }
 
 // wsClient is one live socket.
@@ -792,20 +771,7 @@ func TestLiveRealSpeechRecognition(t *testing.T) {
 	pcm = append(pcm, asrtest.Speak(t, "The roof has two cracked tiles.")...)
 	pcm = append(pcm, asrtest.Silence(0.6)...)
 	began := time.Now()
-	m, err := asr.Load(context.Background(), testmodels.Generated(t, testmodels.WhisperMicroGGUF), asr.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	vad, err := asr.LoadVAD(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(vad.Close)
-	// Random weights: never skip a window as silence (the no-speech
-	// probability is noise) and bound the tokens per second tightly.
-	dec := asr.DecodeOptions{Temperatures: []float64{0}, NoSpeechThreshold: 1, Seed: 3}
-	engine := &stream.Engine{Model: m, VAD: vad, Defaults: stream.Options{Final: dec, Partial: asr.DecodeOptions{NoSpeechThreshold: 1}, TokensPerSecond: 3}}
+	engine := microSpeechEngine(t)
 
 	t.Logf("speech and models ready in %s", time.Since(began))
 	began = time.Now()
@@ -1171,4 +1137,24 @@ func TestLiveTranslateOverTheSocket(t *testing.T) {
 			}
 		})
 	}
+}
+
+// microSpeechEngine is the real speech engine on the micro random-weight
+// Whisper and the real Silero VAD. Random weights: it never skips a window
+// as silence (the no-speech probability is noise) and bounds the tokens per
+// second tightly.
+func microSpeechEngine(t *testing.T) *stream.Engine {
+	t.Helper()
+	m, err := asr.Load(context.Background(), testmodels.Generated(t, testmodels.WhisperMicroGGUF), asr.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	vad, err := asr.LoadVAD(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(vad.Close)
+	dec := asr.DecodeOptions{Temperatures: []float64{0}, NoSpeechThreshold: 1, Seed: 3}
+	return &stream.Engine{Model: m, VAD: vad, Defaults: stream.Options{Final: dec, Partial: asr.DecodeOptions{NoSpeechThreshold: 1}, TokensPerSecond: 3}}
 }

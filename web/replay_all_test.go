@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"boxd/configs"
-	"boxd/engine/asr"
-	"boxd/engine/asr/stream"
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
 	"boxd/pipelines/chat"
@@ -38,18 +36,7 @@ func TestReplayEveryScriptThroughThePipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := asr.Load(context.Background(), testmodels.Generated(t, testmodels.WhisperMicroGGUF), asr.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(m.Close)
-	vad, err := asr.LoadVAD(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(vad.Close)
-	dec := asr.DecodeOptions{Temperatures: []float64{0}, NoSpeechThreshold: 1, Seed: 3}
-	engine := &stream.Engine{Model: m, VAD: vad, Defaults: stream.Options{Final: dec, Partial: asr.DecodeOptions{NoSpeechThreshold: 1}, TokensPerSecond: 3}}
+	engine := microSpeechEngine(t)
 	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 8192, Parallel: 1, Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -68,19 +55,9 @@ func TestReplayEveryScriptThroughThePipeline(t *testing.T) {
 	// The unpaced audio takes seconds: with a long debounce each live lane
 	// runs about once, at stop, which keeps the tiny model's calls few.
 	s.liveDebounce = time.Minute
-	ln, err := Listen(context.Background(), cfg, s.log)
-	if err != nil {
-		t.Fatal(err)
-	}
 	replaySleep = func(time.Duration) {}
-	ctx, cancel := context.WithCancel(context.Background())
-	ts := &testServer{Server: s, url: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1)}
-	go func() { ts.done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-ts.done
-		replaySleep = nil
-	})
+	t.Cleanup(func() { replaySleep = nil }) // after the server has stopped
+	ts := serve(t, s, cfg)
 
 	// All eight scripts: about 160 s on an idle 2-core CPU.
 	// BOXD_TEST_QUICK_SCRIPTS=1 replays one per vertical.

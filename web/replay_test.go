@@ -158,20 +158,9 @@ func demoServer(t *testing.T, cfg *configs.Config) *demoEnv {
 	for _, v := range []string{"clinical", "sales", "field", "translate"} {
 		deps.LiveVerticals[v] = testLiveVertical(v)
 	}
-	s := New(cfg, deps, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	ln, err := Listen(context.Background(), cfg, s.log)
-	if err != nil {
-		t.Fatal(err)
-	}
 	replaySleep = clk.Advance
-	ctx, cancel := context.WithCancel(context.Background())
-	ts := &testServer{Server: s, url: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1)}
-	go func() { ts.done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		<-ts.done
-		replaySleep = nil
-	})
+	t.Cleanup(func() { replaySleep = nil }) // after the server has stopped
+	ts := serve(t, New(cfg, deps, slog.New(slog.NewTextHandler(io.Discard, nil))), cfg)
 	return &demoEnv{testServer: ts, asr: asr, clk: clk, state: cfg.StateDir}
 }
 

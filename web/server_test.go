@@ -39,6 +39,13 @@ func launch(t *testing.T, cfg *configs.Config, probes Probes, now func() time.Ti
 	if extra != nil {
 		extra(s)
 	}
+	return serve(t, s, cfg)
+}
+
+// serve runs s on cfg's listen address until the test ends, then stops it
+// and waits for Serve to return.
+func serve(t *testing.T, s *Server, cfg *configs.Config) *testServer {
+	t.Helper()
 	ln, err := Listen(context.Background(), cfg, s.log)
 	if err != nil {
 		t.Fatal(err)

@@ -64,12 +64,12 @@ func csChat(t *testing.T) *chat.Service {
 // transcriber, the tiny chat model) and returns its events.
 func csSession(t *testing.T, v *live.Vertical, script []livetest.Line) []live.Event {
 	t.Helper()
-	rec := &recorder{}
+	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 200000, AudioMS: 600000, StopReserveTokens: 2000}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical: v, Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
 		Transcribe: livetest.ScriptedTranscriber(script), Chat: csChat(t), Budget: budget,
-		Send: rec.send, Debounce: 20 * time.Millisecond,
+		Send: rec.Send, Debounce: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func csSession(t *testing.T, v *live.Vertical, script []livetest.Line) []live.Ev
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return rec.events()
+	return rec.Events()
 }
 
 // csCheckSession checks what every vertical's session must show: no error,
@@ -174,26 +174,6 @@ func csJSON(t *testing.T, v any) any {
 	return out
 }
 
-// csState is a state holding script's lines as the final transcript.
-func csState(script []livetest.Line) *live.State {
-	st := &live.State{Lanes: map[string]live.LaneBody{}}
-	for i, l := range script {
-		st.Sentences = append(st.Sentences, live.Sentence{I: i, T: l.Start, Text: l.Text})
-	}
-	return st
-}
-
-func csLane(t *testing.T, v *live.Vertical, id string) *live.LaneSpec {
-	t.Helper()
-	for _, l := range append(append([]*live.LaneSpec{}, v.Live...), v.Final...) {
-		if l.ID == id {
-			return l
-		}
-	}
-	t.Fatalf("vertical %s has no lane %s", v.ID, id)
-	return nil
-}
-
 // clinicalScript is a synthetic visit (no real patient).
 var clinicalScript = []livetest.Line{
 	{Text: "Good morning, what brings you in today?", Start: 0.3, End: 2.2},
@@ -224,7 +204,7 @@ func TestClinicalSessionFillsEveryLane(t *testing.T) {
 
 func TestClinicalPromptsNumberTheTranscript(t *testing.T) {
 	v := live.Clinical(csTables(t))
-	st := csState(clinicalScript)
+	st := scriptState(clinicalScript)
 	for _, l := range v.Live {
 		system, user := l.Prompt(st, -1)
 		if !strings.Contains(system, "JSON") || !strings.Contains(system, "concise") {
@@ -239,7 +219,7 @@ func TestClinicalPromptsNumberTheTranscript(t *testing.T) {
 			t.Errorf("%s: a prompt before the first sentence (the lane must skip): %q", l.ID, user)
 		}
 	}
-	_, user := csLane(t, v, "codes").Prompt(st, -1)
+	_, user := laneByID(t, v, "codes").Prompt(st, -1)
 	for _, want := range []string{"metformin (RxCUI 6809)", "nitrofurantoin (RxCUI 7454)", "semaglutide (RxCUI 1991302)"} {
 		if !strings.Contains(user, want) {
 			t.Errorf("codes prompt lacks the RxNorm hint %q:\n%s", want, user)
@@ -249,8 +229,8 @@ func TestClinicalPromptsNumberTheTranscript(t *testing.T) {
 
 func TestCodesLaneValidatesAgainstTheTables(t *testing.T) {
 	v := live.Clinical(csTables(t))
-	l := csLane(t, v, "codes")
-	st := csState(clinicalScript)
+	l := laneByID(t, v, "codes")
+	st := scriptState(clinicalScript)
 	answer := `{"diagnoses":["N39.0","e119","E11.9","E11","Z99.999","Q99.99X"],
 		"medications":["metformin 500 MG Oral Tablet","Nitrofurantoin","semaglutide weekly injection","5640","zorbitrex 20 mg","987654321"]}`
 	body, data, err := l.Finish(st, -1, json.RawMessage(answer))
@@ -303,8 +283,8 @@ func TestCodesLaneValidatesAgainstTheTables(t *testing.T) {
 }
 
 func TestNoteLaneRendersSOAP(t *testing.T) {
-	l := csLane(t, live.Clinical(nil), "note")
-	body, data, err := l.Finish(csState(clinicalScript), -1, json.RawMessage(
+	l := laneByID(t, live.Clinical(nil), "note")
+	body, data, err := l.Finish(scriptState(clinicalScript), -1, json.RawMessage(
 		`{"subjective":["Dysuria and frequency for 3 days","  "],"objective":["T 98.6 F","UA: leukocytes, nitrites positive"],"assessment":["Uncomplicated cystitis"],"plan":[]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -321,8 +301,8 @@ func TestNoteLaneRendersSOAP(t *testing.T) {
 }
 
 func TestPriorAuthLane(t *testing.T) {
-	l := csLane(t, live.Clinical(csTables(t)), "priorauth")
-	_, data, err := l.Finish(csState(clinicalScript), -1, json.RawMessage(`{"items":[
+	l := laneByID(t, live.Clinical(csTables(t)), "priorauth")
+	_, data, err := l.Finish(scriptState(clinicalScript), -1, json.RawMessage(`{"items":[
 		{"item":"semaglutide weekly","kind":"medication","likelihood":"likely","reason":"GLP-1 agonists usually need prior authorization"},
 		{"item":"MRI lumbar spine","kind":"imaging","likelihood":"possible","reason":"advanced imaging"},
 		{"item":"thing","kind":"spaceship","likelihood":"likely","reason":"not a kind"}]}`))
@@ -340,7 +320,7 @@ func TestPriorAuthLane(t *testing.T) {
 }
 
 func TestVisitLevelTwoOfThree(t *testing.T) {
-	l := csLane(t, live.Clinical(nil), "visit_level")
+	l := laneByID(t, live.Clinical(nil), "visit_level")
 	for _, c := range []struct{ problems, data, risk, level, mdm string }{
 		{"moderate", "limited", "moderate", "99214", "moderate"},
 		{"high", "minimal", "low", "99213", "low"},
@@ -348,7 +328,7 @@ func TestVisitLevelTwoOfThree(t *testing.T) {
 		{"high", "extensive", "moderate", "99215", "high"},
 	} {
 		ans, _ := json.Marshal(map[string]string{"problems": c.problems, "data": c.data, "risk": c.risk, "rationale": "Two chronic problems (lines 3, 7)."})
-		body, data, err := l.Finish(csState(clinicalScript), -1, ans)
+		body, data, err := l.Finish(scriptState(clinicalScript), -1, ans)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,13 +337,13 @@ func TestVisitLevelTwoOfThree(t *testing.T) {
 			t.Errorf("%+v: level %s mdm %s, body %q", c, *v.Level, *v.MDM, body)
 		}
 	}
-	if _, _, err := l.Finish(csState(clinicalScript), -1, json.RawMessage(`{"problems":"huge","data":"limited","risk":"low","rationale":""}`)); err == nil {
+	if _, _, err := l.Finish(scriptState(clinicalScript), -1, json.RawMessage(`{"problems":"huge","data":"limited","risk":"low","rationale":""}`)); err == nil {
 		t.Error("an element outside the AMA scale was accepted")
 	}
 }
 
 func TestClinicalSummaryBeforeAnyLane(t *testing.T) {
-	sum := csJSON(t, live.Clinical(nil).Summary(csState(clinicalScript[:2]))).(map[string]any)
+	sum := csJSON(t, live.Clinical(nil).Summary(scriptState(clinicalScript[:2]))).(map[string]any)
 	codesData := sum["codes"].(map[string]any)
 	if sum["note"] == "" || codesData["icd10cm"] == nil || codesData["rejected"] == nil || sum["visit_level"].(map[string]any)["level"] != nil {
 		t.Errorf("summary without lane states is not well shaped: %v", sum)
@@ -375,7 +355,7 @@ func TestPromptKeepsTheLatestLinesOfALongTranscript(t *testing.T) {
 	for i := range 400 {
 		st.Sentences = append(st.Sentences, live.Sentence{I: i, T: float64(i), Text: "The patient describes the pain again in slightly different words, line " + strconv.Itoa(i+1) + "."})
 	}
-	_, user := csLane(t, live.Clinical(nil), "note").Prompt(st, -1)
+	_, user := laneByID(t, live.Clinical(nil), "note").Prompt(st, -1)
 	if len(user) > 16500 || !strings.Contains(user, "[400] The patient") || strings.Contains(user, "\n[1] ") ||
 		!strings.Contains(user, "are left out: the transcript is longer than a prompt holds]") {
 		t.Errorf("a long transcript's prompt (%d characters) does not keep the latest lines and say what was left out:\n%.300s", len(user), user)

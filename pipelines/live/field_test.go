@@ -54,12 +54,12 @@ func fldSession(t *testing.T, v *live.Vertical, lang, target string, script []li
 // it waits until every live lane has emitted before the rest comes.
 func fldSessionPaused(t *testing.T, v *live.Vertical, lang, target string, script []livetest.Line, pauseAt float64) []live.Event {
 	t.Helper()
-	rec := &recorder{}
+	rec := &livetest.Recorder{}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical: v, Lang: lang, Target: target, Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
 		Transcribe: livetest.ScriptedTranscriber(script), Chat: fldChat(t),
 		Budget: &livetest.Budget{Tokens: 500000, AudioMS: 600000, StopReserveTokens: 2000},
-		Send:   rec.send, Debounce: 20 * time.Millisecond,
+		Send:   rec.Send, Debounce: 20 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func fldSessionPaused(t *testing.T, v *live.Vertical, lang, target string, scrip
 	if pauseAt > 0 {
 		feed(t, s, pauseAt)
 		deadline := time.Now().Add(2 * time.Minute)
-		for !fldAllEmitted(rec.events(), v.Live) {
+		for !fldAllEmitted(rec.Events(), v.Live) {
 			if time.Now().After(deadline) {
 				t.Fatal("the live lanes did not all emit")
 			}
@@ -80,7 +80,7 @@ func fldSessionPaused(t *testing.T, v *live.Vertical, lang, target string, scrip
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return rec.events()
+	return rec.Events()
 }
 
 func fldAllEmitted(evs []live.Event, lanes []*live.LaneSpec) bool {
@@ -98,31 +98,11 @@ func fldAllEmitted(evs []live.Event, lanes []*live.LaneSpec) bool {
 	return true
 }
 
-// fldState is the state of a session that has heard script.
-func fldState(script []livetest.Line) *live.State {
-	st := &live.State{Vertical: "field", Lang: "en", Lanes: map[string]live.LaneBody{}}
-	for i, l := range script {
-		st.Sentences = append(st.Sentences, live.Sentence{I: i, T: l.Start, Text: l.Text})
-	}
-	return st
-}
-
-func fldLane(t *testing.T, v *live.Vertical, id string) *live.LaneSpec {
-	t.Helper()
-	for _, l := range append(append([]*live.LaneSpec{}, v.Live...), v.Final...) {
-		if l.ID == id {
-			return l
-		}
-	}
-	t.Fatalf("no lane %s", id)
-	return nil
-}
-
 // fldFinish runs lane id's Finish on a hand-written answer and stores the
 // result in st as the session would.
 func fldFinish(t *testing.T, st *live.State, id, answer string) any {
 	t.Helper()
-	l := fldLane(t, live.Field(), id)
+	l := laneByID(t, live.Field(), id)
 	body, data, err := l.Finish(st, -1, json.RawMessage(answer))
 	if err != nil {
 		t.Fatalf("%s: %v", id, err)
@@ -263,7 +243,7 @@ func TestFieldSessionFillsEveryLane(t *testing.T) {
 	// Every cited item: verified only when its quote is in its lines (the
 	// random model's quotes rarely are; the Finish tests below check the
 	// verification), t the start of its first line.
-	st := fldState(fldScript)
+	st := scriptState(fldScript)
 	for _, sec := range []string{"issues", "measurements", "passed_checks", "code_references", "site_details"} {
 		for _, it := range report[sec].([]any) {
 			m := it.(map[string]any)
@@ -340,7 +320,7 @@ func fldQuoteIn(st *live.State, quote string, lines []int) bool {
 // are not; typographic apostrophes and case do not matter; a quote may run
 // over two cited lines; findings already recorded are not added again.
 func TestFieldIssuesVerifyQuotes(t *testing.T) {
-	st := fldState(fldScript)
+	st := scriptState(fldScript)
 	d := fldFinish(t, st, "issues", `{"issues":[
 		{"issue":"Step flashing missing","location":"chimney","severity":"major","cite":"[3] The step flashing at the chimney is missing"},
 		{"issue":"Gutter loose","location":"north gutter","severity":"minor","cite":"[7] the north gutter is loose at the downspout,"}]}`).(live.FieldIssues)
@@ -372,7 +352,7 @@ func TestFieldIssuesVerifyQuotes(t *testing.T) {
 		{"cut at the length limit", "[5] " + fldScript[4].Text[:100], true, ptr(17.5)},
 	}
 	for _, c := range cases {
-		st := fldState(fldScript)
+		st := scriptState(fldScript)
 		d := fldFinish(t, st, "issues", `{"issues":[{"issue":"x","location":"y","severity":"critical","cite":`+jsonString(c.cite)+`}]}`).(live.FieldIssues)
 		it := d.Items[0]
 		if it.Verified != c.verified {
@@ -400,7 +380,7 @@ func jsonString(s string) string {
 }
 
 func TestFieldMeasurementsAndPassedChecks(t *testing.T) {
-	st := fldState(fldScript)
+	st := scriptState(fldScript)
 	m := fldFinish(t, st, "measurements", `{"measurements":[
 		{"item":"decking moisture","value":"24 percent","spec":"below 19 percent","within_spec":"no","cite":"[5] I measured moisture in the decking at 24 percent"},
 		{"item":"roof age","value":"twelve years","spec":"","within_spec":"unknown","cite":"[2] about twelve years old"}]}`).(live.FieldMeasurements)
@@ -442,7 +422,7 @@ func TestFieldChecklist(t *testing.T) {
 		for i, l := range c.lines {
 			script = append(script, livetest.Line{Text: l, Start: float64(i * 3)})
 		}
-		st := fldState(script)
+		st := scriptState(script)
 		ch := fldFinish(t, st, "checklist", "").(live.Checklist)
 		if ch.Type != c.typ || ch.Total != len(ch.Items) || ch.Total == 0 {
 			t.Errorf("%s: type %s, %d items", c.typ, ch.Type, ch.Total)
@@ -470,7 +450,7 @@ func TestFieldChecklist(t *testing.T) {
 // quote and why; the report merges everything, verifies its own
 // citations and never rates the condition better than verified issues.
 func TestFieldSweepCheckAndReport(t *testing.T) {
-	st := fldState(fldScript)
+	st := scriptState(fldScript)
 	fldFinish(t, st, "checklist", "")
 	fldFinish(t, st, "issues", `{"issues":[
 		{"issue":"Step flashing missing","location":"chimney","severity":"major","cite":"[3] The step flashing at the chimney is missing"},
@@ -527,7 +507,7 @@ func TestFieldSweepCheckAndReport(t *testing.T) {
 // Without a report lane (it failed), done.summary still holds a report
 // built from the lanes.
 func TestFieldSummaryWithoutTheReportLane(t *testing.T) {
-	st := fldState(fldScript)
+	st := scriptState(fldScript)
 	fldFinish(t, st, "issues", `{"issues":[{"issue":"Decking wet","location":"chimney","severity":"critical","cite":"[3] the decking below it is wet"}]}`)
 	sum := live.Field().Summary(st)
 	r := sum["report"].(live.FieldReport)

@@ -49,7 +49,7 @@ func TestSalesSessionFillsEveryLane(t *testing.T) {
 
 func TestSalesPromptsNumberTheTranscript(t *testing.T) {
 	v := live.Sales()
-	st := csState(salesScript)
+	st := scriptState(salesScript)
 	for _, l := range append(append([]*live.LaneSpec{}, v.Live...), v.Final...) {
 		system, user := l.Prompt(st, -1)
 		if !strings.Contains(system, "JSON") || !strings.Contains(system, "concise") {
@@ -65,21 +65,21 @@ func TestSalesPromptsNumberTheTranscript(t *testing.T) {
 		}
 	}
 	// next_question and followup see the CRM fields known so far.
-	_, crm, err := csLane(t, v, "crm").Finish(st, -1, json.RawMessage(`{"company":"Northwind Freight","contact_role":"","needs":["on-time delivery"],"budget":"","timeline":"","decision_makers":[],"competitors":[],"next_step":""}`))
+	_, crm, err := laneByID(t, v, "crm").Finish(st, -1, json.RawMessage(`{"company":"Northwind Freight","contact_role":"","needs":["on-time delivery"],"budget":"","timeline":"","decision_makers":[],"competitors":[],"next_step":""}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Lanes["crm"] = live.LaneBody{Lane: "crm", Data: crm}
 	for _, id := range []string{"next_question", "followup"} {
-		if _, user := csLane(t, v, id).Prompt(st, -1); !strings.Contains(user, `"company":"Northwind Freight"`) {
+		if _, user := laneByID(t, v, id).Prompt(st, -1); !strings.Contains(user, `"company":"Northwind Freight"`) {
 			t.Errorf("%s prompt lacks the CRM fields:\n%s", id, user)
 		}
 	}
 }
 
 func TestCRMLaneFields(t *testing.T) {
-	l := csLane(t, live.Sales(), "crm")
-	body, data, err := l.Finish(csState(salesScript), -1, json.RawMessage(`{"company":" Northwind Freight ","contact_role":"",
+	l := laneByID(t, live.Sales(), "crm")
+	body, data, err := l.Finish(scriptState(salesScript), -1, json.RawMessage(`{"company":" Northwind Freight ","contact_role":"",
 		"needs":["on-time delivery"," "],"budget":"about 50k a year","timeline":"contract renews in June",
 		"decision_makers":["Sam, operations director"],"competitors":["Contoso Logistics"],"next_step":"demo with Sam next Tuesday"}`))
 	if err != nil {
@@ -99,8 +99,8 @@ func TestCRMLaneFields(t *testing.T) {
 
 func TestObjectionAndNextQuestionLanes(t *testing.T) {
 	v := live.Sales()
-	st := csState(salesScript)
-	body, data, err := csLane(t, v, "objection").Finish(st, -1, json.RawMessage(`{"objections":[
+	st := scriptState(salesScript)
+	body, data, err := laneByID(t, v, "objection").Finish(st, -1, json.RawMessage(`{"objections":[
 		{"objection":"Price is 20 percent above the current carrier","category":"price","response":"Compare the cost of failed deliveries"},
 		{"objection":"x","category":"weather","response":"not a category"},
 		{"objection":"","category":"trust","response":"empty objection"}]}`))
@@ -111,7 +111,7 @@ func TestObjectionAndNextQuestionLanes(t *testing.T) {
 	if len(o.Objections) != 1 || o.Objections[0].Category != "price" || !strings.Contains(body, "Compare the cost of failed deliveries") {
 		t.Errorf("objections %+v\n%s", o, body)
 	}
-	_, data, err = csLane(t, v, "next_question").Finish(st, -1, json.RawMessage(`{"question":"Who else joins the demo?","topic":"authority","reason":"Sam signs off"}`))
+	_, data, err = laneByID(t, v, "next_question").Finish(st, -1, json.RawMessage(`{"question":"Who else joins the demo?","topic":"authority","reason":"Sam signs off"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +121,8 @@ func TestObjectionAndNextQuestionLanes(t *testing.T) {
 }
 
 func TestFollowupLaneWritesTheEmail(t *testing.T) {
-	l := csLane(t, live.Sales(), "followup")
-	body, data, err := l.Finish(csState(salesScript), -1, json.RawMessage(`{"subject":"Next Tuesday's demo","paragraphs":["Hi Dana,","Thanks for the call today.",""]}`))
+	l := laneByID(t, live.Sales(), "followup")
+	body, data, err := l.Finish(scriptState(salesScript), -1, json.RawMessage(`{"subject":"Next Tuesday's demo","paragraphs":["Hi Dana,","Thanks for the call today.",""]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestFollowupLaneWritesTheEmail(t *testing.T) {
 }
 
 func TestSalesSummaryBeforeAnyLane(t *testing.T) {
-	sum := csJSON(t, live.Sales().Summary(csState(salesScript[:1]))).(map[string]any)
+	sum := csJSON(t, live.Sales().Summary(scriptState(salesScript[:1]))).(map[string]any)
 	crm := sum["crm"].(map[string]any)
 	if crm["company"] != nil || crm["needs"] == nil || sum["followup"].(map[string]any)["subject"] != nil || sum["objection"].(map[string]any)["objections"] == nil {
 		t.Errorf("summary without lane states is not well shaped: %v", sum)

@@ -17,25 +17,6 @@ import (
 	"boxd/pipelines/live/livetest"
 )
 
-// recorder collects a session's events.
-type recorder struct {
-	mu  sync.Mutex
-	evs []live.Event
-}
-
-func (r *recorder) send(e live.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, e)
-	return nil
-}
-
-func (r *recorder) events() []live.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]live.Event(nil), r.evs...)
-}
-
 func tinyChat(t *testing.T) *chat.Service {
 	t.Helper()
 	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 2, Threads: 1}})
@@ -53,16 +34,7 @@ func testVertical() *live.Vertical {
 		Finish: func(st *live.State, _ int, _ json.RawMessage) (string, any, error) {
 			return fmt.Sprintf("%d sentences", len(st.Sentences)), map[string]any{"n": len(st.Sentences)}, nil
 		}}
-	schema := json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string","maxLength":20}},"required":["topic"]}`)
-	topic := &live.LaneSpec{ID: "topic", Title: "Topic", Schema: schema, MaxTokens: 64,
-		Prompt: func(st *live.State, _ int) (string, string) { return "Name the topic.", st.Lines() },
-		Finish: func(st *live.State, _ int, a json.RawMessage) (string, any, error) {
-			var v map[string]any
-			if err := json.Unmarshal(a, &v); err != nil {
-				return "", nil, err
-			}
-			return fmt.Sprint(v["topic"]), v, nil
-		}}
+	topic := livetest.TopicLane()
 	final := &live.LaneSpec{ID: "wrapup", Title: "Wrap-up", Local: true,
 		Finish: func(st *live.State, _ int, _ json.RawMessage) (string, any, error) {
 			return "lanes: " + fmt.Sprint(len(st.Lanes)), nil, nil
@@ -90,12 +62,12 @@ func feed(t *testing.T, s *live.Session, seconds float64) {
 }
 
 func TestSessionEventsAndStop(t *testing.T) {
-	rec := &recorder{}
+	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 5000, AudioMS: 60000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical: testVertical(), Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
 		Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget,
-		Send: rec.send, Debounce: 50 * time.Millisecond,
+		Send: rec.Send, Debounce: 50 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +79,7 @@ func TestSessionEventsAndStop(t *testing.T) {
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	evs := rec.events()
+	evs := rec.Events()
 	if evs[0].Type != live.TypeReady || evs[len(evs)-1].Type != live.TypeDone {
 		t.Fatalf("first %s last %s", evs[0].Type, evs[len(evs)-1].Type)
 	}
@@ -155,10 +127,10 @@ func TestSessionEventsAndStop(t *testing.T) {
 }
 
 func TestSessionAudioBudget(t *testing.T) {
-	rec := &recorder{}
+	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 5000, AudioMS: 1000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
-		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget, Send: rec.send,
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget, Send: rec.Send,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +144,7 @@ func TestSessionAudioBudget(t *testing.T) {
 		t.Fatalf("ending %v %+v", err2, s.Ending())
 	}
 	s.Close()
-	evs := rec.events()
+	evs := rec.Events()
 	var sawZero bool
 	for i, e := range evs {
 		if b, ok := e.Body.(live.BudgetBody); ok && b.SecondsAudioLeft == 0 {
@@ -188,10 +160,10 @@ func TestSessionAudioBudget(t *testing.T) {
 }
 
 func TestSessionPausesAtTheStopReserve(t *testing.T) {
-	rec := &recorder{}
+	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 50, AudioMS: 60000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
-		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget, Send: rec.send, Debounce: 10 * time.Millisecond,
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget, Send: rec.Send, Debounce: 10 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +173,7 @@ func TestSessionPausesAtTheStopReserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	paused := 0
-	for _, e := range rec.events() {
+	for _, e := range rec.Events() {
 		if b, ok := e.Body.(live.ErrorBody); ok && strings.Contains(b.Message, "paused") {
 			paused++
 		}
@@ -243,11 +215,11 @@ func TestPromptFitsTheContext(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		lines = append(lines, livetest.Line{Text: "The inspector measured the clearance at the north wall and wrote down every reading carefully.", Start: float64(i), End: float64(i) + 0.9})
 	}
-	rec := &recorder{}
+	rec := &livetest.Recorder{}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical:   &live.Vertical{ID: "field", Final: []*live.LaneSpec{lane}},
 		Transcribe: livetest.ScriptedTranscriber(lines), Chat: tinyChat(t),
-		Budget: &livetest.Budget{Tokens: 1e6, AudioMS: 1e7, StopReserveTokens: 10}, Send: rec.send,
+		Budget: &livetest.Budget{Tokens: 1e6, AudioMS: 1e7, StopReserveTokens: 10}, Send: rec.Send,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +227,7 @@ func TestPromptFitsTheContext(t *testing.T) {
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range rec.events() {
+	for _, e := range rec.Events() {
 		if b, ok := e.Body.(live.ErrorBody); ok {
 			t.Errorf("error event: %s", b.Message)
 		}

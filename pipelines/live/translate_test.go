@@ -229,7 +229,7 @@ func TestGlossaryEveryTwentySeconds(t *testing.T) {
 // the glossary is replaced; each keeps the first line that says it.
 func TestGlossaryMerge(t *testing.T) {
 	v := live.Translate()
-	st := fldState(trnSpanish)
+	st := scriptState(trnSpanish)
 	st.Lang, st.Target = "es", "en"
 	_, data, err := v.Final[0].Finish(st, -1, json.RawMessage(`{"terms":[
 		{"kind":"name","source":"Taller Quiroga","rendering":"Quiroga Workshop"},
@@ -251,7 +251,7 @@ func TestGlossaryMerge(t *testing.T) {
 
 // done.summary lists every sentence even when one translation failed.
 func TestTranslateSummaryKeepsEverySentence(t *testing.T) {
-	st := fldState(trnSpanish[:3])
+	st := scriptState(trnSpanish[:3])
 	st.Lang, st.Target = "es", "en"
 	st.PerSentence = map[string]map[int]live.LaneBody{"translation": {
 		0: {Data: live.TranslatedSentence{I: 0, T: 0.3, Source: trnSpanish[0].Text, Translation: "Good afternoon.", Target: "en"}},

@@ -34,24 +34,6 @@ func (c *fakeClock) Sleep(d time.Duration) {
 	c.sleeps = append(c.sleeps, d)
 }
 
-type recorder struct {
-	mu  sync.Mutex
-	evs []live.Event
-}
-
-func (r *recorder) send(e live.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, e)
-	return nil
-}
-
-func (r *recorder) events() []live.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]live.Event(nil), r.evs...)
-}
-
 // countVertical has one local live lane (the sentences so far) and a local
 // after-stop lane; no model is needed.
 func countVertical() *live.Vertical {
@@ -76,12 +58,12 @@ func fromTimings(lines []scripts.LineTiming) []livetest.Line {
 	return out
 }
 
-func start(t *testing.T, clk *fakeClock, lines []livetest.Line, audioMS int64) (*live.Session, *recorder) {
+func start(t *testing.T, clk *fakeClock, lines []livetest.Line, audioMS int64) (*live.Session, *livetest.Recorder) {
 	t.Helper()
-	rec := &recorder{}
+	rec := &livetest.Recorder{}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical: countVertical(), Transcribe: livetest.ScriptedTranscriber(lines),
-		Budget: &livetest.Budget{Tokens: 1000, AudioMS: audioMS}, Send: rec.send, Now: clk.Now, Debounce: time.Millisecond,
+		Budget: &livetest.Budget{Tokens: 1000, AudioMS: audioMS}, Send: rec.Send, Now: clk.Now, Debounce: time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +100,7 @@ func TestRunPacesFramesAndStops(t *testing.T) {
 					t.Fatalf("sleep %d: %s, want %s", i, d, want)
 				}
 			}
-			evs := rec.events()
+			evs := rec.Events()
 			if evs[0].Type != live.TypeReady || evs[len(evs)-1].Type != live.TypeDone {
 				t.Fatalf("first %s, last %s", evs[0].Type, evs[len(evs)-1].Type)
 			}
@@ -179,7 +161,7 @@ func TestRunScriptAudio(t *testing.T) {
 	if elapsed := clk.Now().Sub(time.Unix(1_800_000_000, 0)).Seconds(); math.Abs(elapsed-audioS/2) > 0.1 {
 		t.Errorf("replay took %.2f s of clock for %.2f s of audio at 2.0", elapsed, audioS)
 	}
-	evs := rec.events()
+	evs := rec.Events()
 	n := 0
 	for _, e := range evs {
 		if b, ok := e.Body.(live.TranscriptBody); ok && b.Final {
@@ -222,7 +204,7 @@ func TestRunStopsWhenTheSessionEnds(t *testing.T) {
 		t.Errorf("%d sleeps, want 10 (10 frames of budget)", len(clk.sleeps))
 	}
 	s.Close()
-	evs := rec.events()
+	evs := rec.Events()
 	if last := evs[len(evs)-1]; last.Type != live.TypeError {
 		t.Errorf("last event %s", last.Type)
 	}
@@ -242,7 +224,7 @@ func TestRunEndsWithTheContext(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 	s.Close()
-	for _, e := range rec.events() {
+	for _, e := range rec.Events() {
 		if e.Type == live.TypeDone {
 			t.Error("done after the context ended")
 		}
@@ -260,7 +242,7 @@ func TestRunPacesByTheWallClock(t *testing.T) {
 	if el := time.Since(began); el < 300*time.Millisecond || el > 2*time.Second {
 		t.Errorf("took %s", el)
 	}
-	if evs := rec.events(); evs[len(evs)-1].Type != live.TypeDone {
+	if evs := rec.Events(); evs[len(evs)-1].Type != live.TypeDone {
 		t.Error("no done")
 	}
 }

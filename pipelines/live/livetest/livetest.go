@@ -7,7 +7,9 @@ package livetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -151,3 +153,40 @@ func (b *Budget) StopReserve() int64 { return b.StopReserveTokens }
 
 // Daily is true with a key.
 func (b *Budget) Daily() bool { return b.Key != nil }
+
+// Recorder collects the events a session sends; Send is its live.Session
+// send function.
+type Recorder struct {
+	mu  sync.Mutex
+	evs []live.Event
+}
+
+// Send records e.
+func (r *Recorder) Send(e live.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evs = append(r.evs, e)
+	return nil
+}
+
+// Events is a copy of the events so far.
+func (r *Recorder) Events() []live.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]live.Event(nil), r.evs...)
+}
+
+// TopicLane is a model lane for session tests: it asks for the topic of
+// the transcript as {"topic": ≤ 20 characters} and shows it as its body.
+func TopicLane() *live.LaneSpec {
+	schema := json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string","maxLength":20}},"required":["topic"]}`)
+	return &live.LaneSpec{ID: "topic", Title: "Topic", Schema: schema, MaxTokens: 64,
+		Prompt: func(st *live.State, _ int) (string, string) { return "Name the topic.", st.Lines() },
+		Finish: func(st *live.State, _ int, a json.RawMessage) (string, any, error) {
+			var v map[string]any
+			if err := json.Unmarshal(a, &v); err != nil {
+				return "", nil, err
+			}
+			return fmt.Sprint(v["topic"]), v, nil
+		}}
+}
