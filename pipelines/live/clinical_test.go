@@ -1,7 +1,6 @@
 package live_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,11 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"boxd/engine/llm"
-	"boxd/engine/models/testmodels"
-	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/codes"
 	"boxd/pipelines/live/livetest"
@@ -45,40 +40,6 @@ func csTables(t *testing.T) *codes.Tables {
 		t.Fatal(csTablesErr)
 	}
 	return csTablesVal
-}
-
-// csChat is the generated tiny chat model (random weights: its answers are
-// meaningless but follow the lane's schema) with its full 4,096-token
-// context, so any lane's answer fits after the prompt.
-func csChat(t *testing.T) *chat.Service {
-	t.Helper()
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 4, Threads: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return &chat.Service{Engine: e, ModelID: "model-27b", WeightsRoot: strings.Repeat("ab", 32), Upstream: "tiny", Provider: "test", Receipts: fakeReceipts{}}
-}
-
-// csSession runs a whole session of vertical v over script (the scripted
-// transcriber, the tiny chat model) and returns its events.
-func csSession(t *testing.T, v *live.Vertical, script []livetest.Line) []live.Event {
-	t.Helper()
-	rec := &livetest.Recorder{}
-	budget := &livetest.Budget{Tokens: 200000, AudioMS: 600000, StopReserveTokens: 2000}
-	s, err := live.Start(context.Background(), live.Config{
-		Vertical: v, Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
-		Transcribe: livetest.ScriptedTranscriber(script), Chat: csChat(t), Budget: budget,
-		Send: rec.Send, Debounce: 20 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	feed(t, s, script[len(script)-1].End+0.3)
-	if err := s.Stop(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return rec.Events()
 }
 
 // csCheckSession checks what every vertical's session must show: no error,
@@ -135,7 +96,7 @@ func csCheckSession(t *testing.T, v *live.Vertical, script []livetest.Line, evs 
 				t.Errorf("summary.note is not the latest note body:\n%v\n---\n%s", sum["note"], lb.Body)
 			}
 		}
-		if want := csJSON(t, lb.Data); !reflect.DeepEqual(sum[key], want) {
+		if want := clientJSON(t, lb.Data); !reflect.DeepEqual(sum[key], want) {
 			t.Errorf("summary.%s is not lane %s's latest state (latest replaces):\n%v\nwant %v", key, id, sum[key], want)
 		}
 	}
@@ -160,20 +121,6 @@ func csCheckSession(t *testing.T, v *live.Vertical, script []livetest.Line, evs 
 	return sum
 }
 
-// csJSON is v as a client decodes it.
-func csJSON(t *testing.T, v any) any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // clinicalScript is a synthetic visit (no real patient).
 var clinicalScript = []livetest.Line{
 	{Text: "Good morning, what brings you in today?", Start: 0.3, End: 2.2},
@@ -187,7 +134,7 @@ var clinicalScript = []livetest.Line{
 
 func TestClinicalSessionFillsEveryLane(t *testing.T) {
 	v := live.Clinical(csTables(t))
-	evs := csSession(t, v, clinicalScript)
+	evs := runSession(t, v, "", "", clinicalScript)
 	sum := csCheckSession(t, v, clinicalScript, evs)
 	for _, k := range []string{"note", "note_sections", "codes", "priorauth", "visit_level", "final_transcript", "pass2"} {
 		if _, ok := sum[k]; !ok {
@@ -343,7 +290,7 @@ func TestVisitLevelTwoOfThree(t *testing.T) {
 }
 
 func TestClinicalSummaryBeforeAnyLane(t *testing.T) {
-	sum := csJSON(t, live.Clinical(nil).Summary(scriptState(clinicalScript[:2]))).(map[string]any)
+	sum := clientJSON(t, live.Clinical(nil).Summary(scriptState(clinicalScript[:2]))).(map[string]any)
 	codesData := sum["codes"].(map[string]any)
 	if sum["note"] == "" || codesData["icd10cm"] == nil || codesData["rejected"] == nil || sum["visit_level"].(map[string]any)["level"] != nil {
 		t.Errorf("summary without lane states is not well shaped: %v", sum)

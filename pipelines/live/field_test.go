@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"boxd/engine/llm"
-	"boxd/engine/models/testmodels"
-	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/livetest"
 )
@@ -29,35 +26,21 @@ var fldScript = []livetest.Line{
 	{Text: "Overall condition is fair; fix the flashing within a month and I'll reinspect after the repair.", Start: 31.5, End: 36.0},
 }
 
-// fldChat is the generated tiny chat model (random weights: its answers
-// are meaningless but follow each lane's schema) with its full context,
-// on one thread (see docs/decisions.md, "Tests run the tiny model on one
-// thread").
-func fldChat(t *testing.T) *chat.Service {
-	t.Helper()
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 4, Threads: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return &chat.Service{Engine: e, ModelID: "model-27b", WeightsRoot: strings.Repeat("ab", 32), Upstream: "tiny", Provider: "test", Receipts: fakeReceipts{}}
-}
-
-// fldSession runs a whole session of v over script with the scripted
+// runSession runs a whole session of v over script with the scripted
 // transcriber and the tiny chat model, and returns its events.
-func fldSession(t *testing.T, v *live.Vertical, lang, target string, script []livetest.Line) []live.Event {
+func runSession(t *testing.T, v *live.Vertical, lang, target string, script []livetest.Line) []live.Event {
 	t.Helper()
-	return fldSessionPaused(t, v, lang, target, script, 0)
+	return runSessionPaused(t, v, lang, target, script, 0)
 }
 
-// fldSessionPaused is fldSession, but once pauseAt seconds of audio are in
+// runSessionPaused is runSession, but once pauseAt seconds of audio are in
 // it waits until every live lane has emitted before the rest comes.
-func fldSessionPaused(t *testing.T, v *live.Vertical, lang, target string, script []livetest.Line, pauseAt float64) []live.Event {
+func runSessionPaused(t *testing.T, v *live.Vertical, lang, target string, script []livetest.Line, pauseAt float64) []live.Event {
 	t.Helper()
 	rec := &livetest.Recorder{}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical: v, Lang: lang, Target: target, Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
-		Transcribe: livetest.ScriptedTranscriber(script), Chat: fldChat(t),
+		Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t, 4096, 4),
 		Budget: &livetest.Budget{Tokens: 500000, AudioMS: 600000, StopReserveTokens: 2000},
 		Send:   rec.Send, Debounce: 20 * time.Millisecond,
 	})
@@ -114,20 +97,6 @@ func fldFinish(t *testing.T, st *live.State, id, answer string) any {
 	return data
 }
 
-// fldJSON is v marshalled and read back as generic JSON.
-func fldJSON(t *testing.T, v any) map[string]any {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
-
 func fldT(t *testing.T, got *float64, want float64) {
 	t.Helper()
 	if got == nil || *got != want {
@@ -142,7 +111,7 @@ func fldT(t *testing.T, got *float64, want float64) {
 // lines, t and verified), report_markdown, the live transcript and pass2.
 func TestFieldSessionFillsEveryLane(t *testing.T) {
 	v := live.Field()
-	evs := fldSessionPaused(t, v, "", "", fldScript, fldScript[3].End+0.1)
+	evs := runSessionPaused(t, v, "", "", fldScript, fldScript[3].End+0.1)
 	counts, first, last := map[string]int{}, map[string]int{}, map[string]int{}
 	receipts, modelEvents := 0, 0
 	local := map[string]bool{}
@@ -183,7 +152,7 @@ func TestFieldSessionFillsEveryLane(t *testing.T) {
 	firstItems, lastItems := map[string][]any{}, map[string][]any{}
 	for _, e := range evs {
 		if b, ok := e.Body.(live.LaneBody); ok && (b.Lane == "issues" || b.Lane == "measurements" || b.Lane == "passed_checks") {
-			items := fldJSON(t, b.Data)["items"].([]any)
+			items := clientMap(t, b.Data)["items"].([]any)
 			if _, ok := firstItems[b.Lane]; !ok {
 				firstItems[b.Lane] = items
 			}
@@ -216,7 +185,7 @@ func TestFieldSessionFillsEveryLane(t *testing.T) {
 	if !ok {
 		t.Fatalf("last event %s, want done", evs[len(evs)-1].Type)
 	}
-	sum := fldJSON(t, done.Summary)
+	sum := clientMap(t, done.Summary)
 	if got := slices.Sorted(maps.Keys(sum)); !reflect.DeepEqual(got, []string{"final_transcript", "pass2", "report", "report_markdown"}) {
 		t.Errorf("summary keys %v", got)
 	}
@@ -280,7 +249,7 @@ func TestFieldSessionFillsEveryLane(t *testing.T) {
 	// passed_checks lane data is exactly {items: [{item, quote, lines, t}]}.
 	for _, e := range evs {
 		if b, ok := e.Body.(live.LaneBody); ok && b.Lane == "passed_checks" {
-			d := fldJSON(t, b.Data)
+			d := clientMap(t, b.Data)
 			if len(d) != 1 || d["items"] == nil {
 				t.Fatalf("passed_checks data %v", d)
 			}
@@ -393,7 +362,7 @@ func TestFieldMeasurementsAndPassedChecks(t *testing.T) {
 	p := fldFinish(t, st, "passed_checks", `{"passed":[
 		{"item":"attic ventilation","cite":"[6] The ridge vent is clear and the soffit vents are open"},
 		{"item":"gutters","cite":"[6] the gutters are clean"}]}`)
-	got := fldJSON(t, p)
+	got := clientMap(t, p)
 	want := map[string]any{"items": []any{
 		map[string]any{"item": "attic ventilation", "quote": "The ridge vent is clear and the soffit vents are open", "lines": []any{6.0}, "t": 23.5},
 		map[string]any{"item": "gutters", "quote": "the gutters are clean", "lines": []any{6.0}, "t": 23.5},

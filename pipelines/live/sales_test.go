@@ -24,7 +24,7 @@ var salesScript = []livetest.Line{
 
 func TestSalesSessionFillsEveryLane(t *testing.T) {
 	v := live.Sales()
-	evs := csSession(t, v, salesScript)
+	evs := runSession(t, v, "", "", salesScript)
 	sum := csCheckSession(t, v, salesScript, evs)
 	for _, k := range []string{"objection", "next_question", "crm", "followup", "final_transcript", "pass2"} {
 		if _, ok := sum[k]; !ok {
@@ -85,8 +85,8 @@ func TestCRMLaneFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := csJSON(t, data)
-	want := csJSON(t, map[string]any{"company": "Northwind Freight", "contact_role": nil, "needs": []string{"on-time delivery"},
+	got := clientJSON(t, data)
+	want := clientJSON(t, map[string]any{"company": "Northwind Freight", "contact_role": nil, "needs": []string{"on-time delivery"},
 		"budget": "about 50k a year", "timeline": "contract renews in June", "decision_makers": []string{"Sam, operations director"},
 		"competitors": []string{"Contoso Logistics"}, "next_step": "demo with Sam next Tuesday"})
 	if !reflect.DeepEqual(got, want) {
@@ -136,7 +136,7 @@ func TestFollowupLaneWritesTheEmail(t *testing.T) {
 }
 
 func TestSalesSummaryBeforeAnyLane(t *testing.T) {
-	sum := csJSON(t, live.Sales().Summary(scriptState(salesScript[:1]))).(map[string]any)
+	sum := clientJSON(t, live.Sales().Summary(scriptState(salesScript[:1]))).(map[string]any)
 	crm := sum["crm"].(map[string]any)
 	if crm["company"] != nil || crm["needs"] == nil || sum["followup"].(map[string]any)["subject"] != nil || sum["objection"].(map[string]any)["objections"] == nil {
 		t.Errorf("summary without lane states is not well shaped: %v", sum)

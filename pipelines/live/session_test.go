@@ -10,22 +10,9 @@ import (
 	"time"
 
 	"boxd/engine/attest"
-	"boxd/engine/llm"
-	"boxd/engine/models/testmodels"
-	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/livetest"
 )
-
-func tinyChat(t *testing.T) *chat.Service {
-	t.Helper()
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 2, Threads: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	return &chat.Service{Engine: e, ModelID: "model-27b", WeightsRoot: strings.Repeat("ab", 32), Upstream: "tiny", Provider: "test", Receipts: fakeReceipts{}}
-}
 
 // testVertical has a local lane (counts sentences), a model lane and an
 // after-stop lane.
@@ -66,7 +53,7 @@ func TestSessionEventsAndStop(t *testing.T) {
 	budget := &livetest.Budget{Tokens: 5000, AudioMS: 60000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical: testVertical(), Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
-		Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget,
+		Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t, 2048, 2), Budget: budget,
 		Send: rec.Send, Debounce: 50 * time.Millisecond,
 	})
 	if err != nil {
@@ -130,7 +117,7 @@ func TestSessionAudioBudget(t *testing.T) {
 	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 5000, AudioMS: 1000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
-		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget, Send: rec.Send,
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t, 2048, 2), Budget: budget, Send: rec.Send,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -163,7 +150,7 @@ func TestSessionPausesAtTheStopReserve(t *testing.T) {
 	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 50, AudioMS: 60000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
-		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t), Budget: budget, Send: rec.Send, Debounce: 10 * time.Millisecond,
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t, 2048, 2), Budget: budget, Send: rec.Send, Debounce: 10 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -218,7 +205,7 @@ func TestPromptFitsTheContext(t *testing.T) {
 	rec := &livetest.Recorder{}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical:   &live.Vertical{ID: "field", Final: []*live.LaneSpec{lane}},
-		Transcribe: livetest.ScriptedTranscriber(lines), Chat: tinyChat(t),
+		Transcribe: livetest.ScriptedTranscriber(lines), Chat: tinyChat(t, 2048, 2),
 		Budget: &livetest.Budget{Tokens: 1e6, AudioMS: 1e7, StopReserveTokens: 10}, Send: rec.Send,
 	})
 	if err != nil {

@@ -64,7 +64,7 @@ func trnCheckSession(t *testing.T, v *live.Vertical, lang, target string, script
 			switch d := b.Data.(type) {
 			case live.TranslatedSentence:
 				got = append(got, d)
-				if keys := slices.Sorted(maps.Keys(fldJSON(t, d))); !reflect.DeepEqual(keys, []string{"i", "source", "t", "target", "translation"}) {
+				if keys := slices.Sorted(maps.Keys(clientMap(t, d))); !reflect.DeepEqual(keys, []string{"i", "source", "t", "target", "translation"}) {
 					t.Errorf("translation data keys %v", keys)
 				}
 			case live.Glossary:
@@ -128,7 +128,7 @@ func TestTranslateSessions(t *testing.T) {
 	}{{"es", "en", trnSpanish}, {"en", "es", trnEnglish}} {
 		t.Run(c.lang+"-"+c.target, func(t *testing.T) {
 			v := live.Translate()
-			trnCheckSession(t, v, c.lang, c.target, c.script, fldSession(t, v, c.lang, c.target, c.script))
+			trnCheckSession(t, v, c.lang, c.target, c.script, runSession(t, v, c.lang, c.target, c.script))
 		})
 	}
 }
@@ -150,7 +150,7 @@ func TestTranslateManySentencesInOrder(t *testing.T) {
 	for i := range 40 {
 		script = append(script, livetest.Line{Text: fmt.Sprintf("Frase número %d sobre la bomba.", i+1), Start: float64(i) * 1.5, End: float64(i)*1.5 + 1.2})
 	}
-	trnCheckSession(t, v, "es", "en", script, fldSession(t, v, "es", "en", script))
+	trnCheckSession(t, v, "es", "en", script, runSession(t, v, "es", "en", script))
 }
 
 // The model is told the source and the target language.
