@@ -50,6 +50,9 @@ type Client struct {
 	hc *http.Client
 }
 
+// MaxHeaderBytes bounds the response headers of every fetch.
+const MaxHeaderBytes = 64 << 10
+
 // Kinds of failure.
 const (
 	KindBadURL     = "bad_url"
@@ -103,15 +106,22 @@ func New(p Policy) *Client {
 		MaxIdleConns:          16,
 		IdleConnTimeout:       30 * time.Second,
 		ForceAttemptHTTP2:     true,
+		// Bodies have their own limits; headers get one too (the default
+		// is 10 MiB).
+		MaxResponseHeaderBytes: MaxHeaderBytes,
 	}
 	c.hc = &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > p.MaxRedirects {
-				return &Error{Kind: KindRedirects, URL: req.URL.String(), Msg: fmt.Sprintf("more than %d redirects", p.MaxRedirects)}
+				return &Error{Kind: KindRedirects, URL: req.URL.Redacted(), Msg: fmt.Sprintf("more than %d redirects", p.MaxRedirects)}
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return &Error{Kind: KindBadURL, URL: req.URL.String(), Msg: fmt.Sprintf("a redirect to %s: only http and https are followed", req.URL.Scheme)}
+				return &Error{Kind: KindBadURL, URL: req.URL.Redacted(), Msg: fmt.Sprintf("a redirect to %s: only http and https are followed", req.URL.Scheme)}
+			}
+			if req.URL.User != nil {
+				// net/http would send them as Basic credentials on the next hop.
+				return &Error{Kind: KindBadURL, URL: req.URL.Redacted(), Msg: fmt.Sprintf("a redirect to %s carries a user name or password: such URLs are not fetched", req.URL.Redacted())}
 			}
 			return nil
 		},
@@ -163,6 +173,16 @@ var special = []struct {
 	{netip.MustParsePrefix("2001:db8::/32"), "a documentation address (2001:db8::/32)"},
 	{netip.MustParsePrefix("100::/64"), "a discard address (100::/64)"},
 	{netip.MustParsePrefix("64:ff9b:1::/48"), "a local NAT64 address (64:ff9b:1::/48)"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "a deprecated 6to4 relay address (192.88.99.0/24)"},
+	{netip.MustParsePrefix("2001:2::/48"), "a benchmarking address (2001:2::/48)"},
+	{netip.MustParsePrefix("2001:10::/28"), "a deprecated ORCHID address (2001:10::/28)"},
+	{netip.MustParsePrefix("fec0::/10"), "a deprecated site-local address (fec0::/10)"},
+	// IPv4-compatible (RFC 4291, deprecated) and IPv4-translated (RFC
+	// 2765) forms: not routed on the Internet, and a stack that tunnels
+	// them would reach the IPv4 address inside, so neither is fetched.
+	// (:: and ::1, inside ::/96, are named earlier.)
+	{netip.MustParsePrefix("::/96"), "an IPv4-compatible IPv6 address (::/96, deprecated)"},
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), "an IPv4-translated IPv6 address (::ffff:0:0:0/96)"},
 }
 
 // NonPublic says why addr is not a public unicast address ("" when it is):
@@ -315,6 +335,8 @@ func (c *Client) classify(ctx context.Context, rawURL string, err error) *Error 
 	switch {
 	case errors.As(err, &certErr), errors.As(err, &hostErr), errors.As(err, &unknownCA), errors.As(err, &invalid):
 		return &Error{Kind: KindTLS, URL: rawURL, Msg: fmt.Sprintf("the TLS certificate of %s is not valid: %s", hostOf(rawURL), tlsReason(err)), Err: err}
+	case strings.Contains(err.Error(), "server response headers exceeded"):
+		return &Error{Kind: KindTooLarge, URL: rawURL, Msg: fmt.Sprintf("the response headers of %s are larger than %d bytes", hostOf(rawURL), MaxHeaderBytes), Err: err}
 	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
 		return &Error{Kind: KindTLS, URL: rawURL, Msg: fmt.Sprintf("TLS with %s failed: the server answered plain http on an https URL", hostOf(rawURL)), Err: err}
 	case errors.As(err, &recordErr), strings.Contains(err.Error(), "tls: "):

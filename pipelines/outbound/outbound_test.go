@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -25,9 +26,15 @@ func TestNonPublic(t *testing.T) {
 		"240.0.0.1", "2001:db8::1", "100::1",
 		"::ffff:127.0.0.1", "::ffff:10.1.2.3", "::ffff:169.254.169.254",
 		"64:ff9b::a00:1", "64:ff9b::7f00:1", "2002:a00:1::", "2002:c0a8:101::1", "2001:0:4136:e378:8000:63bf:f5ff:fffe", "64:ff9b:1::1",
+		// IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0:0/96)
+		// forms, whatever they carry; deprecated site-local; benchmarking;
+		// ORCHID; the 6to4 relay anycast.
+		"::7f00:1", "::a00:1", "::808:808", "::ffff:0:7f00:1", "::ffff:0:808:808",
+		"fec0::1", "feff::1", "2001:2::1", "2001:2:0:ffff::1", "2001:10::1", "192.88.99.1",
 	}
 	public := []string{"8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "172.15.255.255", "192.169.0.1", "100.128.0.1", "11.0.0.1",
-		"2606:4700:4700::1111", "2a00:1450:4001::200e", "64:ff9b::808:808", "2002:808:808::", "::ffff:8.8.4.4"}
+		"2606:4700:4700::1111", "2a00:1450:4001::200e", "64:ff9b::808:808", "2002:808:808::", "::ffff:8.8.4.4",
+		"2001:4860:4860::8888", "2001:3::1", "1::1", "::1:0:0:1"}
 	for _, a := range refused {
 		if NonPublic(netip.MustParseAddr(a)) == "" {
 			t.Errorf("%s is accepted as public", a)
@@ -116,6 +123,18 @@ func TestFailuresSayWhatWentWrong(t *testing.T) {
 	loop = listen(t, "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://"+loop+"/again", http.StatusFound)
 	}))
+	var authSeen atomic.Value
+	secret := listen(t, "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		authSeen.Store(r.Header.Get("Authorization") + " at " + r.URL.Path)
+	}))
+	withCreds := listen(t, "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://user:hunter2@"+secret+"/next", http.StatusFound)
+	}))
+	bigHeaders := listen(t, "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		for i := range 40 {
+			w.Header().Set(fmt.Sprintf("X-Pad-%d", i), strings.Repeat("x", 2000))
+		}
+	}))
 	ftp := listen(t, "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "ftp://files.example/x", http.StatusFound)
 	}))
@@ -150,6 +169,8 @@ func TestFailuresSayWhatWentWrong(t *testing.T) {
 		{"not http", Policy{}, "ftp://example.com/", KindBadURL, "not an http or https URL"},
 		{"no host", Policy{}, "https:///x", KindBadURL, "not an http or https URL"},
 		{"credentials", Policy{}, "https://user:pw@example.com/", KindBadURL, "user names or passwords"},
+		{"redirect with credentials", Policy{Allow: loopback}, "http://" + withCreds + "/", KindBadURL, "carries a user name or password"},
+		{"large headers", Policy{Allow: loopback}, "http://" + bigHeaders + "/", KindTooLarge, "response headers of " + bigHeaders + " are larger than 65536 bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -158,7 +179,13 @@ func TestFailuresSayWhatWentWrong(t *testing.T) {
 			if e.Kind != c.kind || !strings.Contains(e.Msg, c.msg) {
 				t.Errorf("%s: kind %s, message %q; want %s containing %q", c.url, e.Kind, e.Msg, c.kind, c.msg)
 			}
+			if strings.Contains(e.Msg, "hunter2") || strings.Contains(e.URL, "hunter2") {
+				t.Errorf("a password is in the error: %q (URL %q)", e.Msg, e.URL)
+			}
 		})
+	}
+	if v := authSeen.Load(); v != nil {
+		t.Errorf("the redirect with credentials was followed: the next hop got %q", v)
 	}
 	// GetPrefix keeps the first bytes of the same large body.
 	resp, err := New(Policy{Allow: loopback}).GetPrefix(ctx, "http://"+big+"/", 1000)
