@@ -214,8 +214,10 @@ func TestChatErrors(t *testing.T) {
 	}{
 		{"no token", "", chatBodyJSON(nil), 401, "missing token"},
 		{"other vertical", clinical, chatBodyJSON(nil), 403, "this route needs a code token"},
+		{"empty model", env.token, chatBodyJSON(map[string]any{"model": ""}), 404, "model is required"},
+		{"model not a string", env.token, chatBodyJSON(map[string]any{"model": 27}), 400, "model must be a string"},
 		{"wrong model", env.token, chatBodyJSON(map[string]any{"model": "gpt-4o"}), 404, `model "gpt-4o" is not served on this box; use "model-27b"`},
-		{"missing model", env.token, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "x"}}}, 400, "model is required"},
+		{"missing model", env.token, map[string]any{"messages": []any{map[string]any{"role": "user", "content": "x"}}}, 404, `model is required: use "model-27b"`},
 		{"prompt over 48,000 characters", env.token, chatBodyJSON(map[string]any{"messages": []any{map[string]any{"role": "user", "content": long}}}), 413, "48001 characters; the limit is 48000"},
 		{"prompt over the context", env.token, chatBodyJSON(map[string]any{"messages": []any{map[string]any{"role": "user", "content": strings.Repeat("word ", 300)}}}), 413, "context holds 256 tokens"},
 		{"no messages", env.token, chatBodyJSON(map[string]any{"messages": []any{}}), 400, "messages is empty"},

@@ -336,8 +336,17 @@ func isLoopback(ctx context.Context, hostport string) (bool, error) {
 // notFound answers every request no route matched: 405 with Allow when the
 // path exists under another method, else 404.
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var methods []string
 	s.mu.Lock()
-	methods := append([]string(nil), s.methods[r.URL.Path]...)
+	for pattern, ms := range s.methods {
+		if pathMatches(pattern, r.URL.Path) {
+			for _, m := range ms {
+				if !contains(methods, m) {
+					methods = append(methods, m)
+				}
+			}
+		}
+	}
 	s.mu.Unlock()
 	if len(methods) > 0 {
 		if contains(methods, http.MethodGet) && !contains(methods, http.MethodHead) {
@@ -349,6 +358,26 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; the API is listed in README.md", r.Method, r.URL.Path))
+}
+
+// pathMatches reports whether path matches a route pattern's path, where
+// a "{name}" segment matches any one non-empty segment (the mux's
+// wildcards; the routes use no "{name...}" or trailing-slash subtrees).
+func pathMatches(pattern, path string) bool {
+	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if len(ps) != len(xs) {
+		return false
+	}
+	for i, p := range ps {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			if xs[i] == "" {
+				return false
+			}
+		} else if p != xs[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

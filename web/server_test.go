@@ -161,6 +161,15 @@ func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
 		{http.MethodGet, "/nope", http.StatusNotFound, "", "no route GET /nope"},
 		{http.MethodPost, "/healthz", http.StatusMethodNotAllowed, "GET, HEAD", "POST is not allowed on /healthz"},
 		{http.MethodDelete, "/metrics", http.StatusMethodNotAllowed, "GET, HEAD", "use GET or HEAD"},
+		// Paths with a {param} segment: the method is wrong, not the path.
+		{http.MethodPost, "/receipts/rcpt_1", http.StatusMethodNotAllowed, "GET, HEAD", "POST is not allowed on /receipts/rcpt_1"},
+		{http.MethodPut, "/v1/keys/key_1", http.StatusMethodNotAllowed, "DELETE, GET, HEAD", "use DELETE or GET or HEAD"},
+		{http.MethodDelete, "/demo/recordings/clinic-1/events", http.StatusMethodNotAllowed, "GET, HEAD", "DELETE is not allowed"},
+		{http.MethodGet, "/v1/keys", http.StatusMethodNotAllowed, "POST", "use POST"},
+		// A {param} matches one non-empty segment only.
+		{http.MethodPost, "/receipts/", http.StatusNotFound, "", "no route POST /receipts/"},
+		{http.MethodPost, "/receipts/a/b", http.StatusNotFound, "", "no route POST /receipts/a/b"},
+		{http.MethodGet, "/demo/recordings/x/other", http.StatusNotFound, "", "no route"},
 	}
 	for _, tc := range cases {
 		req, _ := http.NewRequest(tc.method, ts.url+tc.path, nil)

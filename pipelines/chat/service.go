@@ -89,7 +89,8 @@ var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // with the contract's status.
 func (s *Service) Prepare(req *Request) (*Call, error) {
 	if req.Model == "" {
-		return nil, errorf(400, "model is required: use %q (GET /v1/models)", s.ModelID)
+		// The contract: any model but the served one is 404, an absent one too.
+		return nil, errorf(404, "model is required: use %q (GET /v1/models)", s.ModelID)
 	}
 	if req.Model != s.ModelID {
 		return nil, errorf(404, "model %q is not served on this box; use %q (GET /v1/models)", req.Model, s.ModelID)
