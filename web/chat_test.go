@@ -98,6 +98,16 @@ func TestChatNonStreamingShape(t *testing.T) {
 	if rec["output_hash"] != attest.HashText(msg["content"].(string)) {
 		t.Error("the receipt's output hash is not the answer's")
 	}
+	// Paid by a developer key, the receipt names the key (platform section 2).
+	key, keyID := createKeyForChat(t, env)
+	kr := env.do(t, call{method: "POST", path: "/v1/chat/completions", token: key, body: chatBodyJSON(map[string]any{"max_tokens": 2})})
+	if kr.status != 200 {
+		t.Fatalf("with a key: %d %s", kr.status, kr.body)
+	}
+	krec := env.do(t, call{method: "GET", path: "/receipts/" + kr.json(t)["id"].(string)}).json(t)
+	if krec["key_id"] != keyID || krec["status"] != "attested" {
+		t.Errorf("receipt paid by key %s: key_id %v, status %v", keyID, krec["key_id"], krec["status"])
+	}
 }
 
 // readSSE reads data lines until [DONE].

@@ -600,6 +600,45 @@ func TestLiveAuth4401And4403(t *testing.T) {
 	}
 }
 
+// TestLiveRevokedKeyEndsSession: revoking a key is immediate (platform
+// section 3): a socket already open with it gets the error event and 4401.
+func TestLiveRevokedKeyEndsSession(t *testing.T) {
+	ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript)})
+	key, id := createKey(t, ts, map[string]any{})
+	w := wsDial(t, ts, "vertical=sales&token="+key, nil)
+	w.expect(live.TypeReady)
+	w.expect(live.TypeBudget)
+	w.audio(0.5)
+	if r := ts.do(t, call{method: "DELETE", path: "/v1/keys/" + id, token: adminSecret}); r.status != 200 {
+		t.Fatalf("revoke: %d %s", r.status, r.body)
+	}
+	evs, code := w.rest()
+	if code != live.CloseUnauthorize {
+		t.Fatalf("closed %d, want 4401: %v", code, evs)
+	}
+	checkClosing(t, evs, code)
+	if msg := evs[len(evs)-1].str("message"); !strings.Contains(msg, "this developer key was revoked at ") {
+		t.Errorf("last message %q", msg)
+	}
+	waitLive(t, ts, 0)
+	refused(t, ts, "vertical=sales&token="+key, nil, 4401, "revoked")
+}
+
+// TestLiveKeyRequestRate4429: a key over its requests per minute is
+// refused on the socket with 4429 (platform section 7).
+func TestLiveKeyRequestRate4429(t *testing.T) {
+	ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript)})
+	key, _ := createKey(t, ts, map[string]any{"requests_per_minute": 1})
+	w := wsDial(t, ts, "vertical=sales&token="+key, nil)
+	w.expect(live.TypeReady)
+	w.stop()
+	if evs, code := w.rest(); code != live.CloseNormal {
+		t.Fatalf("first socket closed %d: %v", code, evs)
+	}
+	waitLive(t, ts, 0)
+	refused(t, ts, "vertical=sales&token="+key, nil, 4429, "this developer key made 1 requests in the last minute (limit 1)")
+}
+
 func TestLiveOneSocketPerToken4409(t *testing.T) {
 	ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript)})
 	token := session(t, ts, "clinical")

@@ -417,6 +417,77 @@ func TestReplayStatuses(t *testing.T) {
 	}
 }
 
+// TestReplayWithAKey: a replay paid by a developer key holds one of the
+// key's live sessions (platform section 8: replays and live sockets both
+// count toward a key's live cap), and revoking the key ends the replay
+// at once with an error event and frees the slot.
+func TestReplayWithAKey(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.AdminSecret = configs.Secret(adminSecret)
+	env := demoServer(t, cfg)
+	env.prepare(t, "sales-discovery-logistics")
+	key, keyID := createKey(t, env.testServer, map[string]any{"concurrent_live_sessions": 1})
+
+	// The replay's clock waits on hold, so it stays open.
+	hold, started := make(chan struct{}), make(chan struct{})
+	var startOnce, holdOnce sync.Once
+	release := func() { holdOnce.Do(func() { close(hold) }) }
+	t.Cleanup(release)
+	replaySleep = func(time.Duration) {
+		startOnce.Do(func() { close(started) })
+		<-hold
+	}
+	raw, _ := json.Marshal(map[string]any{"vertical": "sales", "script_id": "sales-discovery-logistics"})
+	req, _ := http.NewRequest("POST", env.url+"/demo/replay", bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("replay with a key: %d", resp.StatusCode)
+	}
+	<-started
+
+	// The key's one live session is in use: a socket gets 4429, another
+	// replay 429 with Retry-After.
+	refused(t, env.testServer, "vertical=sales&token="+key, nil, 4429, "this developer key has 1 live sessions open (limit 1)")
+	if r := env.replay(t, key, map[string]any{"vertical": "sales", "script_id": "sales-discovery-logistics"}); r.status != 429 || r.header.Get("Retry-After") != "30" || !strings.Contains(r.errMsg(t), "this developer key has 1 live sessions open") {
+		t.Errorf("second replay on the key: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+
+	// Revoking the key ends the running replay: its last event says so.
+	if r := env.do(t, call{method: "DELETE", path: "/v1/keys/" + keyID, token: adminSecret}); r.status != 200 {
+		t.Fatalf("revoke: %d %s", r.status, r.body)
+	}
+	release()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := readEvents(t, body)
+	last := evs[len(evs)-1].m
+	if last["type"] != "error" || !strings.Contains(fmt.Sprint(last["message"]), "this developer key was revoked at ") {
+		t.Errorf("last event of the revoked replay: %v", last)
+	}
+	for _, e := range evs {
+		if e.m["type"] == "done" {
+			t.Error("done after the key was revoked")
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for env.platform.LiveSessions() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("live slot still held after the revocation")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r := env.replay(t, key, map[string]any{"vertical": "sales", "script_id": "sales-discovery-logistics"}); r.status != 401 {
+		t.Errorf("replay with the revoked key: %d %s", r.status, r.body)
+	}
+}
+
 // TestReplayClientLeaving frees the live slot when the client goes away.
 func TestReplayClientLeaving(t *testing.T) {
 	env := demoServer(t, nil)

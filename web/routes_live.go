@@ -254,7 +254,8 @@ func (s *Server) openLive(ctx context.Context, pr *platform.Principal, vertical,
 		release()
 		return nil, nil, &platform.Denial{Status: http.StatusInternalServerError, Close: live.CloseASR, Message: "the live session could not start: " + err.Error()}
 	}
-	return sess, func() { sess.Close(); release() }, nil
+	unwatch := pr.OnRevoke(func(msg string) { sess.End(live.CloseUnauthorize, msg) })
+	return sess, func() { unwatch(); sess.Close(); release() }, nil
 }
 
 // liveConn writes events to a socket.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -216,7 +217,30 @@ func (p *Platform) RevokeKey(ctx context.Context, id string) (store.Key, *Denial
 	if err != nil {
 		return store.Key{}, storeDenial(err)
 	}
+	// Revocation is immediate (contract, platform section 3): calls that
+	// reserve tokens from now on get 401, and open live sessions and
+	// replays end with 4401.
+	at := p.now()
+	if k.RevokedAt != nil {
+		at = *k.RevokedAt
+	}
+	msg := revokedMessage(at)
+	p.mu.Lock()
+	p.revoked[k.ID] = at
+	var fns []func(string)
+	for w := range p.watchers[k.ID] {
+		fns = append(fns, w.fn)
+	}
+	delete(p.watchers, k.ID)
+	p.mu.Unlock()
+	for _, fn := range fns {
+		fn(msg)
+	}
 	return k, nil
+}
+
+func revokedMessage(at time.Time) string {
+	return fmt.Sprintf("this developer key was revoked at %s; ask the operator for a new one", at.UTC().Format(time.RFC3339))
 }
 
 // Sessions older than their lifetime are 401; this is how long a caller

@@ -107,7 +107,13 @@ type Platform struct {
 	liveByKey map[string]int
 	rate      map[string][]time.Time // per key: request times in the last minute
 	reserved  map[string]int64       // per key: tokens reserved by running calls
+	// Keys revoked while the box runs, and what to call when one is: a
+	// revocation reaches live sessions and replays already open with it.
+	revoked  map[string]time.Time
+	watchers map[string]map[*revokeWatch]struct{}
 }
+
+type revokeWatch struct{ fn func(msg string) }
 
 type creation struct {
 	network string
@@ -125,6 +131,8 @@ func New(cfg *configs.Config, st *store.Store, now Clock) *Platform {
 		liveByKey: map[string]int{},
 		rate:      map[string][]time.Time{},
 		reserved:  map[string]int64{},
+		revoked:   map[string]time.Time{},
+		watchers:  map[string]map[*revokeWatch]struct{}{},
 	}
 }
 

@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,52 @@ func TestReservationRelease(t *testing.T) {
 	}
 	if ms, _ := pr.ChargeAudio(ctx, 1500); ms != int64(cfg.Limits.AudioBudgetS)*1000-1500 {
 		t.Errorf("audio left = %d", ms)
+	}
+}
+
+// TestRevocationReachesOpenPrincipals: a key revoked after it was
+// authenticated can reserve no more tokens, open watchers are told once,
+// a watch started after the revocation fires at once, and stopped watches
+// and other keys are left alone.
+func TestRevocationReachesOpenPrincipals(t *testing.T) {
+	p, _ := newPlatform(t, nil)
+	ctx := context.Background()
+	secret, k, _ := p.CreateKey(ctx, KeySpec{})
+	otherSecret, _, _ := p.CreateKey(ctx, KeySpec{})
+	pr, d := p.Authenticate(ctx, secret, "sales")
+	if d != nil {
+		t.Fatal(d)
+	}
+	other, _ := p.Authenticate(ctx, otherSecret, "sales")
+	var told, stoppedTold, otherTold []string
+	stop := pr.OnRevoke(func(msg string) { told = append(told, msg) })
+	defer stop()
+	pr.OnRevoke(func(msg string) { stoppedTold = append(stoppedTold, msg) })()
+	defer other.OnRevoke(func(msg string) { otherTold = append(otherTold, msg) })()
+	res, d := pr.ReserveTokens(ctx, 10)
+	if d != nil {
+		t.Fatal(d)
+	}
+	res.Release()
+
+	if _, d := p.RevokeKey(ctx, k.ID); d != nil {
+		t.Fatal(d)
+	}
+	if len(told) != 1 || !strings.Contains(told[0], "this developer key was revoked at ") || len(stoppedTold) != 0 || len(otherTold) != 0 {
+		t.Errorf("watchers told %q; stopped watch %q; other key %q", told, stoppedTold, otherTold)
+	}
+	if _, d := pr.ReserveTokens(ctx, 10); d == nil || d.Status != http.StatusUnauthorized || d.Close != 4401 || !strings.Contains(d.Message, "revoked") {
+		t.Errorf("reserving after the revocation: %+v", d)
+	}
+	if _, d := other.ReserveTokens(ctx, 10); d != nil {
+		t.Errorf("another key: %+v", d)
+	}
+	var late []string
+	pr.OnRevoke(func(msg string) { late = append(late, msg) })
+	if len(late) != 1 {
+		t.Errorf("a watch started after the revocation: %q", late)
+	}
+	if _, d := p.Authenticate(ctx, secret, "sales"); d == nil || d.Status != http.StatusUnauthorized {
+		t.Errorf("authenticating the revoked key: %+v", d)
 	}
 }

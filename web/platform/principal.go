@@ -101,7 +101,7 @@ func (p *Platform) authKey(ctx context.Context, token, vertical string) (*Princi
 		return nil, storeDenial(err)
 	}
 	if k.Revoked() {
-		return nil, deny(http.StatusUnauthorized, 4401, "this developer key was revoked at %s; ask the operator for a new one", k.RevokedAt.Format(time.RFC3339))
+		return nil, deny(http.StatusUnauthorized, 4401, "%s", revokedMessage(*k.RevokedAt))
 	}
 	if d := (&Principal{p: p, key: &k}).Allow(vertical); d != nil {
 		return nil, d
@@ -229,6 +229,9 @@ func (pr *Principal) ReserveTokens(ctx context.Context, want int64) (*Reservatio
 	p := pr.p
 	p.reserveMu.Lock()
 	defer p.reserveMu.Unlock()
+	if d := pr.revokedDenial(); d != nil {
+		return nil, d
+	}
 	left, err := pr.TokensLeft(ctx)
 	if err != nil {
 		return nil, storeDenial(err)
@@ -318,6 +321,51 @@ func (pr *Principal) Lock() (unlock func(), d *Denial) {
 			pr.session.busy = false
 		}
 	}, nil
+}
+
+// revokedDenial is 401 (close 4401) for a key revoked since it was
+// authenticated, nil otherwise.
+func (pr *Principal) revokedDenial() *Denial {
+	if pr.key == nil {
+		return nil
+	}
+	pr.p.mu.Lock()
+	at, revoked := pr.p.revoked[pr.key.ID]
+	pr.p.mu.Unlock()
+	if !revoked {
+		return nil
+	}
+	return deny(http.StatusUnauthorized, 4401, "%s", revokedMessage(at))
+}
+
+// OnRevoke calls fn with the refusal message if the principal's key is
+// revoked while a live session or replay runs with it (at once if it
+// already was); stop ends the watch. A demo token is never revoked.
+func (pr *Principal) OnRevoke(fn func(msg string)) (stop func()) {
+	if pr.key == nil {
+		return func() {}
+	}
+	p, id := pr.p, pr.key.ID
+	w := &revokeWatch{fn: fn}
+	p.mu.Lock()
+	if at, revoked := p.revoked[id]; revoked {
+		p.mu.Unlock()
+		fn(revokedMessage(at))
+		return func() {}
+	}
+	if p.watchers[id] == nil {
+		p.watchers[id] = map[*revokeWatch]struct{}{}
+	}
+	p.watchers[id][w] = struct{}{}
+	p.mu.Unlock()
+	return func() {
+		p.mu.Lock()
+		delete(p.watchers[id], w)
+		if len(p.watchers[id]) == 0 {
+			delete(p.watchers, id)
+		}
+		p.mu.Unlock()
+	}
 }
 
 // AcquireLive takes a live slot for a socket or a replay: one live session
