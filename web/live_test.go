@@ -350,7 +350,7 @@ func TestLiveProtocolScripted(t *testing.T) {
 
 	ready := w.expect(live.TypeReady)
 	models, _ := ready["models"].(map[string]any)
-	if ready.str("vertical") != "sales" || ready.str("receipts") != "attested" || models["asr"] != "whisper-test" || models["llm"] != "model-27b" {
+	if ready.str("vertical") != "sales" || ready.str("receipts") != "signed" || models["asr"] != "whisper-test" || models["llm"] != "model-27b" {
 		t.Errorf("ready %v", ready)
 	}
 	for _, k := range []string{"banner", "locale", "lang", "target"} {
@@ -491,8 +491,8 @@ func TestLiveReadyFields(t *testing.T) {
 		if c.banner != (ready.str("banner") != "") || (c.banner && ready.str("locale") != "us") || (!c.banner && ready["locale"] != nil) {
 			t.Errorf("%s: banner and locale %v", c.vertical, ready)
 		}
-		if c.banner && !strings.Contains(ready.str("banner"), "this machine") {
-			t.Errorf("clinical banner %q", ready.str("banner"))
+		if c.banner && (!strings.Contains(ready.str("banner"), "do not enter real patient information") || !strings.Contains(ready.str("banner"), "this machine")) {
+			t.Errorf("clinical banner of a demo session %q", ready.str("banner"))
 		}
 		w.expect(live.TypeBudget)
 		w.stop()
@@ -510,6 +510,18 @@ func TestLiveReadyFields(t *testing.T) {
 		if summary["lang"] != c.lang || summary["target"] != c.target {
 			t.Errorf("%s%s: session lang/target %v", c.vertical, c.query, summary)
 		}
+	}
+	// An app with a developer key on the clinic's own box: the banner says
+	// where the data stays, not that it must be synthetic.
+	key, _ := createKey(t, ts, map[string]any{})
+	w := wsDial(t, ts, "vertical=clinical&token="+key, nil)
+	ready := w.expect(live.TypeReady)
+	if b := ready.str("banner"); !strings.Contains(b, "this machine") || strings.Contains(b, "do not enter") || ready.str("locale") != "us" {
+		t.Errorf("clinical banner with a key %q", b)
+	}
+	w.stop()
+	if evs, code := w.rest(); code != live.CloseNormal {
+		t.Errorf("closed %d: %v", code, evs)
 	}
 }
 

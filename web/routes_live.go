@@ -248,7 +248,7 @@ func (s *Server) openLive(ctx context.Context, pr *platform.Principal, vertical,
 	sess, err := live.Start(ctx, live.Config{
 		Vertical: v, Lang: lang, Target: target, Models: s.liveModels,
 		Transcribe: transcribe, Chat: s.chat, Budget: liveBudget{budget{pr}}, Send: send, Now: s.now,
-		Debounce: s.liveDebounce,
+		Debounce: s.liveDebounce, Demo: !pr.IsKey(),
 	})
 	if err != nil {
 		release()

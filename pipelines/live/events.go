@@ -59,7 +59,7 @@ type Models struct {
 type ReadyBody struct {
 	Vertical string `json:"vertical"`
 	Models   Models `json:"models"`
-	Receipts string `json:"receipts"` // "attested" on a box with local signing
+	Receipts string `json:"receipts"` // "signed": the box signs every receipt with its own key
 	Banner   string `json:"banner,omitempty"`
 	Locale   string `json:"locale,omitempty"`
 	Lang     string `json:"lang,omitempty"`

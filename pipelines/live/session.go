@@ -67,7 +67,18 @@ type Config struct {
 	// Debounce is how long a live lane waits after new final sentences
 	// before it runs (default 1 s), so a burst of sentences is one run.
 	Debounce time.Duration
+	// Demo is set for a demo session token (a developer key is an app in
+	// real use): the clinical banner then asks for synthetic data only.
+	Demo bool
 }
+
+// The clinical banners (ready.banner). The contract's demo banner says that
+// real patient information must not be entered; an app using a developer
+// key on the clinic's own box is told where the data stays instead.
+const (
+	clinicalDemoBanner = "Demo session: use synthetic or public data only; do not enter real patient information. Audio is never stored, and the transcript stays on this machine and is deleted when the session ends."
+	clinicalBanner     = "This box runs on your own hardware: audio is never stored and the transcript stays on this machine and is deleted when the session ends."
+)
 
 // Ending is why a session ended on its own: the close code and the message
 // of the error event sent before it.
@@ -135,10 +146,13 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	s.state = State{Vertical: v.ID, Lang: cfg.Lang, Target: cfg.Target, Lanes: map[string]LaneBody{}}
 	go s.sender()
 
-	ready := ReadyBody{Vertical: v.ID, Models: cfg.Models, Receipts: "attested"}
+	ready := ReadyBody{Vertical: v.ID, Models: cfg.Models, Receipts: "signed"}
 	switch v.ID {
 	case "clinical":
-		ready.Banner = "This box runs on your own hardware: audio is never stored and the transcript stays on this machine and is deleted when the session ends."
+		ready.Banner = clinicalBanner
+		if cfg.Demo {
+			ready.Banner = clinicalDemoBanner
+		}
 		ready.Locale = "us"
 	case "translate":
 		ready.Lang, ready.Target = cfg.Lang, cfg.Target

@@ -108,7 +108,7 @@ func TestSessionEventsAndStop(t *testing.T) {
 		t.Errorf("summary %v", done.Summary)
 	}
 	raw, _ := json.Marshal(evs[0])
-	if !strings.HasPrefix(string(raw), `{"type":"ready","at_ms":`) || !strings.Contains(string(raw), `"receipts":"attested"`) {
+	if !strings.HasPrefix(string(raw), `{"type":"ready","at_ms":`) || !strings.Contains(string(raw), `"receipts":"signed"`) {
 		t.Errorf("ready JSON %s", raw)
 	}
 }
