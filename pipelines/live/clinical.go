@@ -18,11 +18,17 @@ import (
 // sales").
 func Clinical(t *codes.Tables) *Vertical {
 	return &Vertical{
-		ID:      "clinical",
-		Live:    []*LaneSpec{noteLane(), codesLane(t), priorAuthLane(t), visitLevelLane()},
-		Summary: clinicalSummary,
+		ID:           "clinical",
+		Live:         []*LaneSpec{noteLane(), codesLane(t), priorAuthLane(t), visitLevelLane()},
+		Summary:      clinicalSummary,
+		Pass2Skipped: clinicalPass2Skipped,
 	}
 }
+
+// clinicalPass2Skipped is why the after-visit pass does not run (error
+// event before done, and summary.pass2.reason).
+const clinicalPass2Skipped = "pass 2 (diarization, speaker roles, the cited note and the claim check) is not available on this box yet: " +
+	"note is the single-pass SOAP note from the live transcript, and final_transcript is the live transcript without speakers or roles"
 
 const clinicalSystem = "You assist a US outpatient clinician during a visit. The user message holds the live " +
 	"speech-recognition transcript so far, one numbered line per sentence ([n] text); speakers are not " +
@@ -443,7 +449,6 @@ func clinicalSummary(st *State) map[string]any {
 		"priorauth":        laneData(st, "priorauth", emptyPriorAuth),
 		"visit_level":      laneData(st, "visit_level", emptyVisitLevel),
 		"final_transcript": liveFinalTranscript(st),
-		"pass2": pass2NotRun("pass 2 (diarization, speaker roles, the cited note and the claim check) is not available on this box yet: " +
-			"note is the single-pass SOAP note from the live transcript, and final_transcript is the live transcript without speakers or roles"),
+		"pass2":            pass2NotRun(clinicalPass2Skipped),
 	}
 }

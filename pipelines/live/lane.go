@@ -66,6 +66,10 @@ type Vertical struct {
 	Final []*LaneSpec
 	// Summary builds done.summary from the final state.
 	Summary func(st *State) map[string]any
+	// Pass2Skipped, when set, is why the vertical's after-stop pass 2 did
+	// not run: Stop sends it as an error event before done (the contract's
+	// signal that pass 2 failed), and summary.pass2 carries the reason.
+	Pass2Skipped string
 }
 
 // LaneSpec is one lane: a model call over the transcript so far whose JSON

@@ -15,12 +15,18 @@ import (
 // sales").
 func Sales() *Vertical {
 	return &Vertical{
-		ID:      "sales",
-		Live:    []*LaneSpec{objectionLane(), nextQuestionLane(), crmLane()},
-		Final:   []*LaneSpec{followupLane()},
-		Summary: salesSummary,
+		ID:           "sales",
+		Live:         []*LaneSpec{objectionLane(), nextQuestionLane(), crmLane()},
+		Final:        []*LaneSpec{followupLane()},
+		Summary:      salesSummary,
+		Pass2Skipped: salesPass2Skipped,
 	}
 }
+
+// salesPass2Skipped is why the after-call pass does not run (error event
+// before done, and summary.pass2.reason).
+const salesPass2Skipped = "pass 2 (diarization and the Seller and Buyer roles) is not available on this box yet: " +
+	"final_transcript is the live transcript without speakers or roles"
 
 const salesSystem = "You assist a seller during a live sales call. The user message holds the live " +
 	"speech-recognition transcript so far, one numbered line per sentence ([n] text); speakers are not " +
@@ -284,7 +290,6 @@ func salesSummary(st *State) map[string]any {
 		"crm":              laneData(st, "crm", emptyCRM),
 		"followup":         laneData(st, "followup", emptyFollowup),
 		"final_transcript": liveFinalTranscript(st),
-		"pass2": pass2NotRun("pass 2 (diarization and the Seller and Buyer roles) is not available on this box yet: " +
-			"final_transcript is the live transcript without speakers or roles"),
+		"pass2":            pass2NotRun(salesPass2Skipped),
 	}
 }

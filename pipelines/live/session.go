@@ -376,6 +376,9 @@ func (s *Session) Stop(ctx context.Context) error {
 			s.setLane(*lb)
 		}
 	}
+	if v.Pass2Skipped != "" {
+		s.emit(TypeError, ErrorBody{Message: "pass 2 did not run: " + v.Pass2Skipped})
+	}
 	st := s.Snapshot()
 	summary := map[string]any{}
 	if v.Summary != nil {
