@@ -8,6 +8,10 @@ import (
 	"testing"
 
 	"boxd/configs"
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/gpu"
+	"boxd/pipelines/chat"
 	"boxd/pipelines/sitecheck"
 	"boxd/pipelines/sitecheck/replyguard"
 )
@@ -219,5 +223,72 @@ func TestReviewReplyBudget(t *testing.T) {
 	r = env.do(t, call{method: "POST", path: "/reviews/reply", token: token, body: reviewBodyJSON(map[string]any{"reply": nil})})
 	if r.status != http.StatusPaymentRequired {
 		t.Errorf("after the budget: %d %s", r.status, r.body)
+	}
+}
+
+// heldEngine is the chat engine of a test that holds a draft: Tokenize
+// (the first engine call of a draft) says it entered and waits for release.
+type heldEngine struct {
+	chat.Engine
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (e *heldEngine) Tokenize(text string, addSpecial, parseSpecial bool) ([]int32, error) {
+	select {
+	case e.entered <- struct{}{}:
+	default:
+	}
+	<-e.release
+	return e.Engine.Tokenize(text, addSpecial, parseSpecial)
+}
+
+// TestReviewReplyOneRunPerToken: a demo token drafts one reply at a time;
+// a second /reviews/reply while the first drafts gets 409, and runs once
+// the first is done. /reviews/check takes no lock and answers meanwhile.
+func TestReviewReplyOneRunPerToken(t *testing.T) {
+	cfg := configs.Defaults()
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 2}, Arbiter: gpu.NewArbiter()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	held := &heldEngine{Engine: e, entered: make(chan struct{}, 1), release: make(chan struct{})}
+	ts := launch(t, cfg, Probes{LLMReady: func() bool { return true }}, nil, func(s *Server) {
+		s.chat = &chat.Service{Engine: held, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: s.key.ID(), Receipts: s.receipts}
+		s.replyTokens = 8
+	})
+	token := session(t, ts, "review-reply")
+	body := reviewBodyJSON(map[string]any{"reply": nil})
+	first := make(chan reply, 1)
+	go func() { first <- ts.do(t, call{method: "POST", path: "/reviews/reply", token: token, body: body}) }()
+	<-held.entered
+	second := make(chan reply, 1)
+	go func() { second <- ts.do(t, call{method: "POST", path: "/reviews/reply", token: token, body: body}) }()
+	select {
+	case r := <-second:
+		if r.status != http.StatusConflict || !strings.Contains(r.errMsg(t), "already has a run in progress") {
+			t.Errorf("second draft: %d %s", r.status, r.body)
+		}
+	case <-held.entered:
+		close(held.release)
+		t.Fatalf("a second draft with the same token reached the model: %d", (<-second).status)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/reviews/check", token: token, body: reviewBodyJSON(nil)}); r.status != 200 {
+		t.Errorf("check while drafting: %d %s", r.status, r.body)
+	}
+	// Another token is not held up by this one.
+	other := session(t, ts, "review-reply")
+	otherDone := make(chan reply, 1)
+	go func() { otherDone <- ts.do(t, call{method: "POST", path: "/reviews/reply", token: other, body: body}) }()
+	close(held.release)
+	if r := <-first; r.status != 200 {
+		t.Errorf("first draft: %d %s", r.status, r.body)
+	}
+	if r := <-otherDone; r.status != 200 {
+		t.Errorf("other token: %d %s", r.status, r.body)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/reviews/reply", token: token, body: body}); r.status != 200 {
+		t.Errorf("after the first finished: %d %s", r.status, r.body)
 	}
 }

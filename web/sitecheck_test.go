@@ -249,6 +249,24 @@ func fixCodes(rep sitecheck.Report) string {
 func TestSiteCheckOutcomes(t *testing.T) {
 	page := text("text/html", `<html lang="en"><head><title>Corner Dental Clinic</title></head><body><p>Hello</p></body></html>`)
 	bigRobots := "User-agent: *\nDisallow: /private\n" + strings.Repeat("# padding padding padding padding\n", 20000) + "User-agent: ClaudeBot\nDisallow: /\n"
+	// A rule line that straddles the 512,000-byte limit: the first 512,000
+	// bytes end in "Disallow: /", which would block every crawler were it
+	// read; RFC 9309 parsers (and the kits, given the whole file) drop the
+	// cut line, so the group has no rules and everything is allowed.
+	cutRobots := func() string {
+		head := "User-agent: *\n"
+		cut := "Disallow: /private/area\n"
+		pad := 512000 - len("Disallow: /") - len(head)
+		line := "# padding padding padding padding padding padding padding\n"
+		body := head + strings.Repeat(line, pad/len(line)-1)
+		rest := 512000 - len("Disallow: /") - len(body)
+		body += "#" + strings.Repeat(" ", rest-2) + "\n"
+		if len(body)+len("Disallow: /") != 512000 {
+			t.Fatalf("cut line at %d", len(body))
+		}
+		return body + cut + "User-agent: Nobody\nAllow: /\n"
+	}()
+	bigLLMs := "# Harbor Street Bakery\n\n> Sourdough bakery.\n\n## Pages\n\n" + strings.Repeat("- [Menu](https://bakery.example/menu): what we bake\n", 25000)
 	cases := []struct {
 		name  string
 		pages map[string]http.HandlerFunc
@@ -286,6 +304,44 @@ func TestSiteCheckOutcomes(t *testing.T) {
 		{"robots beyond the parse limit is cut", map[string]http.HandlerFunc{"/": page, "/robots.txt": text("text/plain", bigRobots)}, func(t *testing.T, rep sitecheck.Report) {
 			if !rep.Robots.Truncated || rep.Robots.Bytes != 512000 || rep.Summary.CrawlersAllowed != 14 || !strings.Contains(fixCodes(rep), "warning:robots_too_large") {
 				t.Errorf("robots: truncated %v bytes %d allowed %d %s", rep.Robots.Truncated, rep.Robots.Bytes, rep.Summary.CrawlersAllowed, fixCodes(rep))
+			}
+		}},
+		{"robots line cut by the parse limit is dropped", map[string]http.HandlerFunc{"/": page, "/robots.txt": text("text/plain", cutRobots)}, func(t *testing.T, rep sitecheck.Report) {
+			if rep.Robots.Fetch != "ok" || !rep.Robots.Truncated || rep.Robots.Bytes != 512000 || !strings.Contains(fixCodes(rep), "warning:robots_too_large") {
+				t.Errorf("robots: fetch %s truncated %v bytes %d %s", rep.Robots.Fetch, rep.Robots.Truncated, rep.Robots.Bytes, fixCodes(rep))
+			}
+			if rep.Summary.CrawlersAllowed != 14 || strings.Contains(fixCodes(rep), "answer_crawlers_blocked") {
+				t.Errorf("the cut line was applied: %d allowed, %s", rep.Summary.CrawlersAllowed, fixCodes(rep))
+			}
+			for _, c := range rep.Robots.Crawlers {
+				for _, p := range c.Paths {
+					if !p.Allowed || p.Rule != "" {
+						t.Errorf("%s %s: allowed %v by %q", c.Crawler, p.Path, p.Allowed, p.Rule)
+					}
+				}
+			}
+		}},
+		{"robots exactly at the parse limit is whole", map[string]http.HandlerFunc{"/": page, "/robots.txt": text("text/plain", cutRobots[:512000-len("Disallow: /")]+"Disallow: /")}, func(t *testing.T, rep sitecheck.Report) {
+			if rep.Robots.Truncated || rep.Robots.Bytes != 512000 || rep.Summary.CrawlersBlocked != 14 || strings.Contains(fixCodes(rep), "robots_too_large") {
+				t.Errorf("robots: truncated %v bytes %d blocked %d %s", rep.Robots.Truncated, rep.Robots.Bytes, rep.Summary.CrawlersBlocked, fixCodes(rep))
+			}
+		}},
+		{"llms.txt answering 503 is unreachable", map[string]http.HandlerFunc{"/": page, "/llms.txt": status(503)}, func(t *testing.T, rep sitecheck.Report) {
+			if rep.LLMsTxt.Found || rep.LLMsTxt.Status != 503 || rep.Summary.LLMsTxt != "unreachable" || !strings.Contains(fixCodes(rep), "error:bad_status") {
+				t.Errorf("llms: %+v summary %s %s", rep.LLMsTxt, rep.Summary.LLMsTxt, fixCodes(rep))
+			}
+		}},
+		{"llms.txt over 1 MiB is found and too large", map[string]http.HandlerFunc{"/": page, "/llms.txt": text("text/markdown", bigLLMs)}, func(t *testing.T, rep sitecheck.Report) {
+			if !rep.LLMsTxt.Found || rep.LLMsTxt.OK || rep.LLMsTxt.Status != 200 || rep.Summary.LLMsTxt != "problems" || !strings.Contains(fixCodes(rep), "error:too_large") {
+				t.Errorf("llms: %+v summary %s %s", rep.LLMsTxt, rep.Summary.LLMsTxt, fixCodes(rep))
+			}
+		}},
+		{"llms.txt redirected into a refused address is unreachable", map[string]http.HandlerFunc{"/": page, "/llms.txt": func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "https://10.1.2.3/llms.txt", http.StatusFound)
+		}}, func(t *testing.T, rep sitecheck.Report) {
+			if rep.LLMsTxt.Found || rep.LLMsTxt.Status != 0 || !strings.Contains(rep.LLMsTxt.Error, "only fetches public addresses") ||
+				rep.Summary.LLMsTxt != "unreachable" || !strings.Contains(fixCodes(rep), "error:unreachable") {
+				t.Errorf("llms: %+v summary %s %s", rep.LLMsTxt, rep.Summary.LLMsTxt, fixCodes(rep))
 			}
 		}},
 		{"llms.txt served as HTML", map[string]http.HandlerFunc{"/": page, "/llms.txt": page}, func(t *testing.T, rep sitecheck.Report) {
@@ -457,6 +513,15 @@ func TestSiteCheckRefusesPrivateAddresses(t *testing.T) {
 			t.Errorf("%s: %d %s", d, r.status, r.body)
 		}
 	}
+	// IPv4 in number, octal, hex or short form: browsers (the WHATWG URL
+	// parser) and inet_aton read these as 127.0.0.1, net.ParseIP as names.
+	// They are refused before any lookup, asking for dotted decimal.
+	for _, d := range []string{"2130706433", "0177.0.0.1", "0x7f.0.0.1", "127.1", "0x7f000001", "https://017700000001/", "http://127.0.1:8080/"} {
+		_, r := siteCheck(t, ts, token, map[string]string{"domain": d})
+		if r.status != 400 || !strings.Contains(r.errMsg(t), "write the address in dotted decimal, e.g. 127.0.0.1,") {
+			t.Errorf("%s: %d %s", d, r.status, r.body)
+		}
+	}
 	// A site on an allowed address that redirects into a refused one.
 	for _, target := range []string{"https://127.0.0.2:%s/", "https://10.1.2.3/", "http://169.254.169.254/latest/meta-data/", "https://[::1]:%s/"} {
 		var s *site
@@ -539,5 +604,125 @@ func TestSiteCheckOneRunPerToken(t *testing.T) {
 	close(release)
 	if first := <-done; first.status != 200 {
 		t.Errorf("first run: %d %s", first.status, first.body)
+	}
+}
+
+// TestSiteCheckRobotsRedirects: robots.txt is read through up to 5
+// redirects, across hosts (RFC 9309 section 2.3.1.2); a sixth redirect, or
+// a redirect into a refused address, leaves no answer, which disallows
+// everything (section 2.3.1.4) and says why.
+func TestSiteCheckRobotsRedirects(t *testing.T) {
+	page := text("text/html", `<html lang="en"><head><title>Corner Dental Clinic</title></head><body><p>Hello</p></body></html>`)
+	robotsTxt := text("text/plain", "User-agent: GPTBot\nDisallow: /\n")
+	// chain redirects /robots.txt of a to b's /hop/1, then back and forth
+	// between the two hosts until /hop/<n> serves the file: n redirects.
+	chain := func(a, b *site, n int) {
+		other := map[*site]*site{a: b, b: a}
+		for _, s := range []*site{a, b} {
+			s.mu.Lock()
+			for i := 1; i <= n; i++ {
+				if i == n {
+					s.pages[fmt.Sprintf("/hop/%d", i)] = robotsTxt
+					continue
+				}
+				next := fmt.Sprintf("%s/hop/%d", other[s].srv.URL, i+1)
+				s.pages[fmt.Sprintf("/hop/%d", i)] = func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, next, http.StatusFound) }
+			}
+			s.mu.Unlock()
+		}
+		first := b.srv.URL + "/hop/1"
+		a.mu.Lock()
+		a.pages["/robots.txt"] = func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, first, http.StatusMovedPermanently) }
+		a.mu.Unlock()
+	}
+	ca := caFile(t, newSite(t, true, nil))
+	ts, token := siteCheckServer(t, ca)
+	for _, c := range []struct {
+		name   string
+		setup  func(a, b *site)
+		fetch  string
+		status int
+		err    string
+	}{
+		{"5 redirects across hosts are followed", func(a, b *site) { chain(a, b, 5) }, "ok", 200, ""},
+		{"6 redirects leave no answer", func(a, b *site) { chain(a, b, 6) }, "unreachable", 0, "more than 5 redirects"},
+		{"a redirect into a refused address leaves no answer", func(a, b *site) {
+			a.mu.Lock()
+			a.pages["/robots.txt"] = func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "https://127.0.0.2:"+strings.Split(a.host(), ":")[1]+"/robots.txt", http.StatusFound)
+			}
+			a.mu.Unlock()
+		}, "unreachable", 0, "only fetches public addresses"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newSite(t, true, map[string]http.HandlerFunc{"/": page})
+			b := newSite(t, true, map[string]http.HandlerFunc{})
+			c.setup(a, b)
+			rep, r := siteCheck(t, ts, token, map[string]string{"domain": a.host()})
+			if r.status != 200 {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			rb := rep.Robots
+			if rb.URL != a.srv.URL+"/robots.txt" || rb.Fetch != c.fetch || rb.Status != c.status || !strings.Contains(rb.Error, c.err) {
+				t.Errorf("robots: url %s fetch %s status %d error %q", rb.URL, rb.Fetch, rb.Status, rb.Error)
+			}
+			switch c.fetch {
+			case "ok": // the file at the end of the chain: only GPTBot is kept out
+				if rep.Summary.CrawlersBlocked != 1 || rep.Summary.CrawlersAllowed != 13 || rb.Crawlers[0].Crawler != "GPTBot" || rb.Crawlers[0].Paths[0].Allowed {
+					t.Errorf("summary %+v", rep.Summary)
+				}
+			default:
+				if rep.Summary.CrawlersBlocked != 14 || !strings.Contains(fixCodes(rep), "error:robots_unreachable") {
+					t.Errorf("summary %+v, fixes %s", rep.Summary, fixCodes(rep))
+				}
+				for _, f := range rep.Fixes {
+					if f.Code == "robots_unreachable" && !strings.Contains(f.Message, c.err) {
+						t.Errorf("the fix does not say why: %s", f.Message)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSiteCheckDeveloperKeys: developer keys reach the site-check routes
+// for the verticals they are allowed, and only those.
+func TestSiteCheckDeveloperKeys(t *testing.T) {
+	s := newSite(t, true, map[string]http.HandlerFunc{"/": text("text/html", "<title>Corner Dental Clinic</title>")})
+	cfg := configs.Defaults()
+	cfg.AdminSecret = configs.Secret(adminSecret)
+	cfg.Outbound.AllowCIDRs = []string{"127.0.0.1/32"}
+	cfg.Outbound.CAFile = caFile(t, s)
+	ts := launch(t, cfg, Probes{}, nil, nil)
+	geoKey, _ := createKey(t, ts, map[string]any{"verticals": []string{"geo-audit"}})
+	reviewKey, _ := createKey(t, ts, map[string]any{"verticals": []string{"review-reply"}})
+	siteBody := map[string]string{"domain": s.host()}
+	review := reviewBodyJSON(nil)
+	for _, c := range []struct {
+		name, key, path string
+		body            any
+		status          int
+		want            string
+	}{
+		{"geo-audit key checks a site", geoKey, "/geo/site-check", siteBody, 200, ""},
+		{"geo-audit key on the reply guard", geoKey, "/reviews/check", review, 403, "not allowed the review-reply vertical (allowed: geo-audit)"},
+		{"geo-audit key drafting a reply", geoKey, "/reviews/reply", reviewBodyJSON(map[string]any{"reply": nil}), 403, "not allowed the review-reply vertical"},
+		{"review-reply key checks a reply", reviewKey, "/reviews/check", review, 200, ""},
+		{"review-reply key on the site check", reviewKey, "/geo/site-check", siteBody, 403, "not allowed the geo-audit vertical (allowed: review-reply)"},
+	} {
+		r := ts.do(t, call{method: "POST", path: c.path, token: c.key, body: c.body})
+		if r.status != c.status {
+			t.Errorf("%s: %d %s; want %d", c.name, r.status, r.body, c.status)
+			continue
+		}
+		if c.status != 200 && !strings.Contains(r.errMsg(t), c.want) {
+			t.Errorf("%s: %q does not say %q", c.name, r.errMsg(t), c.want)
+		}
+		if c.status == 200 && c.path == "/geo/site-check" {
+			var rep sitecheck.Report
+			if err := json.Unmarshal(r.body, &rep); err != nil || rep.Record == nil || rep.URL != s.srv.URL+"/" {
+				t.Errorf("%s: %v %.300s", c.name, err, r.body)
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@
 package sitecheck
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -146,5 +147,85 @@ func checkHostName(h string) string {
 			}
 		}
 	}
+	if endsInNumber(h) {
+		// "2130706433", "0177.0.0.1", "0x7f.0.0.1" and "127.1" are IPv4
+		// addresses to a browser (and to inet_aton) but host names to
+		// net.ParseIP; what the check would fetch then depends on the
+		// resolver. Ask for the one spelling every parser reads alike.
+		if a, ok := parseWHATWGIPv4(h); ok {
+			return fmt.Sprintf("the host %q is an IPv4 address in number or short form (browsers read it as %s); write the address in dotted decimal, e.g. %s, or send the site's name", h, a, a)
+		}
+		return fmt.Sprintf("the host %q ends in a number, so browsers read it as an IPv4 address, and it is not a valid one; write the address in dotted decimal (four numbers from 0 to 255, e.g. 203.0.113.9) or send the site's name", h)
+	}
 	return ""
+}
+
+// endsInNumber is the WHATWG URL standard's "ends in a number" check of a
+// host (ASCII, lower case, no trailing dot): its last label is all digits
+// or an IPv4 number ("0x1f", "017"). Such a host is parsed as an IPv4
+// address by the URL parser, never as a name.
+func endsInNumber(h string) bool {
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if strings.Trim(last, "0123456789") == "" {
+		return true
+	}
+	_, ok := ipv4Number(last)
+	return ok
+}
+
+// parseWHATWGIPv4 is the WHATWG URL standard's IPv4 parser: one to four
+// dot-separated numbers, each decimal, octal (a leading 0) or hex (0x); the
+// last fills the remaining bytes. It returns the address in dotted decimal.
+func parseWHATWGIPv4(h string) (string, bool) {
+	parts := strings.Split(h, ".")
+	if len(parts) > 4 {
+		return "", false
+	}
+	nums := make([]uint64, len(parts))
+	for i, p := range parts {
+		n, ok := ipv4Number(p)
+		if !ok || (i < len(parts)-1 && n > 255) {
+			return "", false
+		}
+		nums[i] = n
+	}
+	v := nums[len(nums)-1]
+	if v >= 1<<(8*(5-len(nums))) {
+		return "", false
+	}
+	for i, n := range nums[:len(nums)-1] {
+		v += n << (8 * (3 - i))
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}).String(), true
+}
+
+// ipv4Number parses one part of a WHATWG IPv4 address: "0x" or "0X" and hex
+// digits (none means 0), "0" and octal digits, or decimal digits.
+func ipv4Number(s string) (uint64, bool) {
+	if s == "" {
+		return 0, false
+	}
+	base := 10
+	switch {
+	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
+		s, base = s[2:], 16
+	case len(s) > 1 && s[0] == '0':
+		s, base = s[1:], 8
+	}
+	if s == "" {
+		return 0, true
+	}
+	n, err := strconv.ParseUint(s, base, 64)
+	if err != nil {
+		// A syntax error is not a number; a number too large for 64 bits
+		// is one, but no valid address.
+		if errors.Is(err, strconv.ErrRange) {
+			return 1 << 40, true
+		}
+		return 0, false
+	}
+	return n, true
 }

@@ -22,16 +22,17 @@ var sevRank = map[string]int{SevError: 0, SevWarning: 1, SevInfo: 2}
 
 // sitePaths are the paths the robots report covers: "/", "/llms.txt" and
 // up to MaxSitePaths first-level paths of the home page's same-origin links,
-// in the order they first appear.
-func sitePaths(html, pageURL string) []string {
+// in the order they first appear. toks is the scanned page (none when the
+// page is not HTML).
+func sitePaths(toks []pagecheck.Token, pageURL string) []string {
 	paths := []string{"/", "/llms.txt"}
 	base, err := url.Parse(pageURL)
-	if err != nil || html == "" {
+	if err != nil || len(toks) == 0 {
 		return paths
 	}
 	seen := map[string]bool{"/": true, "/llms.txt": true, "/robots.txt": true}
 	extra := 0
-	for _, t := range pagecheck.Scan(html) {
+	for _, t := range toks {
 		if extra == MaxSitePaths {
 			break
 		}
@@ -70,14 +71,15 @@ func firstLevel(p string) string {
 	return "/" + p
 }
 
-// images summarises the alt text of the page's <img> elements.
-func images(html, pageURL string) ImagesSection {
+// images summarises the alt text of the <img> elements of the scanned
+// page.
+func images(toks []pagecheck.Token, pageURL string) ImagesSection {
 	sec := ImagesSection{Examples: []ImageAlt{}}
-	if html == "" {
+	if len(toks) == 0 {
 		return sec
 	}
 	base, _ := url.Parse(pageURL)
-	for _, t := range pagecheck.Scan(html) {
+	for _, t := range toks {
 		if t.Kind != pagecheck.TokStartTag || t.Name != "img" {
 			continue
 		}
@@ -416,8 +418,10 @@ func summarise(rep *Report) Summary {
 		}
 	}
 	switch {
-	case !rep.LLMsTxt.Found:
+	case !rep.LLMsTxt.Found && (rep.LLMsTxt.Status == 404 || rep.LLMsTxt.Status == 410):
 		s.LLMsTxt = "missing"
+	case !rep.LLMsTxt.Found:
+		s.LLMsTxt = "unreachable"
 	case rep.LLMsTxt.OK:
 		s.LLMsTxt = "ok"
 	default:

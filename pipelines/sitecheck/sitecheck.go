@@ -149,7 +149,7 @@ type Summary struct {
 	Crawlers        int    `json:"crawlers"`
 	CrawlersAllowed int    `json:"crawlers_allowed"` // allowed to fetch "/"
 	CrawlersBlocked int    `json:"crawlers_blocked"`
-	LLMsTxt         string `json:"llms_txt"` // ok, problems or missing
+	LLMsTxt         string `json:"llms_txt"` // ok, problems, missing (404 or 410) or unreachable (no answer, another HTTP error)
 	JSONLDObjects   int    `json:"jsonld_objects"`
 	JSONLDErrors    int    `json:"jsonld_errors"`
 	JSONLDWarnings  int    `json:"jsonld_warnings"`
@@ -181,21 +181,24 @@ func (c *Checker) Run(ctx context.Context, req Request) (*Report, error) {
 	rep.Page = PageFetch{URL: home.URL, Status: home.Status, ContentType: home.ContentType, Bytes: len(home.Body),
 		Redirects: nonNil(home.Redirects), HTTPSError: httpsErr}
 
+	// The page is scanned once; every check below reads these tokens.
 	html := ""
+	var toks []pagecheck.Token
 	if isHTML(home.ContentType, home.Body) {
 		html = string(home.Body)
+		toks = pagecheck.Scan(html)
 	}
-	paths := sitePaths(html, home.URL)
+	paths := sitePaths(toks, home.URL)
 
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); rep.Robots = c.fetchRobots(ctx, origin, paths) }()
 	go func() { defer wg.Done(); rep.LLMsTxt = c.fetchLLMsTxt(ctx, origin) }()
-	page := pagecheck.CheckPageJSONLD(html, home.URL)
+	page := pagecheck.CheckPageJSONLDTokens(html, toks, home.URL)
 	rep.JSONLD = JSONLDSection{Blocks: page.Blocks, Objects: page.Objects, ErrorCount: page.ErrorCount, WarningCount: page.WarningCount}
 	rep.Text = page.Text
-	rep.Meta = pagecheck.CheckMeta(html, home.URL)
-	rep.Images = images(html, home.URL)
+	rep.Meta = pagecheck.CheckMetaTokens(html, toks, home.URL)
+	rep.Images = images(toks, home.URL)
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -255,27 +258,35 @@ func fetchMsg(e *outbound.Error) string {
 	return e.Msg
 }
 
-// fetchRobots reads /robots.txt (its first robots.MaxBytes bytes) and
-// reports every AI crawler's access to paths. A fetch that fails at the
+// fetchRobots reads /robots.txt and reports every AI crawler's access to
+// paths. It reads one byte past robots.MaxBytes, so that robots.Parse sees
+// whether the file goes on and drops a line the limit cuts, as the kits do
+// with the whole file; Bytes is the length read, at most robots.MaxBytes,
+// and Truncated says the file is longer. A fetch that fails at the
 // transport is "unreachable": disallow all (RFC 9309 section 2.3.1.4).
 func (c *Checker) fetchRobots(ctx context.Context, origin string, paths []string) RobotsSection {
 	sec := RobotsSection{URL: origin + "/robots.txt", Paths: paths}
 	var body []byte
-	resp, err := c.Client.GetPrefix(ctx, sec.URL, robots.MaxBytes)
+	resp, err := c.Client.GetPrefix(ctx, sec.URL, robots.MaxBytes+1)
 	if err != nil {
 		sec.Error = err.Error()
 	} else {
-		sec.Status, body, sec.Truncated, sec.Bytes = resp.Status, resp.Body, resp.Truncated, len(resp.Body)
+		sec.Status, body = resp.Status, resp.Body
+		sec.Truncated = len(body) > robots.MaxBytes
+		sec.Bytes = min(len(body), robots.MaxBytes)
 	}
 	ar := robots.RobotsAccess(robots.AccessInput{RobotsTxt: string(body), Status: sec.Status, Paths: paths})
 	sec.Fetch, sec.Crawlers = ar.Fetch, ar.Crawlers
 	return sec
 }
 
-// fetchLLMsTxt reads and checks /llms.txt.
+// fetchLLMsTxt reads and checks /llms.txt. A file that answers 2xx but is
+// longer than MaxLLMsTxtBytes is found, with the problem too_large (an HTML
+// page served in its place is still reported as served_html); a fetch that
+// fails at the transport has the problem unreachable.
 func (c *Checker) fetchLLMsTxt(ctx context.Context, origin string) LLMsTxtSection {
 	sec := LLMsTxtSection{URL: origin + "/llms.txt"}
-	resp, err := c.Client.Get(ctx, sec.URL, MaxLLMsTxtBytes)
+	resp, err := c.Client.GetPrefix(ctx, sec.URL, MaxLLMsTxtBytes)
 	if err != nil {
 		sec.Error = err.Error()
 		sec.LLMsTxtReport = pagecheck.LLMsTxtReport{Problems: []pagecheck.Problem{{
@@ -286,6 +297,13 @@ func (c *Checker) fetchLLMsTxt(ctx context.Context, origin string) LLMsTxtSectio
 	}
 	sec.Status = resp.Status
 	sec.LLMsTxtReport = pagecheck.CheckLLMsTxt(resp.Status, resp.ContentType, string(resp.Body))
+	if resp.Truncated && sec.Found && !sec.IsHTML {
+		sec.LLMsTxtReport = pagecheck.LLMsTxtReport{Found: true, Problems: []pagecheck.Problem{{
+			Code:    "too_large",
+			Message: fmt.Sprintf("/llms.txt is larger than %d bytes; the check does not read files that large.", MaxLLMsTxtBytes),
+			Fix:     "Keep /llms.txt a short Markdown index of the site's main pages; put long content in separate Markdown files and link them from it.",
+		}}}
+	}
 	return sec
 }
 

@@ -65,7 +65,12 @@ func isJSONLDType(t string) bool {
 
 // ExtractJSONLD finds the JSON-LD blocks of a page in document order,
 // including blocks inside HTML comments, and parses them.
-func ExtractJSONLD(html string) []Block {
+func ExtractJSONLD(html string) []Block { return ExtractJSONLDTokens(html, Scan(html)) }
+
+// ExtractJSONLDTokens is ExtractJSONLD over toks, which must be Scan(html):
+// callers that read the page several ways scan it once. The content of
+// each HTML comment is still scanned on its own, for blocks inside it.
+func ExtractJSONLDTokens(html string, toks []Token) []Block {
 	blocks := []Block{}
 	// Blocks come in document order, so line numbers are counted on from
 	// the previous block.
@@ -98,7 +103,7 @@ func ExtractJSONLD(html string) []Block {
 			}
 		}
 	}
-	walk(Scan(html), 0, false)
+	walk(toks, 0, false)
 	return blocks
 }
 
@@ -138,7 +143,13 @@ func parseBlock(b *Block, content string) {
 // CheckPageJSONLD extracts and validates the JSON-LD of a page. pageURL is
 // used only to suggest absolute URLs for relative ones.
 func CheckPageJSONLD(html, pageURL string) PageReport {
-	r := PageReport{Blocks: ExtractJSONLD(html), Objects: []ObjectReport{}}
+	return CheckPageJSONLDTokens(html, Scan(html), pageURL)
+}
+
+// CheckPageJSONLDTokens is CheckPageJSONLD over toks, which must be
+// Scan(html).
+func CheckPageJSONLDTokens(html string, toks []Token, pageURL string) PageReport {
+	r := PageReport{Blocks: ExtractJSONLDTokens(html, toks), Objects: []ObjectReport{}}
 	for _, b := range r.Blocks {
 		if !b.OK {
 			r.ErrorCount++
@@ -161,7 +172,7 @@ func CheckPageJSONLD(html, pageURL string) PageReport {
 		r.ErrorCount += len(o.Errors)
 		r.WarningCount += len(o.Warnings)
 	}
-	r.Text = ExtractText(html)
+	r.Text = ExtractTextTokens(html, toks)
 	return r
 }
 

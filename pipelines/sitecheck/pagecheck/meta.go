@@ -47,7 +47,10 @@ type MetaReport struct {
 // canonical URL. Canonical links are the <link> elements whose rel holds
 // the token "canonical" and whose href, trimmed of ASCII whitespace, is not
 // empty; the first one is the page's canonical URL.
-func CheckMeta(html, pageURL string) MetaReport {
+func CheckMeta(html, pageURL string) MetaReport { return CheckMetaTokens(html, Scan(html), pageURL) }
+
+// CheckMetaTokens is CheckMeta over toks, which must be Scan(html).
+func CheckMetaTokens(html string, toks []Token, pageURL string) MetaReport {
 	r := MetaReport{Problems: []Problem{}}
 	var (
 		haveTitle, haveDesc, haveLang bool
@@ -56,7 +59,6 @@ func CheckMeta(html, pageURL string) MetaReport {
 		og                            = map[string]string{}
 		svg                           int
 	)
-	toks := Scan(html)
 	for k, t := range toks {
 		switch t.Kind {
 		case TokStartTag:

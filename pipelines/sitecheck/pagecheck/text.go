@@ -32,10 +32,13 @@ var hiddenElements = map[string]bool{"script": true, "style": true, "noscript": 
 // elements leave a space), entities are decoded, whitespace runs collapse to
 // one space, the result is trimmed and cut to MaxTextChars code points
 // (a space left at the cut is trimmed too).
-func ExtractText(html string) string {
+func ExtractText(html string) string { return ExtractTextTokens(html, Scan(html)) }
+
+// ExtractTextTokens is ExtractText over toks, which must be Scan(html).
+func ExtractTextTokens(html string, toks []Token) string {
 	var b strings.Builder
 	hidden := 0 // open noscript/template elements
-	for _, t := range Scan(html) {
+	for _, t := range toks {
 		switch t.Kind {
 		case TokText:
 			if hidden == 0 {
