@@ -362,6 +362,81 @@ def _find_urls(scan):
     return out
 
 
+_RE_LOCAL_RUN = re.compile(r"[a-z0-9._%+-]+")
+
+
+def _find_emails(scan):
+    """_find_all(_RE_EMAIL, scan), in linear time.
+
+    Left to finditer, the regex is tried at every position of a long run of
+    local-part characters and reads to the end of the run each time
+    ("aaaa…" with or without an "@" after it, "a@a.a.a.…!"): quadratic,
+    where Go's RE2 is linear. The matches are the same because the same
+    regex decides at every position tried; only positions that cannot start
+    a match are skipped. A match starts with a local-part character, and
+    "@" is none, so the local part from any start p in a maximal run of
+    them ends where the run ends, at r, and needs an "@" there; what follows
+    the "@" is matched the same way whatever p was. So either every start
+    in [p, r) gives a match or none does: each run is tried once, from its
+    first position not before the end of the last match, and not at all
+    when no "@" follows it. Each attempt reads the run and the domain
+    characters after its "@" (no "@" among them), so no text is read more
+    than a few times."""
+    out = []
+    q = 0
+    while True:
+        run = _RE_LOCAL_RUN.search(scan, q)
+        if run is None:
+            break
+        p, r = run.span()
+        if scan.startswith("@", r):
+            hit = _RE_EMAIL.match(scan, p)
+            if hit is not None:
+                out.append(hit.span())
+                q = hit.end()
+                continue
+        q = r
+    return out
+
+
+_RE_OFFER_START = re.compile(r"[$0-9]")
+_RE_DIGIT_RUN = re.compile(r"[0-9]+")
+
+
+def _find_offers(scan):
+    """_find_all(_RE_OFFER, scan), in linear time.
+
+    Left to finditer, the percentage branch is tried at every digit of a
+    long digit run ("1111…"), reading to the end of the run and back each
+    time: quadratic, where Go's RE2 is linear. The matches are the same
+    because the same regex decides at every position tried; only positions
+    that cannot start a match are skipped: characters other than "$" and
+    digits, and, once no match starts at a digit p, the rest of p's digit
+    run. At a digit only the second branch can match, and its [0-9]+ may end
+    anywhere in the run; from p it can end wherever it can from any later
+    start p' in the run, and what follows that end is the same text, so a
+    match at p' would mean a match at p (the regex at p tries every end).
+    An attempt at "$" reads the number after it (which holds no "$"), one at
+    a digit its run and at most the digits after a full stop that ends it,
+    so no text is read more than a few times."""
+    out = []
+    q = 0
+    while True:
+        m = _RE_OFFER_START.search(scan, q)
+        if m is None:
+            break
+        p = m.start()
+        hit = _RE_OFFER.match(scan, p)
+        if hit is not None:
+            out.append(hit.span())
+            q = hit.end()
+        elif scan[p] == "$":
+            q = p + 1
+        else:
+            q = _RE_DIGIT_RUN.match(scan, p).end()
+    return out
+
+
 def _is_alnum_char(c):
     return "a" <= c <= "z" or "A" <= c <= "Z" or "0" <= c <= "9"
 
@@ -479,7 +554,7 @@ def check(review, rating, business_name, reply, business_type=""):
 
     # Offers.
     offers = _Spans()
-    for s in _find_all(_RE_OFFER, rp.scan_lower):
+    for s in _find_offers(rp.scan_lower):
         if not _alnum_after(rp.scan_lower, s):
             offers.accept(s)
     for pm in _scan_phrases(toks, masked, _OFFER_PHRASES):
@@ -630,12 +705,11 @@ def _find_contacts(t):
         out.append((s, kind, _canon_contact(t, kind, s)))
 
     low = t.scan_lower
-    # An email needs an "@"; skipping the search without one saves the
-    # backtracking engine quadratic work on long texts.
+    # An email needs an "@", a web address a "." or "://"; texts without
+    # them skip those scans.
     if "@" in low:
-        for s in _find_all(_RE_EMAIL, low):
+        for s in _find_emails(low):
             attempt(_CONTACT_KIND_EMAIL, s)
-    # A web address holds "." or "://" (the same saving).
     if "." in low or "://" in low:
         for s in _find_urls(low):
             if not _alnum_after(low, s):

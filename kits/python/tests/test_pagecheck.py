@@ -746,5 +746,49 @@ class GoUnitTablesTest(unittest.TestCase):
                 self.assertEqual(pc.extract_text(given), want)
 
 
+class MarkupEmailTest(unittest.TestCase):
+    """_is_email_address agrees with _RE_EMAIL without its quadratic
+    backtracking over a long domain."""
+
+    def test_same_as_the_regex(self):
+        # Every string of up to 7 characters over a small alphabet, then
+        # each space character the regex forbids in each part.
+        import itertools
+        for n in range(8):
+            for t in itertools.product(("a", ".", "@", " ", "\v", "\u00e9"), repeat=n):
+                s = "".join(t)
+                self.assertEqual(pc._is_email_address(s), pc._RE_EMAIL.match(s) is not None, repr(s))
+        for c in " \t\n\v\f\r":
+            for s in ("a" + c + "@b.c", "a@b" + c + ".c", "a@b." + c + "c", "a@b.c" + c, "a@b.c"):
+                self.assertEqual(pc._is_email_address(s), pc._RE_EMAIL.match(s) is not None, repr(s))
+
+    def test_long_domain_is_read_once(self):
+        # Alone, the regex tries each full stop of the domain as the last
+        # one and reads on to the space or second "@" each time: quadratic.
+        # _is_email_address turns such strings away before the regex runs,
+        # and runs it once on the others.
+        real = pc._RE_EMAIL
+        calls = []
+
+        class Counting:
+            def match(self, s):
+                calls.append(s)
+                return real.match(s)
+
+        pc._RE_EMAIL = Counting()
+        try:
+            cases = [("a@" + "." * 20000 + c + "x", False, 0) for c in " \t\n\v\f\r"]
+            cases += [("a@" + ".a" * 10000 + "@", False, 0), ("a@" + "." * 20000 + "a", True, 1),
+                      ("a@" + "." * 20000, True, 1), ("a" * 20000, False, 1)]
+            for s, want, runs in cases:
+                calls.clear()
+                self.assertEqual(pc._is_email_address(s), want, s[:20])
+                self.assertEqual(len(calls), runs, s[:20])
+        finally:
+            pc._RE_EMAIL = real
+        self.assertEqual(pc.generate_markup_kit({"facts": {"name": "Acme", "email": "a@" + "." * 20000 + " x"}}),
+                         {"error": "facts.email must be an email address"})
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -251,6 +251,75 @@ class URLScanTest(unittest.TestCase):
             rg._RE_URL = real
 
 
+class _CountingRegex:
+    """Stands in for a module regex and records where match runs it."""
+
+    def __init__(self, real):
+        self.real = real
+        self.calls = []
+
+    def match(self, s, pos):
+        self.calls.append(pos)
+        return self.real.match(s, pos)
+
+
+class EmailScanTest(unittest.TestCase):
+    """_find_emails finds exactly what finditer finds, without its quadratic
+    retries on long runs of local-part characters."""
+
+    def test_same_matches_as_finditer(self):
+        import random
+        r = random.Random(11)
+        alphabet = list("ab1.-_+%@@ !") + ["@a.co", ".com", "x@y", "..", "a.b", "@b.c1d"]
+        for _ in range(20000):
+            s = "".join(r.choice(alphabet) for _ in range(r.randint(0, 30)))
+            self.assertEqual(rg._find_emails(s), rg._find_all(rg._RE_EMAIL, s), repr(s))
+
+    def test_long_runs_are_tried_once(self):
+        counting = _CountingRegex(rg._RE_EMAIL)
+        rg._RE_EMAIL = counting
+        try:
+            for s, want in [("a" * 20000, []), ("a" * 20000 + "@", []), ("1a" * 10000 + "@", []),
+                            ("a@" + "a." * 10000 + "!", []),
+                            ("x" * 10000 + "@a.com " + "y" * 10000 + "@", [(0, 10006)]),
+                            ("a@b.cc" + "1." * 10000 + "@d.ee", [(0, 6), (6, 20011)])]:
+                counting.calls.clear()
+                self.assertEqual(rg._find_emails(s), want, s[:20])
+                # finditer tries the regex at every one of the 10,000+
+                # positions and reads to the end of the run from each.
+                self.assertLessEqual(len(counting.calls), 2, (s[:20], len(counting.calls)))
+        finally:
+            rg._RE_EMAIL = counting.real
+
+
+class OfferScanTest(unittest.TestCase):
+    """_find_offers finds exactly what finditer finds, without its quadratic
+    retries on long digit runs."""
+
+    def test_same_matches_as_finditer(self):
+        import random
+        r = random.Random(13)
+        alphabet = list("129.,$ %xo") + ["off", " off", "percent", "per", "$ ", "1.5", "% off"]
+        for _ in range(20000):
+            s = "".join(r.choice(alphabet) for _ in range(r.randint(0, 30)))
+            self.assertEqual(rg._find_offers(s), rg._find_all(rg._RE_OFFER, s), repr(s))
+
+    def test_long_digit_runs_are_tried_once(self):
+        counting = _CountingRegex(rg._RE_OFFER)
+        rg._RE_OFFER = counting
+        try:
+            for s, want in [("1" * 20000, []), ("1" * 20000 + "% of", []),
+                            ("1" * 10000 + "." + "2" * 10000 + " percent", []), ("$ " + "1" * 20000, []),
+                            ("9" * 20000 + "% off", [(0, 20005)]), ("$" + "5" * 20000 + " off", [(0, 20005)])]:
+                counting.calls.clear()
+                self.assertEqual(rg._find_offers(s), want, s[:20])
+                # finditer tries the regex at every one of the 20,000
+                # digits and reads to the end of the run and back from each.
+                self.assertLessEqual(len(counting.calls), 2, (s[:20], len(counting.calls)))
+        finally:
+            rg._RE_OFFER = counting.real
+
+
 class KitErrorTest(unittest.TestCase):
     def test_errors(self):
         for fn, inp, want in KIT_ERRORS:

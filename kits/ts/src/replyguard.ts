@@ -25,6 +25,8 @@
 
 /** The longest reply, in code points, that passes without a too_long warning. */
 import { goQuote, wellFormed } from "./gostrings.js";
+import { findEmails } from "./emailscan.js";
+import { findOffers } from "./offerscan.js";
 import { findURLs } from "./urlscan.js";
 export const MAX_REPLY_LENGTH = 1000;
 
@@ -107,13 +109,12 @@ const CONTACT_MESSAGES: Record<string, string> = {
 // The regexes run on the ASCII scan strings. They use no flags, no \b, \s,
 // \d or \w, no look-around and no anchors, so RE2 and JavaScript find the
 // same leftmost-first matches. None of them matches the empty string.
-// RE_URL and its linear-time scan are in urlscan.ts.
-const RE_EMAIL = /[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}/g;
+// RE_EMAIL, RE_URL and RE_OFFER and their linear-time scans are in
+// emailscan.ts, urlscan.ts and offerscan.ts.
 const RE_PHONE = /(?:\+[0-9]+[ .-]?)?(?:\([0-9]+\)[ .-]?)?[0-9]+(?:[ .-][0-9]+)*/g;
 const RE_ADDRESS =
   /[0-9]{1,6} (?:[A-Z][A-Za-z0-9.'-]* ){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Court|Ct|Place|Pl|Parkway|Pkwy|Highway|Hwy|Terrace|Circle|Square|Sq)[^A-Za-z0-9]/g;
 const RE_NUMBER = /[0-9]+(?:[.,:/][0-9]+)*/g;
-const RE_OFFER = /(?:\$ ?[0-9]+(?:[.,][0-9]+)*|[0-9]+(?:\.[0-9]+)? ?(?:%|percent)) ?off/g;
 const RE_BRACKET = /\{\{[^{}\n]{0,60}\}\}|\{[^{}\n]{1,60}\}|\[[^\[\]\n]{1,60}\]|<[^<>\n]{1,60}>/g;
 const RE_CAPS = /XXX+|TODO|TBD|FIXME|TKTK/g;
 
@@ -465,7 +466,7 @@ export function guardReply(input: ReplyGuardInput): ReplyGuardResult {
 
   // Offers.
   const offers = new Spans();
-  for (const s of findAll(RE_OFFER, rp.scanLower)) {
+  for (const s of findOffers(rp.scanLower)) {
     if (!alnumAfter(rp.scanLower, s)) offers.accept(s);
   }
   for (const pm of scanPhrases(rp.toks, masked, OFFER_PHRASES)) offers.accept(phraseSpan(pm));
@@ -654,12 +655,11 @@ function findContacts(t: Text): Contact[] {
     spans.add(s);
     out.push({ s, kind, canon: canonContact(t, kind, s) });
   };
-  // An email needs an "@"; skipping the search without one saves the
-  // backtracking engine quadratic work on long texts.
+  // An email needs an "@", a web address a "." or "://"; texts without
+  // them skip those scans.
   if (t.scanLower.includes("@")) {
-    for (const s of findAll(RE_EMAIL, t.scanLower)) attempt(CONTACT_KIND_EMAIL, s);
+    for (const s of findEmails(t.scanLower)) attempt(CONTACT_KIND_EMAIL, s);
   }
-  // A web address holds "." or "://" (the same saving).
   if (t.scanLower.includes(".") || t.scanLower.includes("://")) {
     for (const s of findURLs(t.scanLower)) {
       if (!alnumAfter(t.scanLower, s)) attempt(CONTACT_KIND_URL, s);
@@ -689,13 +689,24 @@ function phoneShape(m: string): boolean {
   return true;
 }
 
+/**
+ * s without its trailing "/"s (Go's strings.TrimRight(s, "/")), read once
+ * from the end: the regex /\/+$/ would retry at every "/" of a long run that
+ * does not end the string, which a web address can hold ("a.com////…x").
+ */
+function trimTrailingSlashes(s: string): string {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 0x2f /* / */) end--;
+  return s.slice(0, end);
+}
+
 /** The form compared between reply and review. */
 function canonContact(t: Text, kind: string, s: Span): string {
   let low = lowerSlice(t, s.start, s.end);
   switch (kind) {
     case CONTACT_KIND_URL:
       for (const p of ["https://", "http://", "www."]) if (low.startsWith(p)) low = low.slice(p.length);
-      return low.replace(/\/+$/, "");
+      return trimTrailingSlashes(low);
     case CONTACT_KIND_PHONE: {
       let b = "";
       for (const ch of low) if (isDigit(ch.codePointAt(0) ?? 0)) b += ch;

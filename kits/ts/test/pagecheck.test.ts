@@ -19,6 +19,7 @@ import {
   tokenAttr,
   validateSchema,
 } from "../src/pagecheck.js";
+import { RE_EMAIL, isEmailAddress } from "../src/pagecheck-markup.js";
 
 // Compiled tests live in kits/ts/dist/test/.
 const FIXTURE_DIR = new URL("../../../../testdata/sitecheck/", import.meta.url);
@@ -493,4 +494,58 @@ test("page checks through the public functions", () => {
   );
   assert.deepEqual(validateSchema(markup).errors, []);
   assert.throws(() => generateMarkup({ name: "Lorem ipsum shop" }), { message: 'facts.name contains placeholder text ("Lorem ipsum")' });
+});
+
+test("facts.email: isEmailAddress agrees with the regex", () => {
+  // Every string of up to 7 characters over a small alphabet, then each
+  // space character the regex forbids in each part.
+  const alphabet = ["a", ".", "@", " ", "\v", "\u00e9"];
+  let level = [""];
+  for (let n = 0; n <= 7; n++) {
+    const next: string[] = [];
+    for (const s of level) {
+      assert.equal(isEmailAddress(s), RE_EMAIL.test(s), JSON.stringify(s));
+      if (n < 7) for (const c of alphabet) next.push(s + c);
+    }
+    level = next;
+  }
+  for (const c of " \t\n\v\f\r") {
+    for (const s of [`a${c}@b.c`, `a@b${c}.c`, `a@b.${c}c`, `a@b.c${c}`, "a@b.c"]) {
+      assert.equal(isEmailAddress(s), RE_EMAIL.test(s), JSON.stringify(s));
+    }
+  }
+});
+
+test("facts.email: a long domain is read once", () => {
+  // Alone, the regex tries each full stop of the domain as the last one
+  // and reads on to the space or second "@" each time: quadratic.
+  // isEmailAddress turns such strings away before the regex runs, and runs
+  // it once on the others.
+  const cases: [string, boolean, number][] = [
+    ...[..." \t\n\v\f\r"].map((c): [string, boolean, number] => ["a@" + ".".repeat(20000) + c + "x", false, 0]),
+    ["a@" + ".a".repeat(10000) + "@", false, 0],
+    ["a@" + ".".repeat(20000) + "a", true, 1],
+    ["a@" + ".".repeat(20000), true, 1],
+    ["a".repeat(20000), false, 1],
+  ];
+  const proto = RegExp.prototype;
+  const realExec = proto.exec;
+  for (const [s, want, runs] of cases) {
+    let emailCalls = 0;
+    proto.exec = function (this: RegExp, str: string) {
+      if (this.source === RE_EMAIL.source) emailCalls++;
+      return realExec.call(this, str);
+    };
+    let got: boolean;
+    try {
+      got = isEmailAddress(s);
+    } finally {
+      proto.exec = realExec;
+    }
+    assert.equal(got, want, s.slice(0, 20));
+    assert.equal(emailCalls, runs, `${s.slice(0, 20)}…: the email regex ran ${emailCalls} times`);
+  }
+  assert.throws(() => generateMarkup({ name: "Acme", email: "a@" + ".".repeat(20000) + " x" }), {
+    message: "facts.email must be an email address",
+  });
 });
