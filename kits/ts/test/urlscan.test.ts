@@ -2,35 +2,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { RE_URL, findURLs, type URLSpan } from "../src/urlscan.js";
-
-function execAll(scan: string): URLSpan[] {
-  const out: URLSpan[] = [];
-  const re = new RegExp(RE_URL.source, "g");
-  for (let m = re.exec(scan); m !== null; m = re.exec(scan)) out.push({ start: m.index, end: m.index + m[0].length });
-  return out;
-}
-
-// A small seeded generator (mulberry32), so a failure repeats.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { assertFewRuns, assertSameAsRegex, execAll } from "./scanhelp.js";
 
 test("findURLs finds what the regex scan finds", () => {
-  const r = rng(7);
-  const alphabet = [..."a.c.o.m/w.h:t-p s1", "www.", "http://", "https://", ".com", ".co", "..", ".io/x"];
-  for (let i = 0; i < 20000; i++) {
-    let s = "";
-    const n = Math.floor(r() * 31);
-    for (let j = 0; j < n; j++) s += alphabet[Math.floor(r() * alphabet.length)];
-    assert.deepEqual(findURLs(s), execAll(s), JSON.stringify(s));
-  }
+  assertSameAsRegex(findURLs, RE_URL, 7, [..."a.c.o.m/w.h:t-p s1", "www.", "http://", "https://", ".com", ".co", "..", ".io/x"]);
 });
 
 test("findURLs tries a long dotted run once", () => {
@@ -44,21 +19,5 @@ test("findURLs tries a long dotted run once", () => {
     ["x.".repeat(5000) + "www.a " + "y.".repeat(5000), [{ start: 10000, end: 10005 }]],
     ["x.".repeat(5000) + "com", [{ start: 0, end: 10003 }]],
   ];
-  const proto = RegExp.prototype;
-  const realExec = proto.exec;
-  for (const [s, want] of cases) {
-    let urlCalls = 0;
-    proto.exec = function (this: RegExp, str: string) {
-      if (this.source === RE_URL.source) urlCalls++;
-      return realExec.call(this, str);
-    };
-    let got: URLSpan[];
-    try {
-      got = findURLs(s);
-    } finally {
-      proto.exec = realExec;
-    }
-    assert.deepEqual(got, want, s.slice(0, 20));
-    assert.ok(urlCalls <= 4, `${s.slice(0, 20)}…: the URL regex ran ${urlCalls} times`);
-  }
+  assertFewRuns(findURLs, RE_URL, 4, cases);
 });
