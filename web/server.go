@@ -153,6 +153,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.siteCheckRoutes()
 	s.liveRoutes()
 	s.demoRoutes()
+	s.studioRoutes()
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.observe(s.sockets(s.origins(s.mux)))
 	return s
@@ -360,11 +361,17 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; the API is listed in README.md", r.Method, r.URL.Path))
 }
 
-// pathMatches reports whether path matches a route pattern's path, where
-// a "{name}" segment matches any one non-empty segment (the mux's
-// wildcards; the routes use no "{name...}" or trailing-slash subtrees).
+// pathMatches reports whether path matches a route pattern's path as the
+// mux reads it: a "{name}" segment matches any one non-empty segment, a
+// final "{name...}" or a trailing "/" matches the rest of the path.
 func pathMatches(pattern, path string) bool {
 	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
+	if last := ps[len(ps)-1]; last == "" || (strings.HasPrefix(last, "{") && strings.HasSuffix(last, "...}")) {
+		if len(xs) < len(ps) {
+			return false
+		}
+		ps, xs = ps[:len(ps)-1], xs[:len(ps)-1]
+	}
 	if len(ps) != len(xs) {
 		return false
 	}

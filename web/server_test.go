@@ -170,6 +170,10 @@ func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
 		{http.MethodPost, "/receipts/", http.StatusNotFound, "", "no route POST /receipts/"},
 		{http.MethodPost, "/receipts/a/b", http.StatusNotFound, "", "no route POST /receipts/a/b"},
 		{http.MethodGet, "/demo/recordings/x/other", http.StatusNotFound, "", "no route"},
+		// A "{path...}" pattern matches the rest of the path.
+		{http.MethodPost, "/studio/media/a/b.png", http.StatusMethodNotAllowed, "GET, HEAD", "POST is not allowed on /studio/media/a/b.png"},
+		{http.MethodDelete, "/studio/jobs/job_1", http.StatusMethodNotAllowed, "GET, HEAD", "use GET or HEAD"},
+		{http.MethodPost, "/studio/mediax", http.StatusNotFound, "", "no route"},
 	}
 	for _, tc := range cases {
 		req, _ := http.NewRequest(tc.method, ts.url+tc.path, nil)

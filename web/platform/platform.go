@@ -157,9 +157,10 @@ type Session struct {
 	liveOpen    bool
 }
 
-// networkOf groups client addresses: IPv4 addresses singly, IPv6 by /64
-// (one host usually holds a whole /64).
-func networkOf(remoteAddr string) string {
+// Network groups client addresses for per-address limits (demo sessions,
+// studio reports): IPv4 addresses singly, IPv6 by /64 (one host usually
+// holds a whole /64).
+func Network(remoteAddr string) string {
 	host := remoteAddr
 	if ap, err := netip.ParseAddrPort(remoteAddr); err == nil {
 		host = ap.Addr().String()
@@ -183,7 +184,7 @@ func (p *Platform) CreateSession(vertical, remoteAddr string) (token string, s *
 		return "", nil, deny(http.StatusBadRequest, 4400, "unknown vertical %q; use one of: %s", vertical, strings.Join(Verticals, ", "))
 	}
 	now := p.now()
-	network := networkOf(remoteAddr)
+	network := Network(remoteAddr)
 
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -32,8 +32,8 @@ func TestNetworkGrouping(t *testing.T) {
 		"not-an-address":             "not-an-address",
 	}
 	for in, want := range cases {
-		if got := networkOf(in); got != want {
-			t.Errorf("networkOf(%s) = %s, want %s", in, got, want)
+		if got := Network(in); got != want {
+			t.Errorf("Network(%s) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -1,0 +1,201 @@
+package studio
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Report limits.
+const (
+	ReportsPerHour    = 5
+	MaxDetailsChars   = 2000
+	MaxContactChars   = 200
+	MaxReportIDChars  = 128
+	reportFilePerm    = 0o600
+	reportDirPerm     = 0o700
+	reportWindow      = time.Hour
+	reportIDPrefix    = "rp_"
+	reportIDRandBytes = 12
+)
+
+// ReportInput is the body of POST /studio/report.
+type ReportInput struct {
+	Item     *string `json:"item"`
+	Job      *string `json:"job"`
+	Category *string `json:"category"`
+	Details  *string `json:"details"`
+	Contact  *string `json:"contact"`
+}
+
+// Report is a validated report as stored.
+type Report struct {
+	ReportID string `json:"report_id"`
+	Received int64  `json:"received"`
+	Item     string `json:"item,omitempty"`
+	Job      string `json:"job,omitempty"`
+	Category string `json:"category"`
+	Details  string `json:"details,omitempty"`
+	Contact  string `json:"contact,omitempty"`
+}
+
+var reportTarget = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// ValidateReport checks a report body; errors are *InputError.
+func ValidateReport(in ReportInput) (Report, error) {
+	var r Report
+	switch {
+	case in.Item != nil && in.Job != nil:
+		return r, inputErr("send either item or job, not both")
+	case in.Item == nil && in.Job == nil:
+		return r, inputErr("item or job is required: the id of the gallery item or job being reported")
+	}
+	target := in.Item
+	name := "item"
+	if in.Job != nil {
+		target, name = in.Job, "job"
+	}
+	if *target == "" || len(*target) > MaxReportIDChars || !reportTarget.MatchString(*target) {
+		return r, inputErr("%s must be an id of 1 to %d letters, digits, dashes or underscores", name, MaxReportIDChars)
+	}
+	if in.Item != nil {
+		r.Item = *in.Item
+	} else {
+		r.Job = *in.Job
+	}
+	if in.Category == nil || !IsReportCategory(*in.Category) {
+		got := "none"
+		if in.Category != nil {
+			got = fmt.Sprintf("%q", *in.Category)
+		}
+		cats := make([]string, len(ReportCategories))
+		for i, c := range ReportCategories {
+			cats[i] = c.Category
+		}
+		return r, inputErr("category is %s; use one of %s", got, strings.Join(cats, ", "))
+	}
+	r.Category = *in.Category
+	if in.Details != nil {
+		if err := checkText("details", *in.Details, MaxDetailsChars); err != nil {
+			return r, err
+		}
+		r.Details = strings.TrimSpace(*in.Details)
+	}
+	if in.Contact != nil {
+		if err := checkText("contact", *in.Contact, MaxContactChars); err != nil {
+			return r, err
+		}
+		r.Contact = strings.TrimSpace(*in.Contact)
+	}
+	return r, nil
+}
+
+// RateError is a report over the per-address limit.
+type RateError struct {
+	Count      int
+	RetryAfter time.Duration
+}
+
+func (e *RateError) Error() string {
+	return fmt.Sprintf("this address filed %d reports in the last hour (limit %d); retry after the time in Retry-After", e.Count, ReportsPerHour)
+}
+
+// Reports stores reports as one JSON file each (mode 0600) in Dir (mode
+// 0700) and limits them per client network.
+type Reports struct {
+	Dir string
+	Now func() time.Time // nil: time.Now
+
+	mu     sync.Mutex
+	recent map[string][]time.Time // per network: reports stored in the last hour
+}
+
+func (rs *Reports) now() time.Time {
+	if rs.Now == nil {
+		return time.Now()
+	}
+	return rs.Now()
+}
+
+// File stores a validated report from a client in network (its address
+// grouped as the demo-session limits group it: platform.Network) and
+// returns it with its id and time. Over ReportsPerHour per network it
+// returns a *RateError and stores nothing.
+func (rs *Reports) File(network string, r Report) (Report, error) {
+	now := rs.now()
+	rs.mu.Lock()
+	defer rs.mu.Unlock() // held across the write: the count and the file agree
+	if rs.recent == nil {
+		rs.recent = map[string][]time.Time{}
+	}
+	for k, ts := range rs.recent {
+		cut := 0
+		for cut < len(ts) && !ts[cut].After(now.Add(-reportWindow)) {
+			cut++
+		}
+		if cut == len(ts) {
+			delete(rs.recent, k)
+		} else {
+			rs.recent[k] = ts[cut:]
+		}
+	}
+	if mine := rs.recent[network]; len(mine) >= ReportsPerHour {
+		return Report{}, &RateError{Count: len(mine), RetryAfter: mine[0].Add(reportWindow).Sub(now)}
+	}
+	r.ReportID = newReportID()
+	r.Received = now.Unix()
+	if err := rs.write(r); err != nil {
+		return Report{}, err
+	}
+	rs.recent[network] = append(rs.recent[network], now)
+	return r, nil
+}
+
+// write stores r atomically: a temporary file, synced, renamed into place.
+func (rs *Reports) write(r Report) error {
+	if err := os.MkdirAll(rs.Dir, reportDirPerm); err != nil {
+		return fmt.Errorf("studio reports: %w", err)
+	}
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("studio reports: %w", err)
+	}
+	f, err := os.CreateTemp(rs.Dir, ".report-*")
+	if err != nil {
+		return fmt.Errorf("studio reports: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a successful rename there is nothing to remove
+	if err := f.Chmod(reportFilePerm); err != nil {
+		f.Close()
+		return fmt.Errorf("studio reports: %w", err)
+	}
+	if _, err := f.Write(append(raw, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("studio reports: write %s: %w", r.ReportID, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("studio reports: sync %s: %w", r.ReportID, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("studio reports: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(rs.Dir, r.ReportID+".json")); err != nil {
+		return fmt.Errorf("studio reports: %w", err)
+	}
+	return nil
+}
+
+func newReportID() string {
+	b := make([]byte, reportIDRandBytes)
+	_, _ = rand.Read(b)
+	return reportIDPrefix + hex.EncodeToString(b)
+}

@@ -1,0 +1,340 @@
+package web
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"boxd/pipelines/studio"
+	"boxd/web/platform"
+)
+
+// Body limits and the vertical of the studio routes.
+const (
+	studioVertical   = "studio"
+	studioJobBody    = 32 << 10 // {kind, prompt (2,000 characters), params (lyrics: 4,000)}
+	studioReportBody = 32 << 10 // {item or job, category, details (2,000), contact (200)}
+)
+
+// studioRoutes serves the media studio (contract sections 2 to 8). This
+// version runs no render worker: jobs are checked and queued, and stay
+// queued with a note that says so.
+type studioRoutes struct {
+	s       *Server
+	gallery *studio.Gallery
+	queue   *studio.Queue
+	reports *studio.Reports
+}
+
+func (s *Server) studioRoutes() {
+	dir := filepath.Join(s.cfg.StateDir, "studio")
+	now := func() time.Time { return s.now() } // the server's clock as it is when called
+	h := &studioRoutes{
+		s:       s,
+		gallery: &studio.Gallery{Dir: filepath.Join(dir, "media")},
+		queue:   &studio.Queue{Live: s.platform.LiveSessions, Now: now},
+		reports: &studio.Reports{Dir: filepath.Join(dir, "reports"), Now: now},
+	}
+	s.Handle(http.MethodGet, "/studio/gallery", h.listGallery)
+	s.Handle(http.MethodGet, "/studio/media/{path...}", h.media)
+	s.Handle(http.MethodPost, "/studio/jobs", h.submitJob)
+	s.Handle(http.MethodGet, "/studio/jobs/{id}", h.getJob)
+	s.Handle(http.MethodGet, "/studio/policy", h.policy)
+	s.Handle(http.MethodGet, "/studio/report", h.reportForm)
+	s.Handle(http.MethodPost, "/studio/report", h.fileReport)
+}
+
+func (h *studioRoutes) listGallery(w http.ResponseWriter, r *http.Request) {
+	items, skipped, err := h.gallery.List()
+	if err != nil {
+		h.s.log.Error("studio gallery unreadable", "err", err)
+		writeError(w, http.StatusInternalServerError, "the studio gallery could not be read; the operator should check state_dir/studio/media")
+		return
+	}
+	for _, sk := range skipped {
+		h.s.log.Warn("studio gallery item left out", "sidecar", sk.Name, "reason", sk.Reason)
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	writeJSON(w, http.StatusOK, items)
+}
+
+// media serves a rendered file: only regular files with a media
+// extension inside state_dir/studio/media, never a listing.
+func (h *studioRoutes) media(w http.ResponseWriter, r *http.Request) {
+	p := r.PathValue("path")
+	f, fi, ct, err := h.gallery.Open(p)
+	if err != nil {
+		writeError(w, http.StatusNotFound, "no studio media file "+strconv.Quote(p)+"; GET /studio/gallery lists the files")
+		return
+	}
+	defer f.Close()
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+}
+
+// policyRefusal is the 422 body of POST /studio/jobs.
+type policyRefusal struct {
+	Error     string `json:"error"`
+	Category  string `json:"category"`
+	PolicyURL string `json:"policy_url"`
+}
+
+// refusalText tells the caller what to change, by category.
+var refusalText = map[studio.Category]string{
+	studio.VoiceImitation:       "the prompt policy refused this job: it asks to imitate a real person's voice; describe the voice (range, timbre, delivery) without naming or likening it to anyone",
+	studio.RealSong:             "the prompt policy refused this job: it asks for an existing song (a cover, remix, its lyrics or melody); ask for an original piece",
+	studio.CopyrightedCharacter: "the prompt policy refused this job: it names a character or franchise owned by others; describe an original character",
+	studio.RealArtist:           "the prompt policy refused this job: it names a real artist or asks for their style; describe genre, period, instruments, mood or technique instead",
+	studio.Infringing:           "the prompt policy refused this job: it asks for logos, trademarks, watermarks or other protected material",
+	studio.Unavailable:          "the prompt policy could not check this prompt (the model judge that clears unclear prompts is not available on this box right now); nothing was queued; try again later, or rephrase without names, titles or words such as style, like or version",
+}
+
+// JobAccepted is the response of POST /studio/jobs.
+type JobAccepted struct {
+	JobID     string        `json:"job_id"`
+	Status    studio.Status `json:"status"`
+	Position  int           `json:"position"`
+	ReportURL string        `json:"report_url"`
+}
+
+func (h *studioRoutes) submitJob(w http.ResponseWriter, r *http.Request) {
+	s := h.s
+	pr := s.principal(w, r, studioVertical)
+	if pr == nil {
+		return
+	}
+	var req studio.Request
+	if e := decodeJSON(w, r, studioJobBody, &req); e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	spec, err := studio.Validate(req)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	owner := pr.LogID()
+	if err := h.queue.Room(owner); err != nil {
+		h.jobLimit(w)
+		return
+	}
+	unlock, d := pr.Lock()
+	if d != nil {
+		writeDenial(w, d)
+		return
+	}
+	defer unlock()
+	pol := studio.Policy{Judge: &studio.ChatJudge{Chat: s.chat}}
+	dec := pol.Check(r.Context(), spec, budget{pr})
+	if dec.Receipt != "" {
+		w.Header().Set("x-service-receipt", dec.Receipt)
+	}
+	if !dec.Allowed {
+		var denial *platform.Denial
+		switch {
+		case errors.As(dec.Err, &denial):
+			writeDenial(w, denial)
+			return
+		case r.Context().Err() != nil:
+			return
+		}
+		s.log.Info("studio job refused", "caller", owner, "kind", spec.Kind, "category", dec.Category, "rule", dec.Rule, "judged", dec.Judged)
+		if dec.Err != nil && !errors.Is(dec.Err, studio.ErrNoJudge) {
+			s.log.Warn("studio policy judge failed", "caller", owner, "err", dec.Err)
+		}
+		writeJSON(w, http.StatusUnprocessableEntity, policyRefusal{
+			Error: refusalText[dec.Category], Category: string(dec.Category), PolicyURL: studio.PolicyURL,
+		})
+		return
+	}
+	v, err := h.queue.Submit(owner, spec)
+	var full *studio.FullError
+	switch {
+	case errors.Is(err, studio.ErrJobLimit):
+		h.jobLimit(w)
+		return
+	case errors.As(err, &full):
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(full.RetryAfter.Seconds()))))
+		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the studio queue holds %d jobs, its limit; retry after the time in Retry-After", studio.MaxJobs))
+		return
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.log.Info("studio job queued", "job_id", v.JobID, "caller", owner, "kind", spec.Kind, "rule", dec.Rule, "judged", dec.Judged, "position", v.Position)
+	w.Header().Set("Location", "/studio/jobs/"+v.JobID)
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusAccepted, JobAccepted{JobID: v.JobID, Status: v.Status, Position: v.Position, ReportURL: v.ReportURL})
+}
+
+func (h *studioRoutes) jobLimit(w http.ResponseWriter) {
+	writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this studio token has submitted %d jobs, the limit per token; create a new studio session for more", studio.JobsPerToken))
+}
+
+func (h *studioRoutes) getJob(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	v, ok := h.queue.Get(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "no studio job "+strconv.Quote(id)+"; jobs are kept in memory for 24 hours and not across restarts")
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, v)
+}
+
+// StudioPolicy is GET /studio/policy.
+type StudioPolicy struct {
+	PolicyURL        string             `json:"policy_url"`
+	Text             string             `json:"text"`
+	PromptCategories []studio.Described `json:"prompt_categories"`
+	ReportCategories []studio.Described `json:"report_categories"`
+	Limits           StudioLimits       `json:"limits"`
+	RenderWorker     bool               `json:"render_worker"`
+}
+
+// StudioLimits are the studio's limits (contract section 8).
+type StudioLimits struct {
+	JobsPerToken             int     `json:"jobs_per_token"`
+	ReportsPerAddressPerHour int     `json:"reports_per_address_per_hour"`
+	PromptChars              int     `json:"prompt_chars"`
+	LyricsChars              int     `json:"lyrics_chars"`
+	VideoSeconds             float64 `json:"video_seconds"`
+	MusicSeconds             float64 `json:"music_seconds"`
+}
+
+func (h *studioRoutes) policy(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, StudioPolicy{
+		PolicyURL: studio.PolicyURL, Text: studio.PolicyText,
+		PromptCategories: studio.JobCategories, ReportCategories: studio.ReportCategories,
+		Limits: StudioLimits{
+			JobsPerToken: studio.JobsPerToken, ReportsPerAddressPerHour: studio.ReportsPerHour,
+			PromptChars: studio.MaxPromptChars, LyricsChars: studio.MaxLyricsChars,
+			VideoSeconds: studio.MaxVideoSec, MusicSeconds: studio.MaxMusicSec,
+		},
+	})
+}
+
+// ReportForm is GET /studio/report: how to file a report about one item
+// or job.
+type ReportForm struct {
+	Method     string             `json:"method"`
+	Action     string             `json:"action"`
+	Target     map[string]string  `json:"target"`
+	Fields     []ReportField      `json:"fields"`
+	Categories []studio.Described `json:"categories"`
+	Limit      int                `json:"reports_per_address_per_hour"`
+	PolicyURL  string             `json:"policy_url"`
+}
+
+// ReportField is one field of the report body.
+type ReportField struct {
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Required bool     `json:"required"`
+	Value    string   `json:"value,omitempty"`
+	Values   []string `json:"values,omitempty"`
+	MaxChars int      `json:"max_chars,omitempty"`
+}
+
+// reportTarget reads ?item= or ?job= (exactly one): its field name and id.
+func reportTarget(r *http.Request) (field, id string, e *httpError) {
+	q := r.URL.Query()
+	item, job := q.Get("item"), q.Get("job")
+	switch {
+	case item != "" && job != "":
+		return "", "", badRequest("send either ?item= or ?job=, not both")
+	case item != "":
+		return "item", item, nil
+	case job != "":
+		return "job", job, nil
+	}
+	return "", "", badRequest("the report form needs ?item=<gallery item id> or ?job=<job id>")
+}
+
+// exists reports whether the item or job being reported is known.
+func (h *studioRoutes) exists(field, id string) bool {
+	if field == "item" {
+		return h.gallery.Has(id)
+	}
+	return h.queue.Has(id)
+}
+
+func (h *studioRoutes) reportForm(w http.ResponseWriter, r *http.Request) {
+	field, id, e := reportTarget(r)
+	if e != nil {
+		writeHTTPError(w, e)
+		return
+	}
+	if !h.exists(field, id) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no studio %s %q to report", field, id))
+		return
+	}
+	cats := make([]string, len(studio.ReportCategories))
+	for i, c := range studio.ReportCategories {
+		cats[i] = c.Category
+	}
+	writeJSON(w, http.StatusOK, ReportForm{
+		Method: http.MethodPost, Action: "/studio/report", Target: map[string]string{field: id},
+		Fields: []ReportField{
+			{Name: field, Type: "string", Required: true, Value: id},
+			{Name: "category", Type: "string", Required: true, Values: cats},
+			{Name: "details", Type: "string", MaxChars: studio.MaxDetailsChars},
+			{Name: "contact", Type: "string", MaxChars: studio.MaxContactChars},
+		},
+		Categories: studio.ReportCategories, Limit: studio.ReportsPerHour, PolicyURL: studio.PolicyURL,
+	})
+}
+
+// ReportFiled is the 201 response of POST /studio/report.
+type ReportFiled struct {
+	ReportID string `json:"report_id"`
+	Received int64  `json:"received"`
+}
+
+func (h *studioRoutes) fileReport(w http.ResponseWriter, r *http.Request) {
+	var in studio.ReportInput
+	if e := decodeJSON(w, r, studioReportBody, &in); e != nil {
+		// The contract answers bad report input with 400, an oversize
+		// body included.
+		writeError(w, http.StatusBadRequest, e.msg)
+		return
+	}
+	rep, err := studio.ValidateReport(in)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	field, id := "item", rep.Item
+	if rep.Job != "" {
+		field, id = "job", rep.Job
+	}
+	if !h.exists(field, id) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no studio %s %q to report", field, id))
+		return
+	}
+	network := platform.Network(r.RemoteAddr)
+	rep, err = h.reports.File(network, rep)
+	var rate *studio.RateError
+	switch {
+	case errors.As(err, &rate):
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(rate.RetryAfter.Seconds()+0.999))))
+		writeError(w, http.StatusTooManyRequests, rate.Error())
+		return
+	case err != nil:
+		h.s.log.Error("studio report not stored", "err", err)
+		writeError(w, http.StatusInternalServerError, "the report could not be stored; try again later")
+		return
+	}
+	sum := sha256.Sum256([]byte(network))
+	h.s.log.Info("studio report", "report_id", rep.ReportID, field, id, "category", rep.Category, "network_sha256", hex.EncodeToString(sum[:8]))
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusCreated, ReportFiled{ReportID: rep.ReportID, Received: rep.Received})
+}
