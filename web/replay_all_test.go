@@ -82,6 +82,7 @@ func TestReplayEveryScriptThroughThePipeline(t *testing.T) {
 			}
 			lanes := map[string]int{}
 			finals, receipts := 0, 0
+			clean := true // no error event but the pass-2 notice
 			for _, ev := range evs {
 				switch ev.m["type"] {
 				case "lane":
@@ -93,7 +94,9 @@ func TestReplayEveryScriptThroughThePipeline(t *testing.T) {
 				case "receipt":
 					receipts++
 				case "error":
-					t.Logf("error event: %v", ev.m["message"])
+					msg, _ := ev.m["message"].(string)
+					clean = clean && live.IsPass2Notice(msg)
+					t.Logf("error event: %v", msg)
 				}
 			}
 			v := verticals[sc.Vertical]
@@ -108,6 +111,10 @@ func TestReplayEveryScriptThroughThePipeline(t *testing.T) {
 			}
 			if finals == 0 || receipts == 0 {
 				t.Errorf("%d final transcripts, %d receipts", finals, receipts)
+			}
+			// A clean replay is kept as the script's recording.
+			if got := ts.do(t, call{method: "GET", path: "/demo/recordings/" + sc.ID + "/events"}); clean && got.status != 200 {
+				t.Errorf("a clean replay was not recorded: %d %s", got.status, got.body)
 			}
 			t.Logf("%s: %d events, %d finals, %d receipts, lanes %v, %s", sc.ID, len(evs), finals, receipts, lanes, time.Since(began).Round(time.Millisecond))
 		})

@@ -14,7 +14,8 @@ import (
 )
 
 // A recording is the event stream of a replay that went through the real
-// pipeline and ended with done and no error event (GET /demo/recordings).
+// pipeline and ended with done and no error event but the pass-2 notice
+// (GET /demo/recordings).
 // The replay route keeps the latest such replay of each script in
 // <state_dir>/recordings/<id>.json; nothing writes recordings by hand.
 
@@ -72,18 +73,23 @@ func (r *Recorder) Add(e live.Event) {
 	r.rec.Events = append(r.rec.Events, raw)
 	switch e.Type {
 	case live.TypeError:
-		r.errors++
+		// The pass-2 notice before done is part of a clean session's
+		// stream (clinical and sales until pass 2 runs); any other error
+		// means the replay did not go as a live session should.
+		if b, ok := e.Body.(live.ErrorBody); !ok || !live.IsPass2Notice(b.Message) {
+			r.errors++
+		}
 	case live.TypeDone:
 		r.done = true
 	}
 }
 
-// ErrIncomplete: the replay did not end with done or had error events, so
-// it is not kept.
+// ErrIncomplete: the replay did not end with done or had error events
+// (other than the pass-2 notice), so it is not kept.
 var ErrIncomplete = errors.New("replay: the replay did not finish cleanly; the previous recording is kept")
 
 // Save writes the recording to dir/<id>.json (atomically) when the replay
-// ended with done and sent no error event.
+// ended with done and sent no error event but the pass-2 notice.
 func (r *Recorder) Save(dir string, now time.Time) error {
 	r.mu.Lock()
 	rec := r.rec
