@@ -164,7 +164,7 @@ func newKeysList() *cobra.Command {
 func newKeysRevoke() *cobra.Command {
 	return &cobra.Command{
 		Use:   "revoke KEY_ID",
-		Short: "Revoke a key now (a running boxd refuses it from its next request)",
+		Short: "Revoke a key now (a running boxd refuses it from its next request and ends sessions open with it within 2 s)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withPlatform(cmd, func(ctx context.Context, p *platform.Platform) error {

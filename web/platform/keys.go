@@ -224,19 +224,47 @@ func (p *Platform) RevokeKey(ctx context.Context, id string) (store.Key, *Denial
 	if k.RevokedAt != nil {
 		at = *k.RevokedAt
 	}
-	msg := revokedMessage(at)
+	p.revokedNow(k.ID, at)
+	return k, nil
+}
+
+// revokedNow records that key id was revoked at at and tells the watchers
+// of the sessions running with it, once.
+func (p *Platform) revokedNow(id string, at time.Time) {
 	p.mu.Lock()
-	p.revoked[k.ID] = at
+	p.revoked[id] = at
 	var fns []func(string)
-	for w := range p.watchers[k.ID] {
+	for w := range p.watchers[id] {
 		fns = append(fns, w.fn)
 	}
-	delete(p.watchers, k.ID)
+	delete(p.watchers, id)
+	delete(p.revokeChecked, id)
 	p.mu.Unlock()
+	msg := revokedMessage(at)
 	for _, fn := range fns {
 		fn(msg)
 	}
-	return k, nil
+}
+
+// noticeRevocation reads key id again from the store, at most every
+// revocationCheckEvery, so that a revocation made by another process (the
+// `boxd keys revoke` command, which writes the same store) also reaches
+// the sessions running with the key.
+func (p *Platform) noticeRevocation(ctx context.Context, id string) {
+	now := p.now()
+	p.mu.Lock()
+	_, known := p.revoked[id]
+	last, checked := p.revokeChecked[id]
+	if known || (checked && now.Sub(last) < revocationCheckEvery) {
+		p.mu.Unlock()
+		return
+	}
+	p.revokeChecked[id] = now
+	p.mu.Unlock()
+	k, err := p.store.KeyByID(ctx, id)
+	if err == nil && k.Revoked() {
+		p.revokedNow(id, *k.RevokedAt)
+	}
 }
 
 func revokedMessage(at time.Time) string {

@@ -111,7 +111,14 @@ type Platform struct {
 	// revocation reaches live sessions and replays already open with it.
 	revoked  map[string]time.Time
 	watchers map[string]map[*revokeWatch]struct{}
+	// When a watched key was last read from the store, to notice a
+	// revocation made by another process (`boxd keys revoke`).
+	revokeChecked map[string]time.Time
 }
+
+// revocationCheckEvery bounds how often a running session's key is read
+// again from the store.
+const revocationCheckEvery = 2 * time.Second
 
 type revokeWatch struct{ fn func(msg string) }
 
@@ -127,12 +134,13 @@ func New(cfg *configs.Config, st *store.Store, now Clock) *Platform {
 	}
 	return &Platform{
 		cfg: cfg, store: st, now: now,
-		sessions:  map[[32]byte]*Session{},
-		liveByKey: map[string]int{},
-		rate:      map[string][]time.Time{},
-		reserved:  map[string]int64{},
-		revoked:   map[string]time.Time{},
-		watchers:  map[string]map[*revokeWatch]struct{}{},
+		sessions:      map[[32]byte]*Session{},
+		liveByKey:     map[string]int{},
+		rate:          map[string][]time.Time{},
+		reserved:      map[string]int64{},
+		revoked:       map[string]time.Time{},
+		watchers:      map[string]map[*revokeWatch]struct{}{},
+		revokeChecked: map[string]time.Time{},
 	}
 }
 

@@ -188,3 +188,56 @@ func TestRevocationReachesOpenPrincipals(t *testing.T) {
 		t.Errorf("authenticating the revoked key: %+v", d)
 	}
 }
+
+// TestRevocationByAnotherProcess: `boxd keys revoke` writes the same store
+// from another process; a session running with the key notices within
+// revocationCheckEvery, from its next audio charge or token reservation.
+func TestRevocationByAnotherProcess(t *testing.T) {
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	p, cfg := newPlatform(t, clock)
+	cli := New(cfg, p.store, clock) // the command's own platform
+	ctx := context.Background()
+	secret, k, _ := p.CreateKey(ctx, KeySpec{})
+	pr, d := p.Authenticate(ctx, secret, "sales")
+	if d != nil {
+		t.Fatal(d)
+	}
+	var told []string
+	defer pr.OnRevoke(func(msg string) { told = append(told, msg) })()
+	if _, err := pr.ChargeAudio(ctx, 100); err != nil { // reads the key: not revoked
+		t.Fatal(err)
+	}
+	if _, d := cli.RevokeKey(ctx, k.ID); d != nil {
+		t.Fatal(d)
+	}
+	now = now.Add(revocationCheckEvery / 2)
+	if _, err := pr.ChargeAudio(ctx, 100); err != nil || len(told) != 0 {
+		t.Fatalf("read again before revocationCheckEvery: %v, told %q", err, told)
+	}
+	now = now.Add(revocationCheckEvery)
+	if _, err := pr.ChargeAudio(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	if len(told) != 1 || !strings.Contains(told[0], "revoked") {
+		t.Fatalf("the session was told %q", told)
+	}
+	if _, d := pr.ReserveTokens(ctx, 5); d == nil || d.Close != 4401 {
+		t.Errorf("reserving after the revocation: %+v", d)
+	}
+	// A chat call's reservation notices it too, without a watcher.
+	secret2, k2, _ := p.CreateKey(ctx, KeySpec{})
+	pr2, _ := p.Authenticate(ctx, secret2, "code")
+	res, d := pr2.ReserveTokens(ctx, 5)
+	if d != nil {
+		t.Fatal(d)
+	}
+	res.Release()
+	if _, d := cli.RevokeKey(ctx, k2.ID); d != nil {
+		t.Fatal(d)
+	}
+	now = now.Add(revocationCheckEvery)
+	if _, d := pr2.ReserveTokens(ctx, 5); d == nil || d.Status != http.StatusUnauthorized {
+		t.Errorf("reserving after another process revoked the key: %+v", d)
+	}
+}

@@ -229,6 +229,9 @@ func (pr *Principal) ReserveTokens(ctx context.Context, want int64) (*Reservatio
 	p := pr.p
 	p.reserveMu.Lock()
 	defer p.reserveMu.Unlock()
+	if pr.key != nil {
+		p.noticeRevocation(ctx, pr.key.ID)
+	}
 	if d := pr.revokedDenial(); d != nil {
 		return nil, d
 	}
@@ -296,6 +299,9 @@ func (pr *Principal) ChargeAudio(ctx context.Context, ms int64) (int64, error) {
 	if err := p.store.AddUsage(ctx, pr.key.ID, Day(p.now()), 0, ms, 0); err != nil {
 		return 0, err
 	}
+	// A revocation by another process ends the session through its
+	// watcher (OnRevoke); the audio already received is charged.
+	p.noticeRevocation(ctx, pr.key.ID)
 	return pr.AudioLeftMS(ctx)
 }
 
@@ -363,6 +369,7 @@ func (pr *Principal) OnRevoke(fn func(msg string)) (stop func()) {
 		delete(p.watchers[id], w)
 		if len(p.watchers[id]) == 0 {
 			delete(p.watchers, id)
+			delete(p.revokeChecked, id)
 		}
 		p.mu.Unlock()
 	}
