@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"boxd/engine/models/testmodels"
@@ -243,6 +244,12 @@ func TestDebInstallUpgradeRemovePurge(t *testing.T) {
 	}
 	if st, err := os.Stat(filepath.Join(r, "etc/boxd")); err != nil || st.Mode().Perm() != 0o750 {
 		t.Errorf("/etc/boxd: %v %v", err, st)
+	}
+	// The state directory exists before the first start (so the CLI can
+	// pull models or create keys as boxd), as systemd would make it.
+	if st, err := os.Stat(filepath.Join(r, "var/lib/boxd")); err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 ||
+		fmt.Sprint(st.Sys().(*syscall.Stat_t).Uid) != userLine[1] || fmt.Sprint(st.Sys().(*syscall.Stat_t).Gid) != userLine[2] {
+		t.Errorf("/var/lib/boxd after install: %v %+v; want a 0700 directory owned by boxd (%s:%s)", err, st, userLine[1], userLine[2])
 	}
 	// The packaged VAD is where models.vad.path defaults to, and it loads.
 	vad := filepath.Join(r, "usr/share/boxd/models/ggml-silero-v6.2.0.bin")
