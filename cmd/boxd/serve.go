@@ -67,6 +67,28 @@ func notify(log *slog.Logger, state string) {
 	}
 }
 
+// extendWhile calls extend every interval until stop is called, so that
+// slow start-up work that reports no progress of its own keeps the start
+// timeout extended. stop waits until no call is running.
+func extendWhile(every time.Duration, extend func()) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				extend()
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
 // testRoutes, when set (by this package's tests only), adds routes to the
 // server before it starts.
 var testRoutes func(*web.Server)
@@ -257,7 +279,11 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log
 		return nil, "", err
 	}
 	hashes := models.OpenHashCache(cfg.StateDir)
+	// A new model file is read in full for its hash (minutes for a big one
+	// on a slow disk): keep systemd's start timeout extended meanwhile.
+	stopExtending := extendWhile(time.Minute, func() { notify(log, "EXTEND_TIMEOUT_USEC=90000000") })
 	root, cached, err := hashes.WeightsRootOf(cfg.Models.LLM.Path)
+	stopExtending()
 	if err != nil {
 		e.Close()
 		return nil, "", err
