@@ -11,24 +11,22 @@ import (
 
 // Clinical is the clinical vertical (contract document 1, section 6): live
 // lanes note (SOAP), codes (ICD-10-CM and RxNorm suggested by the model and
-// kept only when the tables hold them), priorauth and visit_level. The done
-// summary holds the note and every lane's state, the live transcript as
-// final_transcript, and pass2 saying why the after-visit pass did not run.
+// kept only when the tables hold them), priorauth and visit_level; after
+// stop, the steps of pass 2 this box can run (clinical_pass2.go):
+// final_transcript, final_note (the cited note) and verifier (the claim
+// check). The done summary holds the note (the cited note when pass 2 ran,
+// else the SOAP note) and every lane's state, pass2 and pass2_timing.
 // Payload shapes are in docs/decisions.md ("Live lanes: clinical and
 // sales").
 func Clinical(t *codes.Tables) *Vertical {
 	return &Vertical{
-		ID:           "clinical",
-		Live:         []*LaneSpec{noteLane(), codesLane(t), priorAuthLane(t), visitLevelLane()},
-		Summary:      clinicalSummary,
-		Pass2Skipped: clinicalPass2Skipped,
+		ID:            "clinical",
+		Live:          []*LaneSpec{noteLane(), codesLane(t), priorAuthLane(t), visitLevelLane()},
+		Final:         []*LaneSpec{finalTranscriptLane(), finalNoteLane(), verifierLane()},
+		Summary:       clinicalSummary,
+		Pass2Fallback: clinicalPass2Fallback,
 	}
 }
-
-// clinicalPass2Skipped is why the after-visit pass does not run (error
-// event before done, and summary.pass2.reason).
-const clinicalPass2Skipped = "pass 2 (diarization, speaker roles, the cited note and the claim check) is not available on this box yet: " +
-	"note is the single-pass SOAP note from the live transcript, and final_transcript is the live transcript without speakers or roles"
 
 const clinicalSystem = "You assist a US outpatient clinician during a visit. The user message holds the live " +
 	"speech-recognition transcript so far, one numbered line per sentence ([n] text); speakers are not " +
@@ -430,10 +428,11 @@ func visitLevelOf(problems, data, risk string) (VisitLevel, error) {
 
 // --- summary ------------------------------------------------------------
 
-// clinicalSummary is done.summary: note (the SOAP note as markdown; the
-// cited note once pass 2 runs), note_sections (the same note as data),
-// codes, priorauth and visit_level (each lane's data), final_transcript
-// and pass2.
+// clinicalSummary is done.summary: note (the cited note's Markdown when
+// pass 2 ran, else the SOAP note's, the contract's fallback),
+// note_sections (the SOAP note as data), codes, priorauth and visit_level
+// (each lane's data), final_transcript, final_note and verifier (the
+// after-stop lanes' data), pass2 and pass2_timing.
 func clinicalSummary(st *State) map[string]any {
 	note := laneData(st, "note", emptyNote)
 	body := ""
@@ -442,13 +441,20 @@ func clinicalSummary(st *State) map[string]any {
 	} else if n, ok := note.(SOAPNote); ok {
 		body = noteMarkdown(n)
 	}
+	pass2, ran := clinicalPass2(st)
+	if ran {
+		body = st.Lanes["final_note"].Body
+	}
 	return map[string]any{
 		"note":             body,
 		"note_sections":    note,
 		"codes":            laneData(st, "codes", emptyCodes),
 		"priorauth":        laneData(st, "priorauth", emptyPriorAuth),
 		"visit_level":      laneData(st, "visit_level", emptyVisitLevel),
-		"final_transcript": liveFinalTranscript(st),
-		"pass2":            pass2NotRun(clinicalPass2Skipped),
+		"final_transcript": laneData(st, "final_transcript", func() any { return liveFinalTranscript(st) }),
+		"final_note":       laneData(st, "final_note", emptyFinalNote),
+		"verifier":         laneData(st, "verifier", emptyClaimCheck),
+		"pass2":            pass2,
+		"pass2_timing":     pass2Timing(st),
 	}
 }

@@ -139,29 +139,41 @@ func orNull(s string) *string {
 	return &s
 }
 
-// finalTranscriptLine is one line of summary.final_transcript. Without pass
-// 2 the lines are the live transcript's: no speaker or role, no end time.
-type finalTranscriptLine struct {
+// FinalTranscriptLine is one line of final_transcript (contract section
+// 2). Without diarization the lines are the live transcript's: speaker and
+// role null; end null, since the live transcript keeps only when each
+// sentence starts.
+type FinalTranscriptLine struct {
 	N       int      `json:"n"`
 	Speaker *string  `json:"speaker"`
 	Role    *string  `json:"role"`
 	Start   float64  `json:"start"`
-	End     *float64 `json:"end,omitempty"`
+	End     *float64 `json:"end"`
 	Text    string   `json:"text"`
 }
 
-// liveFinalTranscript is summary.final_transcript built from the live
-// transcript: {lines: [{n, speaker: null, role: null, start, text}]}.
-func liveFinalTranscript(st *State) map[string]any {
-	lines := make([]finalTranscriptLine, 0, len(st.Sentences))
-	for _, s := range st.Sentences {
-		lines = append(lines, finalTranscriptLine{N: s.I + 1, Start: s.T, Text: s.Text})
-	}
-	return map[string]any{"lines": lines}
+// FinalTranscript is the final_transcript lane's data and summary entry:
+// {lines, roles, model, audio_s, diarize_s}. Without a diarization model
+// roles is {} (no speaker to map), model and diarize_s null.
+type FinalTranscript struct {
+	Lines    []FinalTranscriptLine `json:"lines"`
+	Roles    map[string]string     `json:"roles"`
+	Model    *string               `json:"model"`
+	AudioS   float64               `json:"audio_s"`
+	DiarizeS *float64              `json:"diarize_s"`
 }
 
-// pass2NotRun is summary.pass2 until the after-visit pass is built:
-// {ran: false, reason}.
+// liveFinalTranscript is final_transcript built from the live transcript.
+func liveFinalTranscript(st *State) FinalTranscript {
+	lines := make([]FinalTranscriptLine, 0, len(st.Sentences))
+	for _, s := range st.Sentences {
+		lines = append(lines, FinalTranscriptLine{N: s.I + 1, Start: s.T, Text: s.Text})
+	}
+	return FinalTranscript{Lines: lines, Roles: map[string]string{}, AudioS: st.AudioS}
+}
+
+// pass2NotRun is summary.pass2 of a vertical whose pass 2 does not run
+// here (sales: diarization and roles only; field): {ran: false, reason}.
 func pass2NotRun(reason string) map[string]any {
 	return map[string]any{"ran": false, "reason": reason}
 }

@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,21 +43,25 @@ func csTables(t *testing.T) *codes.Tables {
 	return csTablesVal
 }
 
-// csCheckSession checks what every vertical's session must show: no error
-// but the one saying pass 2 did not run, right before done (the contract's
-// signal), every lane at least once, one receipt per model call, done last, and
-// done.summary holding each lane's latest state and the live transcript as
-// final_transcript, with pass2 not run.
+// csCheckSession checks what a clinical or sales session must show: no
+// error event, except for a vertical whose pass 2 is skipped (sales) the one
+// saying so right before done (the contract's signal); every lane at least
+// once, the after-stop lanes after every live lane and in order; one
+// receipt per model call; done last, and done.summary holding each lane's
+// latest state and the live transcript as final_transcript. Clinical runs
+// pass 2 (the cited note and the claim check): summary.note is the cited
+// note and summary.pass2 says it ran without diarization.
 func csCheckSession(t *testing.T, v *live.Vertical, script []livetest.Line, evs []live.Event) map[string]any {
 	t.Helper()
 	latest := map[string]live.LaneBody{}
 	counts := map[string]int{}
 	receipts := 0
 	pass2Err := -1
+	var order []string // lanes in the order of their first event
 	for i, e := range evs {
 		switch b := e.Body.(type) {
 		case live.ErrorBody:
-			if v.Pass2Skipped != "" && b.Message == "pass 2 did not run: "+v.Pass2Skipped && pass2Err < 0 {
+			if v.Pass2Skipped != "" && b.Message == live.Pass2SkippedPrefix+v.Pass2Skipped && pass2Err < 0 {
 				pass2Err = i
 				continue
 			}
@@ -64,6 +69,9 @@ func csCheckSession(t *testing.T, v *live.Vertical, script []livetest.Line, evs 
 		case live.ReceiptBody:
 			receipts++
 		case live.LaneBody:
+			if counts[b.Lane] == 0 {
+				order = append(order, b.Lane)
+			}
 			latest[b.Lane] = b
 			counts[b.Lane]++
 			if b.Body == "" || b.Data == nil || b.Title == "" {
@@ -71,21 +79,49 @@ func csCheckSession(t *testing.T, v *live.Vertical, script []livetest.Line, evs 
 			}
 		}
 	}
-	total := 0
+	calls := 0
 	for _, l := range append(append([]*live.LaneSpec{}, v.Live...), v.Final...) {
 		if counts[l.ID] == 0 {
 			t.Errorf("lane %s never emitted", l.ID)
 		}
-		total += counts[l.ID]
+		switch {
+		case l.Local:
+		case l.ID == "verifier":
+			// One call per 4 claims whose cited lines all exist (the
+			// others are UNSUPPORTED without a call).
+			judged := 0
+			for _, c := range latest[l.ID].Data.(live.ClaimCheck).Claims {
+				ok := len(c.Cites) > 0
+				for _, n := range c.Cites {
+					ok = ok && n >= 1 && n <= len(script)
+				}
+				if ok {
+					judged++
+				}
+			}
+			calls += (judged + 3) / 4
+		default:
+			calls += counts[l.ID]
+		}
 	}
-	if receipts != total {
-		t.Errorf("%d receipts for %d lane events (every lane here is one model call)", receipts, total)
+	if receipts != calls {
+		t.Errorf("%d receipts for %d model calls", receipts, calls)
+	}
+	// The after-stop lanes come last, in the vertical's order.
+	if len(order) >= len(v.Final) {
+		tail := order[len(order)-len(v.Final):]
+		for k, l := range v.Final {
+			if tail[k] != l.ID {
+				t.Errorf("lanes in order %v; the after-stop lanes must end it in order %v", order, tail)
+				break
+			}
+		}
 	}
 	last := evs[len(evs)-1]
 	if last.Type != live.TypeDone {
 		t.Fatalf("last event %s, want done", last.Type)
 	}
-	if v.Pass2Skipped == "" || pass2Err != len(evs)-2 {
+	if v.Pass2Skipped != "" && pass2Err != len(evs)-2 {
 		t.Errorf("the error event saying pass 2 did not run is at %d of %d events; want it right before done", pass2Err, len(evs))
 	}
 	// The summary as a client reads it.
@@ -101,13 +137,17 @@ func csCheckSession(t *testing.T, v *live.Vertical, script []livetest.Line, evs 
 		key := id
 		if id == "note" {
 			key = "note_sections"
-			if sum["note"] != lb.Body {
-				t.Errorf("summary.note is not the latest note body:\n%v\n---\n%s", sum["note"], lb.Body)
-			}
 		}
 		if want := clientJSON(t, lb.Data); !reflect.DeepEqual(sum[key], want) {
 			t.Errorf("summary.%s is not lane %s's latest state (latest replaces):\n%v\nwant %v", key, id, sum[key], want)
 		}
+	}
+	noteLane := "note"
+	if v.ID == "clinical" {
+		noteLane = "final_note" // with pass 2, summary.note is the cited note
+	}
+	if lb, ok := latest[noteLane]; ok && sum["note"] != lb.Body {
+		t.Errorf("summary.note is not the latest %s body:\n%v\n---\n%s", noteLane, sum["note"], lb.Body)
 	}
 	ft, _ := sum["final_transcript"].(map[string]any)
 	lines, _ := ft["lines"].([]any)
@@ -116,16 +156,25 @@ func csCheckSession(t *testing.T, v *live.Vertical, script []livetest.Line, evs 
 	}
 	for i, l := range lines {
 		m := l.(map[string]any)
-		if m["n"] != float64(i+1) || m["text"] != script[i].Text || m["start"] != script[i].Start || m["speaker"] != nil || m["role"] != nil {
+		if m["n"] != float64(i+1) || m["text"] != script[i].Text || m["start"] != script[i].Start || m["speaker"] != nil || m["role"] != nil || m["end"] != nil {
 			t.Errorf("final_transcript line %d: %v", i+1, m)
 		}
-		if _, ok := m["speaker"]; !ok {
-			t.Errorf("final_transcript line %d has no speaker key (null without pass 2)", i+1)
+		for _, k := range []string{"speaker", "role", "end"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("final_transcript line %d has no %s key (null without diarization)", i+1, k)
+			}
 		}
 	}
+	if roles, ok := ft["roles"].(map[string]any); !ok || len(roles) != 0 || ft["model"] != nil || ft["diarize_s"] != nil || ft["audio_s"] == nil {
+		t.Errorf("final_transcript without diarization: want roles {}, model and diarize_s null, audio_s: %v", ft)
+	}
 	p2, _ := sum["pass2"].(map[string]any)
-	if p2["ran"] != false || p2["reason"] != v.Pass2Skipped {
-		t.Errorf("summary.pass2 = %v, want ran false with the reason of the error event", p2)
+	if v.Pass2Skipped != "" {
+		if p2["ran"] != false || p2["reason"] != v.Pass2Skipped {
+			t.Errorf("summary.pass2 = %v, want ran false with the reason of the error event", p2)
+		}
+	} else if p2["ran"] != true || p2["diarized"] != false || !strings.Contains(fmt.Sprint(p2["reason"]), "no diarization model") {
+		t.Errorf("summary.pass2 = %v, want ran true, diarized false, the reason naming the missing diarization model", p2)
 	}
 	return sum
 }
@@ -145,13 +194,32 @@ func TestClinicalSessionFillsEveryLane(t *testing.T) {
 	v := live.Clinical(csTables(t))
 	evs := runSession(t, v, "", "", clinicalScript)
 	sum := csCheckSession(t, v, clinicalScript, evs)
-	for _, k := range []string{"note", "note_sections", "codes", "priorauth", "visit_level", "final_transcript", "pass2"} {
+	for _, k := range []string{"note", "note_sections", "codes", "priorauth", "visit_level", "final_transcript", "final_note", "verifier", "pass2", "pass2_timing"} {
 		if _, ok := sum[k]; !ok {
 			t.Errorf("summary has no %s: %v", k, sum)
 		}
 	}
-	if note, _ := sum["note"].(string); !strings.Contains(note, "### Subjective") || !strings.Contains(note, "### Plan") {
-		t.Errorf("summary.note is not the SOAP markdown: %q", note)
+	if note, _ := sum["note"].(string); !strings.HasPrefix(note, "### CHIEF COMPLAINT\n") || !strings.Contains(note, "### ASSESSMENT AND PLAN\n") {
+		t.Errorf("summary.note is not the cited note: %q", note)
+	}
+	// The claim check covers the note's claims, with the cited lines'
+	// text as evidence and the counts of its labels.
+	var fn live.FinalNote
+	var check live.ClaimCheck
+	for _, e := range evs {
+		if b, ok := e.Body.(live.LaneBody); ok && b.Lane == "final_note" {
+			fn = b.Data.(live.FinalNote)
+		} else if ok && b.Lane == "verifier" {
+			check = b.Data.(live.ClaimCheck)
+		}
+	}
+	csCheckClaims(t, clinicalScript, fn, check)
+	tm, _ := sum["pass2_timing"].(map[string]any)
+	note, _ := tm["note_s"].(float64)
+	ver, _ := tm["verifier_s"].(float64)
+	total, _ := tm["total_s"].(float64)
+	if tm["diarize_s"] != nil || tm["roles_s"] != nil || tm["note_s"] == nil || tm["verifier_s"] == nil || total < note+ver {
+		t.Errorf("pass2_timing %v: want diarize_s and roles_s null, note_s and verifier_s, total_s their sum at least", tm)
 	}
 	if evs[0].Body.(live.ReadyBody).Vertical != "clinical" {
 		t.Errorf("ready %+v", evs[0].Body)

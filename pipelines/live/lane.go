@@ -36,6 +36,9 @@ type State struct {
 	// share them.
 	PerSentence map[string]map[int]LaneBody
 	AudioS      float64
+	// Pass2Failed is why pass 2 failed after stop (the first Pass2 lane
+	// that failed and its error), "" when it did not fail.
+	Pass2Failed string
 }
 
 // Lines is the transcript with line numbers ("[n] text", n from 1), the form
@@ -70,6 +73,9 @@ type Vertical struct {
 	// not run: Stop sends it as an error event before done (the contract's
 	// signal that pass 2 failed), and summary.pass2 carries the reason.
 	Pass2Skipped string
+	// Pass2Fallback says what stands in for pass 2's output when one of
+	// its lanes (LaneSpec.Pass2) fails; the error event ends with it.
+	Pass2Fallback string
 }
 
 // LaneSpec is one lane: a model call over the transcript so far whose JSON
@@ -94,7 +100,30 @@ type LaneSpec struct {
 	// Local lanes compute their state without a model call (Finish gets a
 	// nil answer).
 	Local bool
+	// Run, when set, replaces Prompt, the model call and Finish: the lane
+	// makes its own model calls through ask (several in one run, each one
+	// receipt and budget event, each counted against the budget) and
+	// returns its state. Schema and MaxTokens are those of its largest
+	// call.
+	Run func(st *State, ask Ask) (body string, data any, err error)
+	// Pass2 lanes are after-stop lanes of the vertical's pass 2: when one
+	// fails (its model call, the budget, its answer), Stop sends one error
+	// event saying pass 2 failed, skips the Pass2 lanes after it and
+	// records why in State.Pass2Failed for the summary.
+	Pass2 bool
 }
+
+// Ask makes one model call of a Run lane: the answer is constrained by
+// schema and at most maxTokens long.
+type Ask func(schema json.RawMessage, maxTokens int, system, user string) (json.RawMessage, error)
+
+// errAnswerCut: the model's answer reached MaxTokens (it is not whole
+// JSON).
+var errAnswerCut = errors.New("the answer was cut")
+
+// errNoTokens: after stop, a call of a Pass2 lane would find no generated
+// token left (it is not made, so the session still ends with done).
+var errNoTokens = errors.New("the token budget is used up")
 
 // laneRunner runs one live lane: debounced, never two runs at once, the
 // latest result replaces the lane's state.
@@ -243,19 +272,29 @@ var errSkip = errors.New("live: nothing to do")
 // nothing to do yet.
 func (s *Session) runLane(ctx context.Context, spec *LaneSpec, st *State, sentence int, final bool) (*LaneBody, error) {
 	began := s.cfg.Now()
-	var answer json.RawMessage
-	if !spec.Local {
+	var (
+		body string
+		data any
+		err  error
+	)
+	switch {
+	case spec.Run != nil:
+		body, data, err = spec.Run(st, func(schema json.RawMessage, maxTokens int, system, user string) (json.RawMessage, error) {
+			return s.ask(ctx, spec, schema, maxTokens, system, user, final)
+		})
+	case spec.Local:
+		body, data, err = spec.Finish(st, sentence, nil)
+	default:
 		system, user := s.fitPrompt(spec, st, sentence)
 		if user == "" {
 			return nil, nil
 		}
-		out, err := s.call(ctx, spec, system, user, final)
-		if err != nil {
-			return nil, err
+		answer, cerr := s.ask(ctx, spec, spec.Schema, spec.MaxTokens, system, user, final)
+		if cerr != nil {
+			return nil, cerr
 		}
-		answer = out
+		body, data, err = spec.Finish(st, sentence, answer)
 	}
-	body, data, err := spec.Finish(st, sentence, answer)
 	if errors.Is(err, errSkip) {
 		return nil, nil
 	}
@@ -265,6 +304,18 @@ func (s *Session) runLane(ctx context.Context, spec *LaneSpec, st *State, senten
 	lb := LaneBody{Lane: spec.ID, Title: spec.Title, Body: body, Data: data, LatencyMS: s.cfg.Now().Sub(began).Milliseconds()}
 	s.emit(TypeLane, lb)
 	return &lb, nil
+}
+
+// ask is one model call of a lane. After stop, a Pass2 lane's call is not
+// made when no token is left (errNoTokens): pass 2 then fails and the
+// session still ends with done, where a call would end it with 4402.
+func (s *Session) ask(ctx context.Context, spec *LaneSpec, schema json.RawMessage, maxTokens int, system, user string, final bool) (json.RawMessage, error) {
+	if final && spec.Pass2 {
+		if left, err := s.cfg.Budget.TokensLeft(ctx); err == nil && left <= 0 {
+			return nil, errNoTokens
+		}
+	}
+	return s.call(ctx, spec.ID, schema, maxTokens, system, user, final)
 }
 
 // promptSlack covers the chat template's tokens around the messages.
@@ -304,10 +355,9 @@ func (s *Session) fitPrompt(spec *LaneSpec, st *State, sentence int) (string, st
 	}
 }
 
-// call runs one model call with the lane's schema at live priority, emits
-// its receipt and the budget, and returns the JSON answer.
-func (s *Session) call(ctx context.Context, spec *LaneSpec, system, user string, final bool) (json.RawMessage, error) {
-	maxTok := spec.MaxTokens
+// call runs one model call with schema at live priority, emits its
+// receipt and the budget, and returns the JSON answer.
+func (s *Session) call(ctx context.Context, id string, schema json.RawMessage, maxTok int, system, user string, final bool) (json.RawMessage, error) {
 	if maxTok <= 0 {
 		maxTok = 512
 	}
@@ -318,7 +368,7 @@ func (s *Session) call(ctx context.Context, spec *LaneSpec, system, user string,
 			{Role: "system", Content: chat.Content{Text: system, Set: true}},
 			{Role: "user", Content: chat.Content{Text: user, Set: true}},
 		},
-		ResponseFormat: &chat.ResponseFormat{Type: "json_schema", JSONSchema: &chat.JSONSchema{Name: spec.ID, Schema: spec.Schema}},
+		ResponseFormat: &chat.ResponseFormat{Type: "json_schema", JSONSchema: &chat.JSONSchema{Name: id, Schema: schema}},
 	}
 	c, err := s.cfg.Chat.Prepare(req)
 	if err != nil {
@@ -346,7 +396,7 @@ func (s *Session) call(ctx context.Context, spec *LaneSpec, system, user string,
 		s.end(CloseBudget, "token budget used up"+s.suffix())
 	}
 	if out.FinishReason == "length" {
-		return nil, fmt.Errorf("the answer was cut at %d tokens", maxTok)
+		return nil, fmt.Errorf("%w at %d tokens", errAnswerCut, maxTok)
 	}
 	return json.RawMessage(out.Content), nil
 }

@@ -364,10 +364,17 @@ func (s *Session) Stop(ctx context.Context) error {
 	v := s.cfg.Vertical
 	for _, spec := range v.Final {
 		st := s.Snapshot()
+		if spec.Pass2 && st.Pass2Failed != "" {
+			continue // pass 2 failed at an earlier step
+		}
 		lb, err := s.runLane(ctx, spec, st, -1, true)
 		if err != nil {
 			if e := s.Ending(); e != nil {
 				return fmt.Errorf("live: %s", e.Message)
+			}
+			if spec.Pass2 {
+				s.failPass2(spec, err)
+				continue
 			}
 			s.emit(TypeError, ErrorBody{Message: fmt.Sprintf("the %s lane failed: %v", spec.ID, err)})
 			continue
@@ -377,7 +384,7 @@ func (s *Session) Stop(ctx context.Context) error {
 		}
 	}
 	if v.Pass2Skipped != "" {
-		s.emit(TypeError, ErrorBody{Message: "pass 2 did not run: " + v.Pass2Skipped})
+		s.emit(TypeError, ErrorBody{Message: Pass2SkippedPrefix + v.Pass2Skipped})
 	}
 	st := s.Snapshot()
 	summary := map[string]any{}
@@ -387,6 +394,21 @@ func (s *Session) Stop(ctx context.Context) error {
 	s.emit(TypeDone, DoneBody{Summary: summary})
 	s.Close()
 	return nil
+}
+
+// failPass2 records that pass 2 failed at lane spec and sends the error
+// event that says so (the contract's signal), with what stands in for
+// pass 2's output.
+func (s *Session) failPass2(spec *LaneSpec, err error) {
+	why := fmt.Sprintf("the %s lane failed: %v", spec.ID, err)
+	s.mu.Lock()
+	s.state.Pass2Failed = why
+	s.mu.Unlock()
+	msg := "pass 2 failed: " + why
+	if fb := s.cfg.Vertical.Pass2Fallback; fb != "" {
+		msg += "; " + fb
+	}
+	s.emit(TypeError, ErrorBody{Message: msg})
 }
 
 // Close ends the session without an artifact (the peer went away) and waits
