@@ -77,7 +77,38 @@ func (h *studioRoutes) media(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; sandbox")
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	http.ServeContent(w, r, "", fi.ModTime(), f)
+	http.ServeContent(&jsonErrorWriter{ResponseWriter: w}, r, "", fi.ModTime(), f)
+}
+
+// jsonErrorWriter turns the plain-text errors http.ServeContent writes
+// (416 for a byte range outside the file) into the API's {"error"} body;
+// successful responses pass through.
+type jsonErrorWriter struct {
+	http.ResponseWriter
+	failed bool
+}
+
+func (j *jsonErrorWriter) WriteHeader(code int) {
+	if code < 400 {
+		j.ResponseWriter.WriteHeader(code)
+		return
+	}
+	j.failed = true
+	msg := http.StatusText(code)
+	if code == http.StatusRequestedRangeNotSatisfiable {
+		msg = "the Range header asks for bytes outside the file; Content-Range gives its size"
+	}
+	h := j.Header()
+	h.Del("Content-Length")
+	h.Del("Cache-Control")
+	writeError(j.ResponseWriter, code, msg)
+}
+
+func (j *jsonErrorWriter) Write(b []byte) (int, error) {
+	if j.failed {
+		return len(b), nil // ServeContent's plain-text message; the JSON body is written
+	}
+	return j.ResponseWriter.Write(b)
 }
 
 // policyRefusal is the 422 body of POST /studio/jobs.

@@ -165,6 +165,11 @@ func TestStudioMediaRefusesTraversalAndListings(t *testing.T) {
 	if r.status != 206 || string(r.body) != "MP4" {
 		t.Errorf("range: %d %q", r.status, r.body)
 	}
+	// A range outside the file: 416 with the API's error body.
+	r = ts.do(t, call{method: "GET", path: "/studio/media/sub/clip.mp4", headers: map[string]string{"Range": "bytes=9000-9999"}})
+	if r.status != 416 || !strings.Contains(r.errMsg(t), "outside the file") || !strings.HasPrefix(r.header.Get("Content-Range"), "bytes */") {
+		t.Errorf("range outside the file: %d %v %s", r.status, r.header, r.body)
+	}
 	for _, p := range []string{
 		"/studio/media/", "/studio/media/sub", "/studio/media/sub/", "/studio/media/tune.json", "/studio/media/link.png",
 		"/studio/media/../secret.png", "/studio/media/..%2fsecret.png", "/studio/media/%2e%2e/secret.png", "/studio/media/sub/..%2f..%2fsecret.png",
