@@ -1,6 +1,8 @@
 package web
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -20,6 +22,14 @@ const (
 	studioJobBody    = 32 << 10 // {kind, prompt (2,000 characters), params (lyrics: 4,000)}
 	studioReportBody = 32 << 10 // {item or job, category, details (2,000), contact (200)}
 )
+
+// logKey keys the network hashes in report logs: an unkeyed hash of an
+// IPv4 address is undone by trying all 2^32. It changes at every start, so
+// logs of one run can be correlated, not reversed.
+var logKey = func() (k [32]byte) {
+	_, _ = rand.Read(k[:])
+	return k
+}()
 
 // studioRoutes serves the media studio (contract sections 2 to 8). This
 // version runs no render worker: jobs are checked and queued, and stay
@@ -152,9 +162,9 @@ func (h *studioRoutes) submitJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	owner := pr.LogID()
-	if err := h.queue.Room(owner); err != nil {
-		h.jobLimit(w)
+	owner, network := pr.LogID(), platform.Network(r.RemoteAddr)
+	if err := h.queue.Room(owner, network); err != nil {
+		h.roomRefused(w, err)
 		return
 	}
 	unlock, d := pr.Lock()
@@ -163,7 +173,16 @@ func (h *studioRoutes) submitJob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer unlock()
-	pol := studio.Policy{Judge: &studio.ChatJudge{Chat: s.chat}}
+	judge := &studio.ChatJudge{Chat: s.chat}
+	if _, _, need := studio.Rules(spec); need && judge.Ready() {
+		// The judge's answer needs its whole allowance: with fewer tokens
+		// left it would be cut, charged and refused as unavailable.
+		if d := pr.RequireTokens(r.Context(), studio.JudgeTokens); d != nil {
+			writeDenial(w, d)
+			return
+		}
+	}
+	pol := studio.Policy{Judge: judge}
 	dec := pol.Check(r.Context(), spec, budget{pr})
 	if dec.Receipt != "" {
 		w.Header().Set("x-service-receipt", dec.Receipt)
@@ -186,11 +205,11 @@ func (h *studioRoutes) submitJob(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	v, err := h.queue.Submit(owner, spec)
+	v, err := h.queue.Submit(owner, network, spec)
 	var full *studio.FullError
 	switch {
-	case errors.Is(err, studio.ErrJobLimit):
-		h.jobLimit(w)
+	case errors.Is(err, studio.ErrJobLimit), errors.Is(err, studio.ErrNetLimit):
+		h.roomRefused(w, err)
 		return
 	case errors.As(err, &full):
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(full.RetryAfter.Seconds()))))
@@ -206,7 +225,13 @@ func (h *studioRoutes) submitJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, JobAccepted{JobID: v.JobID, Status: v.Status, Position: v.Position, ReportURL: v.ReportURL})
 }
 
-func (h *studioRoutes) jobLimit(w http.ResponseWriter) {
+// roomRefused answers a job the token's or the network's limit refuses.
+func (h *studioRoutes) roomRefused(w http.ResponseWriter, err error) {
+	if errors.Is(err, studio.ErrNetLimit) {
+		w.Header().Set("Retry-After", strconv.Itoa(int(studio.Retention.Seconds())))
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this address holds %d studio jobs, the limit per address; retry when they are forgotten (24 hours after they were submitted)", studio.JobsPerNetwork))
+		return
+	}
 	writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this studio token has submitted %d jobs, the limit per token; create a new studio session for more", studio.JobsPerToken))
 }
 
@@ -280,7 +305,7 @@ func reportTarget(r *http.Request) (field, id string, e *httpError) {
 	q := r.URL.Query()
 	item, job := q.Get("item"), q.Get("job")
 	switch {
-	case item != "" && job != "":
+	case q.Has("item") && q.Has("job"):
 		return "", "", badRequest("send either ?item= or ?job=, not both")
 	case item != "":
 		return "item", item, nil
@@ -359,13 +384,18 @@ func (h *studioRoutes) fileReport(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(rate.RetryAfter.Seconds()+0.999))))
 		writeError(w, http.StatusTooManyRequests, rate.Error())
 		return
+	case errors.Is(err, studio.ErrReportsFull):
+		h.s.log.Error("studio reports full: review and remove them", "dir", "state_dir/studio/reports")
+		writeError(w, http.StatusServiceUnavailable, "this box holds the most studio reports it keeps; the operator must review them before more are taken")
+		return
 	case err != nil:
 		h.s.log.Error("studio report not stored", "err", err)
 		writeError(w, http.StatusInternalServerError, "the report could not be stored; try again later")
 		return
 	}
-	sum := sha256.Sum256([]byte(network))
-	h.s.log.Info("studio report", "report_id", rep.ReportID, field, id, "category", rep.Category, "network_sha256", hex.EncodeToString(sum[:8]))
+	mac := hmac.New(sha256.New, logKey[:])
+	mac.Write([]byte(network))
+	h.s.log.Info("studio report", "report_id", rep.ReportID, field, id, "category", rep.Category, "network_hmac", hex.EncodeToString(mac.Sum(nil)[:8]))
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusCreated, ReportFiled{ReportID: rep.ReportID, Received: rep.Received})
 }

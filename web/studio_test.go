@@ -57,7 +57,9 @@ func studioServer(t *testing.T, clk *clock, withModel bool) (*testServer, *studi
 		t.Cleanup(e.Close)
 		engine = e
 	}
-	ts := launch(t, configs.Defaults(), Probes{}, now, func(s *Server) {
+	cfg := configs.Defaults()
+	cfg.AdminSecret = configs.Secret(adminSecret)
+	ts := launch(t, cfg, Probes{}, now, func(s *Server) {
 		s.log = slog.New(slog.NewJSONHandler(logs, nil))
 		if now != nil {
 			s.now = now
@@ -536,5 +538,12 @@ func TestStudioJudgeWithModel(t *testing.T) {
 	r = ts.do(t, call{method: "POST", path: "/studio/jobs", body: job("image", "a red kite over green hills", nil), token: tok})
 	if r.status != 202 || r.header.Get("x-service-receipt") != "" {
 		t.Errorf("rules-cleared prompt: %d %v", r.status, r.header.Get("x-service-receipt"))
+	}
+	// With fewer tokens left than a judge answer needs: 402, no call (a
+	// cut answer would be charged and refused as unavailable).
+	poor, _ := createKey(t, ts, map[string]any{"verticals": []string{"studio"}, "daily_llm_tokens": 10})
+	r = ts.do(t, call{method: "POST", path: "/studio/jobs", body: job("image", "a portrait of Marcus at sunset", nil), token: poor})
+	if r.status != 402 || r.header.Get("x-service-receipt") != "" || !strings.Contains(r.errMsg(t), "token budget") {
+		t.Errorf("judge with 10 tokens left: %d %v %s", r.status, r.header.Get("x-service-receipt"), r.body)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"boxd/pipelines/chat"
@@ -455,5 +456,52 @@ func TestClinicalVerifierOnTheTinyModel(t *testing.T) {
 	}
 	if body, _, _ := laneByID(t, live.Clinical(nil), "final_note").Finish(scriptState(clinicalScript), -1, json.RawMessage(p2NoteAnswer)); sum["note"] != body {
 		t.Errorf("summary.note is not the cited note:\n%v", sum["note"])
+	}
+}
+
+// drainingBudget lets ask's tokens-left check pass, then finds the budget
+// spent when the call reserves (another call on the same key took it).
+type drainingBudget struct {
+	*livetest.Budget
+	armed atomic.Bool
+}
+
+func (d *drainingBudget) Reserve(ctx context.Context, want int64) (int64, func(int64), error) {
+	if d.armed.Load() {
+		d.Budget.Tokens = 0
+	}
+	return d.Budget.Reserve(ctx, want)
+}
+
+// TestPass2BudgetGoneAtReservation: a pass-2 call refused for budget after
+// stop fails pass 2 (the error event) and the session still ends with done,
+// not with 4402.
+func TestPass2BudgetGoneAtReservation(t *testing.T) {
+	b := &drainingBudget{Budget: &livetest.Budget{Tokens: 100000, AudioMS: 600000, StopReserveTokens: 2000}}
+	rec := &livetest.Recorder{}
+	s, err := live.Start(context.Background(), live.Config{
+		Vertical: p2Vertical(t, false), Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
+		Transcribe: livetest.ScriptedTranscriber(clinicalScript), Chat: tinyChat(t, 4096, 1), Budget: b, Send: rec.Send,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed(t, s, clinicalScript[len(clinicalScript)-1].End+0.3)
+	b.armed.Store(true)
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	evs := rec.Events()
+	if last := evs[len(evs)-1]; last.Type != live.TypeDone {
+		t.Fatalf("last event %s, want done", last.Type)
+	}
+	var failed bool
+	for _, e := range evs {
+		if b, ok := e.Body.(live.ErrorBody); ok && strings.HasPrefix(b.Message, "pass 2 failed: ") && strings.Contains(b.Message, "token budget is used up") {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Error("no error event saying pass 2 failed for want of tokens")
 	}
 }

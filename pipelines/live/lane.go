@@ -315,7 +315,7 @@ func (s *Session) ask(ctx context.Context, spec *LaneSpec, schema json.RawMessag
 			return nil, errNoTokens
 		}
 	}
-	return s.call(ctx, spec.ID, schema, maxTokens, system, user, final)
+	return s.call(ctx, spec.ID, schema, maxTokens, system, user, final, final && spec.Pass2)
 }
 
 // promptSlack covers the chat template's tokens around the messages.
@@ -357,7 +357,7 @@ func (s *Session) fitPrompt(spec *LaneSpec, st *State, sentence int) (string, st
 
 // call runs one model call with schema at live priority, emits its
 // receipt and the budget, and returns the JSON answer.
-func (s *Session) call(ctx context.Context, id string, schema json.RawMessage, maxTok int, system, user string, final bool) (json.RawMessage, error) {
+func (s *Session) call(ctx context.Context, id string, schema json.RawMessage, maxTok int, system, user string, final, pass2 bool) (json.RawMessage, error) {
 	if maxTok <= 0 {
 		maxTok = 512
 	}
@@ -385,6 +385,13 @@ func (s *Session) call(ctx context.Context, id string, schema json.RawMessage, m
 		var ce *chat.Error
 		var cc interface{ CloseCode() int }
 		if (errors.As(err, &ce) && ce.Status == 402) || (errors.As(err, &cc) && cc.CloseCode() == CloseBudget) {
+			if pass2 {
+				// A pass-2 call after stop: the session still ends with
+				// done (the budget ran out between ask's check and the
+				// reservation, spent by another call on the same key),
+				// and pass 2 fails.
+				return nil, errNoTokens
+			}
 			s.end(CloseBudget, "token budget used up"+s.suffix())
 		}
 		return nil, err

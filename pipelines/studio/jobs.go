@@ -29,6 +29,10 @@ const (
 	Retention = 24 * time.Hour
 	// MaxJobs bounds the jobs held in memory.
 	MaxJobs = 1000
+	// JobsPerNetwork bounds the jobs held for one client network (as
+	// platform.Network groups addresses), so that one client holding many
+	// demo sessions cannot fill the queue for everyone.
+	JobsPerNetwork = 30
 )
 
 // NoWorkerNote is a job's note when no render worker runs.
@@ -41,6 +45,7 @@ const DoneNotice = "AI-generated media, made on this box; show this notice where
 type Job struct {
 	ID       string
 	Owner    string // the submitting token's log id (never the token)
+	Network  string // the submitting client's network (platform.Network)
 	Spec     Spec
 	Status   Status
 	Created  time.Time
@@ -64,6 +69,7 @@ type View struct {
 // Errors of the queue.
 var (
 	ErrJobLimit   = errors.New("studio: job limit of the token reached")
+	ErrNetLimit   = errors.New("studio: job limit of the client network reached")
 	ErrQueueFull  = errors.New("studio: queue full")
 	ErrTransition = errors.New("studio: transition not allowed")
 	ErrUnknownJob = errors.New("studio: unknown job")
@@ -92,6 +98,9 @@ type Queue struct {
 	PerOwner int
 	// Max is the jobs held at most (0: MaxJobs).
 	Max int
+	// PerNetwork is the jobs one client network may have held (0:
+	// JobsPerNetwork).
+	PerNetwork int
 
 	mu    sync.Mutex
 	jobs  map[string]*Job
@@ -105,42 +114,52 @@ func (q *Queue) now() time.Time {
 	return q.Now()
 }
 
-// Room reports whether owner may submit another job: nil, or
-// ErrJobLimit (wrapped). Submit checks again.
-func (q *Queue) Room(owner string) error {
+// Room reports whether owner, from network, may submit another job: nil,
+// ErrJobLimit or ErrNetLimit (wrapped). Submit checks again.
+func (q *Queue) Room(owner, network string) error {
 	now := q.now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.sweepLocked(now)
-	return q.roomLocked(owner)
+	return q.roomLocked(owner, network)
 }
 
-func (q *Queue) roomLocked(owner string) error {
+func (q *Queue) roomLocked(owner, network string) error {
 	per := q.PerOwner
 	if per <= 0 {
 		per = JobsPerToken
 	}
-	n := 0
+	perNet := q.PerNetwork
+	if perNet <= 0 {
+		perNet = JobsPerNetwork
+	}
+	n, nn := 0, 0
 	for _, j := range q.order {
 		if j.Owner == owner {
 			n++
+		}
+		if j.Network == network {
+			nn++
 		}
 	}
 	if n >= per {
 		return fmt.Errorf("%w: %d of %d", ErrJobLimit, n, per)
 	}
+	if nn >= perNet {
+		return fmt.Errorf("%w: %d of %d", ErrNetLimit, nn, perNet)
+	}
 	return nil
 }
 
-// Submit queues a job for owner. It returns ErrJobLimit when the owner
-// already has PerOwner jobs held, a *FullError when the queue holds Max
-// jobs.
-func (q *Queue) Submit(owner string, sp Spec) (View, error) {
+// Submit queues a job for owner from network. It returns ErrJobLimit when
+// the owner already has PerOwner jobs held, ErrNetLimit when the network
+// has PerNetwork, a *FullError when the queue holds Max jobs.
+func (q *Queue) Submit(owner, network string, sp Spec) (View, error) {
 	now := q.now()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.sweepLocked(now)
-	if err := q.roomLocked(owner); err != nil {
+	if err := q.roomLocked(owner, network); err != nil {
 		return View{}, err
 	}
 	max := q.Max
@@ -153,7 +172,7 @@ func (q *Queue) Submit(owner string, sp Spec) (View, error) {
 	if q.jobs == nil {
 		q.jobs = map[string]*Job{}
 	}
-	j := &Job{ID: newJobID(), Owner: owner, Spec: sp, Status: Queued, Created: now}
+	j := &Job{ID: newJobID(), Owner: owner, Network: network, Spec: sp, Status: Queued, Created: now}
 	q.jobs[j.ID] = j
 	q.order = append(q.order, j)
 	return q.viewLocked(j), nil

@@ -21,7 +21,7 @@ func spec(prompt string) Spec {
 }
 func mustSubmit(t *testing.T, q *Queue, owner string) View {
 	t.Helper()
-	v, err := q.Submit(owner, spec("a red kite"))
+	v, err := q.Submit(owner, "net", spec("a red kite"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,13 +42,13 @@ func TestQueueSubmitPositionsAndLimit(t *testing.T) {
 			t.Errorf("job %d without a worker = %+v", i, v)
 		}
 	}
-	if _, err := q.Submit("session:a", spec("x")); !errors.Is(err, ErrJobLimit) {
+	if _, err := q.Submit("session:a", "net", spec("x")); !errors.Is(err, ErrJobLimit) {
 		t.Errorf("4th job of a token: %v", err)
 	}
-	if err := q.Room("session:a"); !errors.Is(err, ErrJobLimit) {
+	if err := q.Room("session:a", "net"); !errors.Is(err, ErrJobLimit) {
 		t.Errorf("Room: %v", err)
 	}
-	if err := q.Room("session:b"); err != nil {
+	if err := q.Room("session:b", "net"); err != nil {
 		t.Errorf("Room b: %v", err)
 	}
 	if a1.JobID == a2.JobID {
@@ -140,7 +140,7 @@ func TestQueueRetentionAndCap(t *testing.T) {
 	j1 := mustSubmit(t, q, "a")
 	clk.add(time.Hour)
 	mustSubmit(t, q, "b")
-	_, err := q.Submit("c", spec("x"))
+	_, err := q.Submit("c", "net", spec("x"))
 	var full *FullError
 	if !errors.As(err, &full) || !errors.Is(err, ErrQueueFull) || full.RetryAfter != Retention-time.Hour {
 		t.Fatalf("over the cap: %v %+v", err, full)
@@ -149,8 +149,31 @@ func TestQueueRetentionAndCap(t *testing.T) {
 	if _, ok := q.Get(j1.JobID); ok {
 		t.Error("a job past its retention is forgotten")
 	}
-	if err := q.Room("a"); err != nil {
+	if err := q.Room("a", "net"); err != nil {
 		t.Errorf("a forgotten job no longer counts: %v", err)
 	}
 	mustSubmit(t, q, "c")
+}
+
+// TestQueueNetworkLimit: one client network holds at most PerNetwork jobs,
+// whatever tokens it uses; other networks are not held up.
+func TestQueueNetworkLimit(t *testing.T) {
+	q := &Queue{PerNetwork: 2}
+	for _, owner := range []string{"session:a", "session:b"} {
+		if _, err := q.Submit(owner, "10.0.0.1", spec("a red kite")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.Submit("session:c", "10.0.0.1", spec("a red kite")); !errors.Is(err, ErrNetLimit) {
+		t.Errorf("third job from one network: %v", err)
+	}
+	if err := q.Room("session:c", "10.0.0.1"); !errors.Is(err, ErrNetLimit) {
+		t.Errorf("Room: %v", err)
+	}
+	if _, err := q.Submit("session:c", "10.0.0.2", spec("a red kite")); err != nil {
+		t.Errorf("another network: %v", err)
+	}
+	if JobsPerNetwork >= MaxJobs/10 {
+		t.Errorf("JobsPerNetwork %d lets ten networks fill the %d-job queue", JobsPerNetwork, MaxJobs)
+	}
 }

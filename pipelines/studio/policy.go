@@ -247,9 +247,16 @@ func rejectRule(text string) (Category, string) {
 }
 
 // unclear reports whether the rules cannot clear text on their own: it
-// has judge cues, a quoted title, or a capitalised word inside a sentence
-// (a name, perhaps).
+// has judge cues, a quoted title, a capitalised word inside a sentence (a
+// name, perhaps), or any character beyond ASCII (the lists and \b are
+// ASCII: "beyoncé", a Cyrillic look-alike letter or another script would
+// slip past them).
 func unclear(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
 	if judgeCues.MatchString(text) || styleIntro.MatchString(text) || quoted.MatchString(text) {
 		return true
 	}
@@ -265,9 +272,17 @@ func unclear(text string) bool {
 	return false
 }
 
-// normalise folds typographic quotes and apostrophes and collapses
-// whitespace, so that the rules see one spelling.
+// normalise folds typographic quotes and apostrophes, drops invisible
+// format characters (zero-width joiners and spaces, soft hyphens, word
+// joiners: unicode.Cf) and collapses whitespace, so that the rules see one
+// spelling ("mickey\u200c mouse" is "mickey mouse").
 func normalise(s string) string {
-	s = strings.NewReplacer("’", "'", "‘", "'", "“", "\"", "”", "\"", "«", "\"", "»", "\"", "\u00a0", " ", "\u200b", "", "\u00ad", "").Replace(s)
+	s = strings.NewReplacer("’", "'", "‘", "'", "“", "\"", "”", "\"", "«", "\"", "»", "\"", "\u00a0", " ").Replace(s)
+	s = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
 	return strings.Join(strings.Fields(s), " ")
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -112,10 +113,23 @@ func (e *RateError) Error() string {
 type Reports struct {
 	Dir string
 	Now func() time.Time // nil: time.Now
+	// MaxStored bounds the reports kept in Dir (0: MaxStoredReports); the
+	// hourly limit is per network, and a client with many IPv6 /64s could
+	// otherwise fill the disk.
+	MaxStored int
 
-	mu     sync.Mutex
-	recent map[string][]time.Time // per network: reports stored in the last hour
+	mu      sync.Mutex
+	recent  map[string][]time.Time // per network: reports stored in the last hour
+	stored  int                    // reports in Dir, once counted
+	counted bool
 }
+
+// MaxStoredReports is the default bound on stored reports.
+const MaxStoredReports = 10000
+
+// ErrReportsFull: the box holds MaxStored reports; the operator reviews
+// and removes them.
+var ErrReportsFull = errors.New("studio reports: the store is full")
 
 func (rs *Reports) now() time.Time {
 	if rs.Now == nil {
@@ -149,13 +163,47 @@ func (rs *Reports) File(network string, r Report) (Report, error) {
 	if mine := rs.recent[network]; len(mine) >= ReportsPerHour {
 		return Report{}, &RateError{Count: len(mine), RetryAfter: mine[0].Add(reportWindow).Sub(now)}
 	}
+	if !rs.counted {
+		n, err := countReports(rs.Dir)
+		if err != nil {
+			return Report{}, err
+		}
+		rs.stored, rs.counted = n, true
+	}
+	max := rs.MaxStored
+	if max <= 0 {
+		max = MaxStoredReports
+	}
+	if rs.stored >= max {
+		return Report{}, fmt.Errorf("%w: %d reports in %s", ErrReportsFull, rs.stored, rs.Dir)
+	}
 	r.ReportID = newReportID()
 	r.Received = now.Unix()
 	if err := rs.write(r); err != nil {
 		return Report{}, err
 	}
+	rs.stored++
 	rs.recent[network] = append(rs.recent[network], now)
 	return r, nil
+}
+
+// countReports counts the stored reports in dir (none when it does not
+// exist yet).
+func countReports(dir string) (int, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("studio reports: %w", err)
+	}
+	n := 0
+	for _, e := range ents {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // write stores r atomically: a temporary file, synced, renamed into place.

@@ -119,3 +119,26 @@ func TestReportsUnwritableStoresNothing(t *testing.T) {
 		t.Error("a report not stored counts toward the limit")
 	}
 }
+
+// TestReportsStoreBound: at most MaxStored reports are kept, counting the
+// files already there after a restart.
+func TestReportsStoreBound(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "reports")
+	rs := &Reports{Dir: dir, MaxStored: 2}
+	in := Report{Item: "a", Category: "other"}
+	for i, network := range []string{"10.0.0.1", "10.0.0.2"} {
+		if _, err := rs.File(network, in); err != nil {
+			t.Fatalf("report %d: %v", i, err)
+		}
+	}
+	if _, err := rs.File("10.0.0.3", in); !errors.Is(err, ErrReportsFull) {
+		t.Errorf("third report: %v, want ErrReportsFull", err)
+	}
+	// After a restart the stored files are counted.
+	if _, err := (&Reports{Dir: dir, MaxStored: 2}).File("10.0.0.4", in); !errors.Is(err, ErrReportsFull) {
+		t.Errorf("after a restart: %v", err)
+	}
+	if _, err := (&Reports{Dir: dir, MaxStored: 3}).File("10.0.0.4", in); err != nil {
+		t.Errorf("with room: %v", err)
+	}
+}
