@@ -214,6 +214,22 @@ func (e *demoEnv) replay(t *testing.T, token string, body any) reply {
 	return e.do(t, call{method: "POST", path: "/demo/replay", body: body, token: token})
 }
 
+// startReplay starts a replay and returns its response as soon as the
+// headers arrive, for tests that read the stream while it runs (ctx ends
+// the request; the body is closed at the end of the test).
+func (e *demoEnv) startReplay(t *testing.T, ctx context.Context, token string, body any) *http.Response {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequestWithContext(ctx, "POST", e.url+"/demo/replay", bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
 // TestReplayStreamsTheLiveEvents replays one script of each vertical: SSE
 // with ready first and done last, every event with type and at_ms, the
 // script's lines as final transcripts in order, and the lanes.
@@ -437,14 +453,7 @@ func TestReplayWithAKey(t *testing.T) {
 		startOnce.Do(func() { close(started) })
 		<-hold
 	}
-	raw, _ := json.Marshal(map[string]any{"vertical": "sales", "script_id": "sales-discovery-logistics"})
-	req, _ := http.NewRequest("POST", env.url+"/demo/replay", bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+key)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := env.startReplay(t, context.Background(), key, map[string]any{"vertical": "sales", "script_id": "sales-discovery-logistics"})
 	if resp.StatusCode != 200 {
 		t.Fatalf("replay with a key: %d", resp.StatusCode)
 	}
@@ -499,14 +508,8 @@ func TestReplayClientLeaving(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	tok := session(t, env.testServer, "clinical")
-	raw, _ := json.Marshal(map[string]any{"vertical": "clinical", "script_id": "clinical-diabetes-followup", "speed": 2})
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, "POST", env.url+"/demo/replay", bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := env.startReplay(t, ctx, tok, map[string]any{"vertical": "clinical", "script_id": "clinical-diabetes-followup", "speed": 2})
 	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
 	if !strings.HasPrefix(line, `data: {"type":"ready"`) {
 		t.Errorf("first line %q", line)
@@ -542,14 +545,7 @@ func TestReplayDrainFinishes(t *testing.T) {
 		time.Sleep(200 * time.Microsecond)
 	}
 	tok := session(t, env.testServer, "field")
-	raw, _ := json.Marshal(map[string]any{"vertical": "field", "script_id": "field-roof-inspection"})
-	req, _ := http.NewRequest("POST", env.url+"/demo/replay", bytes.NewReader(raw))
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := env.startReplay(t, context.Background(), tok, map[string]any{"vertical": "field", "script_id": "field-roof-inspection"})
 	<-gate
 	serve := drain(env.testServer)
 	body, err := io.ReadAll(resp.Body)
