@@ -101,6 +101,9 @@ func listModel(hashes *models.HashCache, m configuredModel) modelListing {
 		return row
 	}
 	files, err := models.FilesOf(m.Path)
+	// The configuration already refused a path that is not a regular
+	// file; what is missing here is a part of a split model, or a file
+	// removed since.
 	if err != nil {
 		row.Status = "missing"
 		return row
@@ -191,9 +194,9 @@ With --sha256 (one FILE), the file's SHA-256 must equal it.`,
 			out, failed := cmd.OutOrStdout(), false
 			for _, m := range targets {
 				start := time.Now()
-				root, bad, err := hashes.Verify(m.Path)
+				root, bad, err := hashes.Verify(cmd.Context(), m.Path)
 				if err != nil {
-					fmt.Fprintf(out, "FAILED  %s  %s: %v\n", m.Role, m.Path, err)
+					fmt.Fprintf(out, "FAILED  %s  %s: %v; check the path and that this user can read the file (run as boxd on an installed box)\n", m.Role, m.Path, err)
 					failed = true
 					continue
 				}
@@ -306,7 +309,7 @@ Boxes without internet pull from a mirror on the local network the same way.`,
 			if !strings.Contains(filepath.Base(res.Path), "-of-") {
 				fmt.Fprintf(out, "weights root  %s\n", root.Root)
 			}
-			fmt.Fprintf(out, "next          boxd models inspect %s; then set its models.*.path in %s\n", res.Path, cfg.File)
+			fmt.Fprintf(out, "next          set the role's models.*.path to it in %s and restart boxd (boxd models list shows what is configured)\n", cfg.File)
 			return nil
 		},
 	}

@@ -47,7 +47,7 @@ func TestModelsPullListVerify(t *testing.T) {
 		t.Fatalf("pulled file: %v", err)
 	}
 	root, _ := models.WeightsRootOf(dest)
-	for _, want := range []string{dest, sum + " (checked)", "weights root  " + root.Root, "boxd models inspect"} {
+	for _, want := range []string{dest, sum + " (checked)", "weights root  " + root.Root, "set the role's models.*.path"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("pull output lacks %q:\n%s", want, out)
 		}
@@ -77,11 +77,26 @@ func TestModelsPullListVerify(t *testing.T) {
 		}
 	}
 
-	// list: the model is there and its root is known without reading it.
+	// list: the model is there and its root is known without reading it:
+	// with a planted hash in the cache, list shows the root of that hash
+	// (a list that read the file would show the real one).
+	cacheFile := filepath.Join(state, models.HashCacheFile)
+	goodCache, err := os.ReadFile(cacheFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := strings.Repeat("d", 64)
+	if err := os.WriteFile(cacheFile, bytes.ReplaceAll(goodCache, []byte(sum), []byte(planted)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plantedRoot, _ := models.RootOf([]models.ManifestFile{{Name: "chat.gguf", Size: int64(len(blob)), SHA256: planted}})
 	cfg := writeConfig(t, "models:\n  llm:\n    path: "+dest+"\n")
 	code, out, errOut = runCLI(t, "models", "list", "--json", "--state-dir", state, "--config", cfg)
 	if code != 0 {
 		t.Fatalf("list: %d %s", code, errOut)
+	}
+	if err := os.WriteFile(cacheFile, goodCache, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	var rows []struct {
 		Role, Key, Path, Status string
@@ -91,8 +106,8 @@ func TestModelsPullListVerify(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if len(rows) != 6 || rows[0].Role != "llm" || rows[0].Status != "present" || rows[0].Bytes != int64(len(blob)) || rows[0].WeightsRoot != root.Root || rows[0].Key != "models.llm.path" {
-		t.Errorf("list: %+v", rows)
+	if len(rows) != 6 || rows[0].Role != "llm" || rows[0].Status != "present" || rows[0].Bytes != int64(len(blob)) || rows[0].WeightsRoot != plantedRoot.Root || rows[0].Key != "models.llm.path" {
+		t.Errorf("list: %+v (want the remembered root %s, without reading the file)", rows, plantedRoot.Root)
 	}
 	if rows[1].Role != "asr" || rows[1].Status != "not set" {
 		t.Errorf("list asr: %+v", rows[1])
@@ -128,7 +143,14 @@ func TestModelsPullListVerify(t *testing.T) {
 	if code, _, errOut = runCLI(t, "models", "verify", "--state-dir", state, "--config", empty); code != 2 || !strings.Contains(errOut, "no model files are configured") {
 		t.Errorf("verify with nothing configured: %d %s", code, errOut)
 	}
-	if code, _, errOut = runCLI(t, "models", "verify", dest, dest, "--sha256", sum, "--state-dir", state, "--config", empty); code == 0 || !strings.Contains(errOut, "exactly one FILE") {
+	if code, _, errOut = runCLI(t, "models", "verify", dest, dest, "--sha256", sum, "--state-dir", state, "--config", empty); code != 1 || !strings.Contains(errOut, "exactly one FILE") {
 		t.Errorf("verify --sha256 with two files: %d %s", code, errOut)
+	}
+	if code, _, errOut = runCLI(t, "models", "verify", dest, "--sha256", "abc", "--state-dir", state, "--config", empty); code != 1 || !strings.Contains(errOut, "64-character hex SHA-256") {
+		t.Errorf("verify with a malformed --sha256: %d %s", code, errOut)
+	}
+	missing := filepath.Join(state, "models", "nope.gguf")
+	if code, out, _ = runCLI(t, "models", "verify", missing, "--state-dir", state, "--config", empty); code != 1 || !strings.Contains(out, "FAILED  file  "+missing) || !strings.Contains(out, "check the path") {
+		t.Errorf("verify a missing file: %d %s", code, out)
 	}
 }

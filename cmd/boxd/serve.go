@@ -67,10 +67,12 @@ func notify(log *slog.Logger, state string) {
 	}
 }
 
-// extendWhile calls extend every interval until stop is called, so that
-// slow start-up work that reports no progress of its own keeps the start
-// timeout extended. stop waits until no call is running.
+// extendWhile calls extend at once and then every interval until stop is
+// called, so that slow start-up work that reports no progress of its own
+// keeps the start timeout extended (the extension before it may be nearly
+// spent). stop waits until no call is running.
 func extendWhile(every time.Duration, extend func()) (stop func()) {
+	extend()
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -281,8 +283,9 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log
 	hashes := models.OpenHashCache(cfg.StateDir)
 	// A new model file is read in full for its hash (minutes for a big one
 	// on a slow disk): keep systemd's start timeout extended meanwhile.
-	stopExtending := extendWhile(time.Minute, func() { notify(log, "EXTEND_TIMEOUT_USEC=90000000") })
-	root, cached, err := hashes.WeightsRootOf(cfg.Models.LLM.Path)
+	// SIGTERM (ctx) stops the read.
+	stopExtending := extendWhile(20*time.Second, func() { notify(log, "EXTEND_TIMEOUT_USEC=60000000") })
+	root, cached, err := hashes.WeightsRootOf(ctx, cfg.Models.LLM.Path)
 	stopExtending()
 	if err != nil {
 		e.Close()

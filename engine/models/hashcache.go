@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,7 +92,8 @@ func (e hashEntry) sameFile(o hashEntry) bool {
 // WeightsRootOf is WeightsRootOf(path) that reads only the files whose
 // identity changed since they were last hashed. cached reports whether no
 // file had to be read.
-func (c *HashCache) WeightsRootOf(path string) (root WeightsRoot, cached bool, err error) {
+// A read stops when ctx ends.
+func (c *HashCache) WeightsRootOf(ctx context.Context, path string) (root WeightsRoot, cached bool, err error) {
 	paths, err := FilesOf(path)
 	if err != nil {
 		return WeightsRoot{}, false, err
@@ -111,7 +113,7 @@ func (c *HashCache) WeightsRootOf(path string) (root WeightsRoot, cached bool, e
 			continue
 		}
 		cached = false
-		f, err := c.hash(p, key, id)
+		f, err := c.hash(ctx, p, key, id)
 		if err != nil {
 			return WeightsRoot{}, false, err
 		}
@@ -124,8 +126,8 @@ func (c *HashCache) WeightsRootOf(path string) (root WeightsRoot, cached bool, e
 // hash reads the file in full and remembers its hash under the identity it
 // had before the read; a file that changed while it was read is not
 // remembered.
-func (c *HashCache) hash(p, key string, id hashEntry) (ManifestFile, error) {
-	f, err := hashFile(p)
+func (c *HashCache) hash(ctx context.Context, p, key string, id hashEntry) (ManifestFile, error) {
+	f, err := hashFile(ctx, p)
 	if err != nil {
 		return ManifestFile{}, err
 	}
@@ -151,7 +153,7 @@ type Mismatch struct {
 // holds, updates the cache, and lists the files whose bytes changed while
 // their identity did not (which only disk corruption or a tool that forges
 // timestamps can do).
-func (c *HashCache) Verify(path string) (WeightsRoot, []Mismatch, error) {
+func (c *HashCache) Verify(ctx context.Context, path string) (WeightsRoot, []Mismatch, error) {
 	paths, err := FilesOf(path)
 	if err != nil {
 		return WeightsRoot{}, nil, err
@@ -166,7 +168,7 @@ func (c *HashCache) Verify(path string) (WeightsRoot, []Mismatch, error) {
 		c.mu.Lock()
 		old, had := c.entries[key]
 		c.mu.Unlock()
-		f, err := c.hash(p, key, id)
+		f, err := c.hash(ctx, p, key, id)
 		if err != nil {
 			return WeightsRoot{}, nil, err
 		}

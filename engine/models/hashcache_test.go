@@ -1,6 +1,7 @@
 package models
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -24,7 +25,7 @@ func TestHashCacheSkipsUnchangedFiles(t *testing.T) {
 
 	check := func(c *HashCache, wantCached bool) string {
 		t.Helper()
-		got, cached, err := c.WeightsRootOf(model)
+		got, cached, err := c.WeightsRootOf(context.Background(), model)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +90,7 @@ func TestHashCacheSplitAndSymlink(t *testing.T) {
 	}
 	first := filepath.Join(dir, "big-00001-of-00002.gguf")
 	c := OpenHashCache(t.TempDir())
-	r1, cached, err := c.WeightsRootOf(first)
+	r1, cached, err := c.WeightsRootOf(context.Background(), first)
 	if err != nil || cached || c.Hashed() != 2 {
 		t.Fatalf("first: %v cached=%v hashed=%d", err, cached, c.Hashed())
 	}
@@ -102,12 +103,12 @@ func TestHashCacheSplitAndSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The link names part one; part two is looked for next to the link.
-	if _, _, err := c.WeightsRootOf(link); err == nil {
+	if _, _, err := c.WeightsRootOf(context.Background(), link); err == nil {
 		t.Fatal("a split model whose other parts are missing must fail")
 	}
 	solo := filepath.Join(dir, "solo.gguf")
 	writeFile(t, solo, "solo")
-	if _, _, err := c.WeightsRootOf(solo); err != nil {
+	if _, _, err := c.WeightsRootOf(context.Background(), solo); err != nil {
 		t.Fatal(err)
 	}
 	soloLink := filepath.Join(t.TempDir(), "model.gguf")
@@ -115,7 +116,7 @@ func TestHashCacheSplitAndSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := c.Hashed()
-	if _, cached, err := c.WeightsRootOf(soloLink); err != nil || !cached || c.Hashed() != n {
+	if _, cached, err := c.WeightsRootOf(context.Background(), soloLink); err != nil || !cached || c.Hashed() != n {
 		t.Fatalf("link: %v cached=%v (hashed %d → %d)", err, cached, n, c.Hashed())
 	}
 }
@@ -129,13 +130,13 @@ func TestHashCacheDamagedFile(t *testing.T) {
 	for _, junk := range []string{"{not json", `{"files": 3}`, `{"files": {"x": {"sha256": 5}}}`, ""} {
 		writeFile(t, filepath.Join(state, HashCacheFile), junk)
 		c := OpenHashCache(state)
-		if _, cached, err := c.WeightsRootOf(model); err != nil || cached {
+		if _, cached, err := c.WeightsRootOf(context.Background(), model); err != nil || cached {
 			t.Fatalf("%q: %v cached=%v", junk, err, cached)
 		}
 		if err := c.Save(); err != nil {
 			t.Fatal(err)
 		}
-		if _, cached, _ := OpenHashCache(state).WeightsRootOf(model); !cached {
+		if _, cached, _ := OpenHashCache(state).WeightsRootOf(context.Background(), model); !cached {
 			t.Fatalf("%q: the rewritten cache does not answer", junk)
 		}
 	}
@@ -148,7 +149,7 @@ func TestHashCacheDamagedFile(t *testing.T) {
 	}
 	id.SHA256 = "00000000000000000000000000000000000000000000000000000000000000ff"
 	c.entries[key] = id
-	root, bad, err := c.Verify(model)
+	root, bad, err := c.Verify(context.Background(), model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestHashCacheDamagedFile(t *testing.T) {
 	if got := c.Cached(model); got != root.Files[0].SHA256 {
 		t.Fatalf("verify did not correct the cache: %s", got)
 	}
-	if _, bad, _ := c.Verify(model); len(bad) != 0 {
+	if _, bad, _ := c.Verify(context.Background(), model); len(bad) != 0 {
 		t.Fatalf("a second verify still reports %+v", bad)
 	}
 	// Entries for deleted files are dropped on save.
@@ -172,7 +173,7 @@ func TestHashCacheDamagedFile(t *testing.T) {
 	if n := len(OpenHashCache(state).entries); n != 0 {
 		t.Fatalf("%d entries left for a deleted file", n)
 	}
-	if _, _, err := c.WeightsRootOf(model); err == nil {
+	if _, _, err := c.WeightsRootOf(context.Background(), model); err == nil {
 		t.Fatal("a missing file must fail")
 	}
 }

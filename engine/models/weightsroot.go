@@ -4,6 +4,7 @@
 package models
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -46,7 +47,7 @@ func WeightsRootOf(path string) (WeightsRoot, error) {
 	}
 	files := make([]ManifestFile, 0, len(paths))
 	for _, p := range paths {
-		f, err := hashFile(p)
+		f, err := hashFile(context.Background(), p)
 		if err != nil {
 			return WeightsRoot{}, err
 		}
@@ -88,14 +89,27 @@ func RootOf(files []ManifestFile) (WeightsRoot, error) {
 	return WeightsRoot{Root: hex.EncodeToString(sum[:]), Files: files}, nil
 }
 
-func hashFile(path string) (ManifestFile, error) {
+// ctxReader stops a long read (a model file is tens of GB) when ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+func hashFile(ctx context.Context, path string) (ManifestFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return ManifestFile{}, fmt.Errorf("weights root: %w", err)
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, ctxReader{ctx, f})
 	if err != nil {
 		return ManifestFile{}, fmt.Errorf("weights root: read %s: %w", path, err)
 	}

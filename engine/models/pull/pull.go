@@ -227,6 +227,10 @@ func plan(resp *http.Response, have int64) (total int64, restart bool, err error
 			return size, false, nil
 		}
 		return -1, true, nil
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return 0, false, fmt.Errorf("the server answered %s: it wants credentials; pass them with --header 'Authorization: …'", resp.Status)
+	case http.StatusNotFound, http.StatusGone:
+		return 0, false, fmt.Errorf("the server answered %s: check the URL (the file's name and the mirror's path)", resp.Status)
 	default:
 		return 0, false, fmt.Errorf("the server answered %s", resp.Status)
 	}

@@ -201,9 +201,9 @@ func TestPullRefusals(t *testing.T) {
 		{"not hex", Options{URL: url, Dest: filepath.Join(dir, "a"), SHA256: strings.Repeat("z", 64)}, nil, "hex digits"},
 		{"not http", Options{URL: "ftp://example/m.gguf", Dest: filepath.Join(dir, "a"), SHA256: m.sum}, nil, "http:// or https://"},
 		{"relative URL", Options{URL: "m.gguf", Dest: filepath.Join(dir, "a"), SHA256: m.sum}, nil, "http:// or https://"},
-		{"404", Options{URL: srv.URL + "/other.gguf", Dest: filepath.Join(dir, "b"), SHA256: m.sum}, nil, "404 Not Found"},
+		{"404", Options{URL: srv.URL + "/other.gguf", Dest: filepath.Join(dir, "b"), SHA256: m.sum}, nil, "404 Not Found: check the URL"},
 		{"500", Options{URL: url, Dest: filepath.Join(dir, "c"), SHA256: m.sum}, func() { m.status = 500 }, "500 Internal Server Error"},
-		{"unauthorised", Options{URL: url, Dest: filepath.Join(dir, "d"), SHA256: m.sum}, func() { m.status = 0; m.wantAuth = "Bearer t" }, "401 Unauthorized"},
+		{"unauthorised", Options{URL: url, Dest: filepath.Join(dir, "d"), SHA256: m.sum}, func() { m.status = 0; m.wantAuth = "Bearer t" }, "401 Unauthorized: it wants credentials; pass them with --header"},
 		{"refused", Options{URL: "http://127.0.0.1:1/m.gguf", Dest: filepath.Join(dir, "e"), SHA256: m.sum}, nil, "connection refused"},
 	} {
 		if c.set != nil {
