@@ -227,9 +227,10 @@ func (h *studioRoutes) submitJob(w http.ResponseWriter, r *http.Request) {
 
 // roomRefused answers a job the token's or the network's limit refuses.
 func (h *studioRoutes) roomRefused(w http.ResponseWriter, err error) {
-	if errors.Is(err, studio.ErrNetLimit) {
-		w.Header().Set("Retry-After", strconv.Itoa(int(studio.Retention.Seconds())))
-		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this address holds %d studio jobs, the limit per address; retry when they are forgotten (24 hours after they were submitted)", studio.JobsPerNetwork))
+	var net *studio.NetLimitError
+	if errors.As(err, &net) {
+		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(net.RetryAfter.Seconds()+0.999))))
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this network holds %d studio jobs, the limit per client network; retry after the time in Retry-After, when the oldest is forgotten (24 hours after it was submitted)", studio.JobsPerNetwork))
 		return
 	}
 	writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this studio token has submitted %d jobs, the limit per token; create a new studio session for more", studio.JobsPerToken))
@@ -305,14 +306,21 @@ func reportTarget(r *http.Request) (field, id string, e *httpError) {
 	q := r.URL.Query()
 	item, job := q.Get("item"), q.Get("job")
 	switch {
+	case len(q["item"]) > 1 || len(q["job"]) > 1:
+		return "", "", badRequest("give ?item= or ?job= once")
 	case q.Has("item") && q.Has("job"):
 		return "", "", badRequest("send either ?item= or ?job=, not both")
 	case item != "":
-		return "item", item, nil
+		field, id = "item", item
 	case job != "":
-		return "job", job, nil
+		field, id = "job", job
+	default:
+		return "", "", badRequest("the report form needs ?item=<gallery item id> or ?job=<job id>")
 	}
-	return "", "", badRequest("the report form needs ?item=<gallery item id> or ?job=<job id>")
+	if err := studio.CheckTargetID(field, id); err != nil {
+		return "", "", badRequest("%s", err.Error())
+	}
+	return field, id, nil
 }
 
 // exists reports whether the item or job being reported is known.

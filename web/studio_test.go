@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -317,6 +319,56 @@ func TestStudioJobsPolicy422(t *testing.T) {
 	}
 }
 
+// TestStudioJobsNetworkLimit: one client network holds at most 30 jobs
+// whatever tokens it uses; the 31st gets 429 with the wait until the
+// oldest is forgotten.
+func TestStudioJobsNetworkLimit(t *testing.T) {
+	ts, _ := studioServer(t, nil, false)
+	for i := range studio.JobsPerNetwork {
+		tok := session(t, ts, "studio")
+		if i%studio.JobsPerToken != 0 {
+			continue
+		}
+		for range studio.JobsPerToken {
+			if r := ts.do(t, call{method: "POST", path: "/studio/jobs", body: job("image", "a red kite", nil), token: tok}); r.status != 202 {
+				t.Fatalf("job from token %d: %d %s", i, r.status, r.body)
+			}
+		}
+	}
+	r := ts.do(t, call{method: "POST", path: "/studio/jobs", body: job("image", "a red kite", nil), token: session(t, ts, "studio")})
+	ra, _ := strconv.Atoi(r.header.Get("Retry-After"))
+	if r.status != 429 || !strings.Contains(r.errMsg(t), "this network holds 30 studio jobs") || ra < 86000 || ra > 86400 {
+		t.Errorf("job 31 from one network: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+}
+
+// TestStudioReportsStoreFull: with the most reports the box keeps, a
+// report gets 503 until the operator removes some.
+func TestStudioReportsStoreFull(t *testing.T) {
+	ts, _ := studioServer(t, nil, false)
+	r := ts.do(t, call{method: "POST", path: "/studio/jobs", body: job("image", "a red kite", nil), token: session(t, ts, "studio")})
+	jobID := r.json(t)["job_id"].(string)
+	dir := filepath.Join(ts.cfg.StateDir, "studio", "reports")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i := range studio.MaxStoredReports {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("rp_%05d.json", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	report := map[string]any{"job": jobID, "category": "other"}
+	if r := ts.do(t, call{method: "POST", path: "/studio/report", body: report}); r.status != 503 || !strings.Contains(r.errMsg(t), "operator must review them") {
+		t.Errorf("report with the store full: %d %s", r.status, r.body)
+	}
+	if err := os.Remove(filepath.Join(dir, "rp_00000.json")); err != nil {
+		t.Fatal(err)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/studio/report", body: report}); r.status != 201 {
+		t.Errorf("report after the operator removed one: %d %s", r.status, r.body)
+	}
+}
+
 func TestStudioJobsQueueLimitAndPaused(t *testing.T) {
 	ts, _ := studioServer(t, nil, false)
 	tok := session(t, ts, "studio")
@@ -421,6 +473,9 @@ func TestStudioReports(t *testing.T) {
 		{"?item=gone", 404, `no studio item "gone"`},
 		{"?item=nope", 404, `no studio item "nope"`},
 		{"?job=job_nope", 404, `no studio job "job_nope"`},
+		{"?job=job_1&job=job_2", 400, "once"},
+		{"?job=" + strings.Repeat("j", 129), 400, "job must be an id of 1 to 128"},
+		{"?item=a%2Fb", 400, "item must be an id"},
 	} {
 		if r := ts.do(t, call{method: "GET", path: "/studio/report" + c.query}); r.status != c.status || !strings.Contains(r.errMsg(t), c.want) {
 			t.Errorf("form %q: %d %s", c.query, r.status, r.body)

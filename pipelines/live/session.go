@@ -110,8 +110,9 @@ type Session struct {
 	ended     *Ending
 	endedCh   chan struct{}
 	stopped   bool
-	audioMS   int64
-	lastAudio int64 // audio seconds left at the last budget event
+	audioMS   int64 // whole milliseconds of audio received (and charged)
+	samples   int64 // samples received: the charge carries their fraction of a millisecond
+	lastAudio int64 // audio left (ms) at the last charge
 	paused    bool  // live lanes paused at the stop reserve
 
 	callMu sync.Mutex // one model call at a time (see call)
@@ -269,16 +270,26 @@ func (s *Session) Audio(ctx context.Context, frame []byte) error {
 	if len(frame) == 0 || len(frame)%2 != 0 || len(frame) > stream.MaxFrameBytes {
 		return fmt.Errorf("%w: %d bytes; send 16 kHz mono PCM16 little-endian frames of an even number of bytes, at most %d (about 3200 per 100 ms)", stream.ErrBadFrame, len(frame), stream.MaxFrameBytes)
 	}
-	ms := int64(len(frame) / 2 * 1000 / 16000)
-	left, err := s.cfg.Budget.ChargeAudio(ctx, ms)
-	if err != nil {
-		return fmt.Errorf("live: charging audio: %w", err)
+	// Charge whole milliseconds of all the samples so far, so that frames
+	// shorter than a millisecond are not free; a frame that completes no
+	// millisecond makes no charge (and no store write).
+	s.mu.Lock()
+	s.samples += int64(len(frame) / 2)
+	total := s.samples * 1000 / 16000
+	ms := total - s.audioMS
+	s.audioMS = total
+	left := s.lastAudio
+	s.mu.Unlock()
+	if ms > 0 {
+		var err error
+		if left, err = s.cfg.Budget.ChargeAudio(ctx, ms); err != nil {
+			return fmt.Errorf("live: charging audio: %w", err)
+		}
 	}
 	s.mu.Lock()
-	s.audioMS += ms
 	// A budget event every 5 s of audio, and when none is left (the
 	// client's signal to stop sending).
-	report := left == 0 || left/5000 != s.lastAudio/5000
+	report := ms > 0 && (left == 0 || left/5000 != s.lastAudio/5000)
 	s.lastAudio = left
 	s.mu.Unlock()
 	if err := s.tr.Write(ctx, frame); err != nil {

@@ -146,6 +146,32 @@ func TestSessionAudioBudget(t *testing.T) {
 	}
 }
 
+// TestSessionChargesShortFrames: frames shorter than a millisecond are
+// charged by the samples they add up to, not rounded down to nothing each.
+func TestSessionChargesShortFrames(t *testing.T) {
+	budget := &livetest.Budget{Tokens: 5000, AudioMS: 10000, StopReserveTokens: 100}
+	s, err := live.Start(context.Background(), live.Config{
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t, 2048, 2), Budget: budget, Send: (&livetest.Recorder{}).Send,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// 8,000 frames of one 2-byte sample each: half a second of audio.
+	for range 8000 {
+		if err := s.Audio(context.Background(), []byte{0, 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Then 3 ms in a 96-byte frame: 503 ms in all.
+	if err := s.Audio(context.Background(), make([]byte, 96)); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := budget.AudioLeftMS(context.Background()); left != 10000-503 {
+		t.Errorf("audio left %d ms after 503 ms in short frames, want %d", left, 10000-503)
+	}
+}
+
 func TestSessionPausesAtTheStopReserve(t *testing.T) {
 	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 50, AudioMS: 60000, StopReserveTokens: 100}

@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -66,7 +67,7 @@ type Gallery struct {
 }
 
 var (
-	itemID  = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+	itemID  = regexp.MustCompile(`^[A-Za-z0-9_-]{1,` + strconv.Itoa(MaxReportIDChars) + `}$`) // gallery item, job and report target ids
 	segment = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 )
 

@@ -121,10 +121,10 @@ func (q *Queue) Room(owner, network string) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.sweepLocked(now)
-	return q.roomLocked(owner, network)
+	return q.roomLocked(now, owner, network)
 }
 
-func (q *Queue) roomLocked(owner, network string) error {
+func (q *Queue) roomLocked(now time.Time, owner, network string) error {
 	per := q.PerOwner
 	if per <= 0 {
 		per = JobsPerToken
@@ -134,22 +134,40 @@ func (q *Queue) roomLocked(owner, network string) error {
 		perNet = JobsPerNetwork
 	}
 	n, nn := 0, 0
+	var first time.Time // when the network's first job that can expire does
 	for _, j := range q.order {
 		if j.Owner == owner {
 			n++
 		}
 		if j.Network == network {
 			nn++
+			if j.Status != Running && (first.IsZero() || j.expires().Before(first)) {
+				first = j.expires()
+			}
 		}
 	}
 	if n >= per {
 		return fmt.Errorf("%w: %d of %d", ErrJobLimit, n, per)
 	}
 	if nn >= perNet {
-		return fmt.Errorf("%w: %d of %d", ErrNetLimit, nn, perNet)
+		return &NetLimitError{Held: nn, RetryAfter: first.Sub(now)}
 	}
 	return nil
 }
+
+// NetLimitError says how many jobs the network holds and when the first of
+// them will be forgotten.
+type NetLimitError struct {
+	Held       int
+	RetryAfter time.Duration
+}
+
+func (e *NetLimitError) Error() string {
+	return fmt.Sprintf("%v: %d held", ErrNetLimit, e.Held)
+}
+
+// Unwrap makes errors.Is(err, ErrNetLimit) true.
+func (e *NetLimitError) Unwrap() error { return ErrNetLimit }
 
 // Submit queues a job for owner from network. It returns ErrJobLimit when
 // the owner already has PerOwner jobs held, ErrNetLimit when the network
@@ -159,7 +177,7 @@ func (q *Queue) Submit(owner, network string, sp Spec) (View, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.sweepLocked(now)
-	if err := q.roomLocked(owner, network); err != nil {
+	if err := q.roomLocked(now, owner, network); err != nil {
 		return View{}, err
 	}
 	max := q.Max

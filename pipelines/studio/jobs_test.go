@@ -164,7 +164,8 @@ func TestQueueNetworkLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := q.Submit("session:c", "10.0.0.1", spec("a red kite")); !errors.Is(err, ErrNetLimit) {
+	var nl *NetLimitError
+	if _, err := q.Submit("session:c", "10.0.0.1", spec("a red kite")); !errors.Is(err, ErrNetLimit) || !errors.As(err, &nl) || nl.Held != 2 || nl.RetryAfter <= 0 || nl.RetryAfter > Retention {
 		t.Errorf("third job from one network: %v", err)
 	}
 	if err := q.Room("session:c", "10.0.0.1"); !errors.Is(err, ErrNetLimit) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -47,7 +46,14 @@ type Report struct {
 	Contact  string `json:"contact,omitempty"`
 }
 
-var reportTarget = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// CheckTargetID checks the id of a reported item or job (field names it):
+// nil, or an *InputError that says what to send.
+func CheckTargetID(field, id string) error {
+	if !itemID.MatchString(id) { // the ids gallery items and jobs have
+		return inputErr("%s must be an id of 1 to %d letters, digits, dashes or underscores", field, MaxReportIDChars)
+	}
+	return nil
+}
 
 // ValidateReport checks a report body; errors are *InputError.
 func ValidateReport(in ReportInput) (Report, error) {
@@ -63,8 +69,8 @@ func ValidateReport(in ReportInput) (Report, error) {
 	if in.Job != nil {
 		target, name = in.Job, "job"
 	}
-	if *target == "" || len(*target) > MaxReportIDChars || !reportTarget.MatchString(*target) {
-		return r, inputErr("%s must be an id of 1 to %d letters, digits, dashes or underscores", name, MaxReportIDChars)
+	if err := CheckTargetID(name, *target); err != nil {
+		return r, err
 	}
 	if in.Item != nil {
 		r.Item = *in.Item
@@ -175,7 +181,14 @@ func (rs *Reports) File(network string, r Report) (Report, error) {
 		max = MaxStoredReports
 	}
 	if rs.stored >= max {
-		return Report{}, fmt.Errorf("%w: %d reports in %s", ErrReportsFull, rs.stored, rs.Dir)
+		// The operator may have removed reports since they were counted.
+		n, err := countReports(rs.Dir)
+		if err != nil {
+			return Report{}, err
+		}
+		if rs.stored = n; n >= max {
+			return Report{}, fmt.Errorf("%w: %d reports in %s", ErrReportsFull, n, rs.Dir)
+		}
 	}
 	r.ReportID = newReportID()
 	r.Received = now.Unix()

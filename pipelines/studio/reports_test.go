@@ -142,3 +142,23 @@ func TestReportsStoreBound(t *testing.T) {
 		t.Errorf("with room: %v", err)
 	}
 }
+
+// TestReportsStoreRecounts: a full store is counted again at each report,
+// so reports the operator removed make room without a restart.
+func TestReportsStoreRecounts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "reports")
+	rs := &Reports{Dir: dir, MaxStored: 1}
+	first, err := rs.File("10.0.0.1", Report{Item: "a", Category: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.File("10.0.0.2", Report{Item: "a", Category: "other"}); !errors.Is(err, ErrReportsFull) {
+		t.Fatalf("full: %v", err)
+	}
+	if err := os.Remove(filepath.Join(dir, first.ReportID+".json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rs.File("10.0.0.2", Report{Item: "a", Category: "other"}); err != nil {
+		t.Errorf("after the operator removed one: %v", err)
+	}
+}
