@@ -199,13 +199,8 @@ func citeRef(cites []int) string {
 
 // missingLines are the cited lines the transcript does not have.
 func missingLines(st *State, cites []int) []int {
-	var out []int
-	for _, n := range cites {
-		if _, ok := st.Line(n); !ok {
-			out = append(out, n)
-		}
-	}
-	return out
+	_, missing := st.citedLines(cites)
+	return missing
 }
 
 // missingText says which cited lines do not exist.
@@ -242,11 +237,17 @@ func renderFinalNote(st *State, claims []NoteClaim, md bool) string {
 				continue
 			}
 			n++
-			fmt.Fprintf(&b, "%s %s", c.Claim, citeRef(c.Cites))
+			claim := c.Claim
 			if m := missingLines(st, c.Cites); len(m) > 0 {
-				fmt.Fprintf(&b, " (%s)", missingText(m))
+				// Inside the sentence, so that it still ends in its
+				// citation.
+				end := len(claim)
+				if end > 0 && strings.ContainsRune(".!?", rune(claim[end-1])) {
+					end--
+				}
+				claim = fmt.Sprintf("%s (%s)%s", claim[:end], missingText(m), claim[end:])
 			}
-			b.WriteString("\n")
+			fmt.Fprintf(&b, "%s %s\n", claim, citeRef(c.Cites))
 		}
 		if n == 0 {
 			b.WriteString("(not discussed)\n")
@@ -323,9 +324,7 @@ func judgeSchema(n int) (json.RawMessage, int) {
 		schProp{"leak", schEnum("no", "yes")},
 		schProp{"reason", schText(verifierReasonChars)},
 	)
-	arr := schArray(item, n)
-	arr.raw = fmt.Sprintf(`{"type":"array","minItems":%d,"maxItems":%d,"items":%s}`, n, n, item.raw)
-	return laneSchema(schObject(schProp{"claims", arr}))
+	return laneSchema(schObject(schProp{"claims", schExactArray(item, n)}))
 }
 
 const verifierSystem = "You check a clinical visit note against the visit's speech-recognition transcript (speakers are " +
@@ -381,14 +380,9 @@ func runVerifier(st *State, ask Ask) (string, any, error) {
 	claims := make([]CheckedClaim, len(fn.Claims))
 	var judge []int
 	for k, c := range fn.Claims {
-		var texts []string
-		for _, n := range c.Cites {
-			if s, ok := st.Line(n); ok {
-				texts = append(texts, s.Text)
-			}
-		}
+		texts, m := st.citedLines(c.Cites)
 		claims[k] = CheckedClaim{NoteClaim: c, Evidence: strings.Join(texts, " ")}
-		switch m := missingLines(st, c.Cites); {
+		switch {
 		case len(c.Cites) == 0:
 			claims[k].Label, claims[k].Reason = labelUnsupported, "no line cited"
 		case len(m) > 0:
@@ -507,7 +501,8 @@ func clinicalPass2(st *State) (map[string]any, bool) {
 
 // pass2Timing is summary.pass2_timing: seconds each step took (its lane's
 // latency), null for the steps that did not run (diarization and roles on
-// this box, and a step that failed); total_s is the steps that ran.
+// this box, and a step that failed); total_s is the steps that ran of the
+// contract's four (the final_transcript lane is not one).
 func pass2Timing(st *State) map[string]any {
 	total := 0.0
 	sec := func(id string) *float64 {
@@ -519,7 +514,6 @@ func pass2Timing(st *State) map[string]any {
 		total += v
 		return &v
 	}
-	sec("final_transcript")
 	note, check := sec("final_note"), sec("verifier")
 	return map[string]any{"diarize_s": nil, "roles_s": nil, "note_s": note, "verifier_s": check, "total_s": total}
 }

@@ -34,8 +34,13 @@ func csCheckClaims(t *testing.T, script []livetest.Line, fn live.FinalNote, chec
 		if c.I != k+1 || !slices.Contains(noteSectionTitles, c.Section) || c.Claim == "" || len(c.Cites) == 0 || !slices.IsSorted(c.Cites) {
 			t.Errorf("claim %d: %+v", k+1, c)
 		}
-		if ref := c.Claim + " " + citeRefOf(c.Cites); !strings.Contains(fn.Note, ref) {
-			t.Errorf("data.note lacks %q:\n%s", ref, fn.Note)
+		// The claim's line ends in its citation (a note on missing lines
+		// goes inside the sentence).
+		ref, head := " "+citeRefOf(c.Cites), strings.TrimRight(c.Claim, ".!?")
+		if !slices.ContainsFunc(strings.Split(fn.Note, "\n"), func(l string) bool {
+			return strings.HasPrefix(l, head) && strings.HasSuffix(l, ref)
+		}) {
+			t.Errorf("data.note has no line %q…%q:\n%s", head, ref, fn.Note)
 		}
 	}
 	if len(check.Claims) != len(fn.Claims) {
@@ -133,7 +138,7 @@ func TestFinalNoteCitesAndBody(t *testing.T) {
 	wantBody := "### CHIEF COMPLAINT\n\nBurning on urination and frequency for three days. [[2]]\n\n" +
 		"### HISTORY OF PRESENT ILLNESS\n\nNo fever or back pain! [[2,3]]\nTakes metformin 500 mg twice a day. [[4]]\n\n" +
 		"### PHYSICAL EXAM\n\nTemperature 98.6. [[5]]\n\n" +
-		"### RESULTS\n\nA1c 8.4 on the last check. [[99]] (line 99 does not exist)\nUrine dipstick positive for leukocytes and nitrites. [[5]]\n\n" +
+		"### RESULTS\n\nA1c 8.4 on the last check (line 99 does not exist). [[99]]\nUrine dipstick positive for leukocytes and nitrites. [[5]]\n\n" +
 		"### ASSESSMENT AND PLAN\n\nPrescribe nitrofurantoin 100 milligrams twice daily for five days then. [[6]]\n"
 	if body != wantBody {
 		t.Errorf("body\n%s\nwant\n%s", body, wantBody)
@@ -142,7 +147,7 @@ func TestFinalNoteCitesAndBody(t *testing.T) {
 		t.Errorf("data.note\n%s\nwant the body without Markdown:\n%s", fn.Note, plainOf(wantBody))
 	}
 	// Every line of the note but the titles ends in a citation.
-	cite := regexp.MustCompile(`[.!?] \[\[[0-9]+(,[0-9]+)?\]\]( \(lines? [0-9 and]+ (does|do) not exist\))?$`)
+	cite := regexp.MustCompile(`[.!?] \[\[[0-9]+(,[0-9]+)?\]\]$`)
 	for _, line := range strings.Split(strings.TrimSpace(fn.Note), "\n") {
 		if line != "" && !slices.Contains(noteSectionTitles, line) && !cite.MatchString(line) {
 			t.Errorf("note line %q does not end in a citation", line)
@@ -272,6 +277,29 @@ func TestVerifierErrorWhenTheAnswerCannotBeRead(t *testing.T) {
 		if check.Counts != (live.ClaimCounts{Supported: 2, Unsupported: 1, Error: 4}) || check.Flagged != 1 {
 			t.Errorf("%s: counts %+v flagged %d", c.name, check.Counts, check.Flagged)
 		}
+	}
+}
+
+// TestVerifierErrorWhenTheAnswerIsCut: a judge answer cut at its token
+// limit labels that batch ERROR (never SUPPORTED); the lane goes on.
+func TestVerifierErrorWhenTheAnswerIsCut(t *testing.T) {
+	st, _ := p2StateWithNote(t)
+	a := &p2Asker{
+		answers: []string{`{"claims":[{"label":"SUPP`, `{"claims":[{"label":"SUPPORTED","leak":"no","reason":"ok"},{"label":"SUPPORTED","leak":"no","reason":"ok"}]}`},
+		errs:    []error{fmt.Errorf("%w at 400 tokens", live.ErrAnswerCut), nil},
+	}
+	_, data, err := laneByID(t, live.Clinical(nil), "verifier").Run(st, a.ask)
+	if err != nil {
+		t.Fatalf("a cut answer failed the lane: %v", err)
+	}
+	check := data.(live.ClaimCheck)
+	for k := range 4 {
+		if cl := check.Claims[k]; cl.Label != "ERROR" || cl.Leak {
+			t.Errorf("claim %d %+v, want ERROR", k+1, cl)
+		}
+	}
+	if check.Counts.Error != 4 || check.Counts.Supported != 2 {
+		t.Errorf("counts %+v", check.Counts)
 	}
 }
 
@@ -468,7 +496,7 @@ type drainingBudget struct {
 
 func (d *drainingBudget) Reserve(ctx context.Context, want int64) (int64, func(int64), error) {
 	if d.armed.Load() {
-		d.Budget.Tokens = 0
+		d.Spend(1 << 40)
 	}
 	return d.Budget.Reserve(ctx, want)
 }

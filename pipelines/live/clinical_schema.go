@@ -66,6 +66,14 @@ func schArray(item schNode, n int) schNode {
 		max: 1 + schSpace + n*item.max + (n-1)*(1+schSpace) + 1 + schSpace}
 }
 
+// schExactArray is an array of exactly n items (its longest answer is
+// schArray's).
+func schExactArray(item schNode, n int) schNode {
+	a := schArray(item, n)
+	a.raw = fmt.Sprintf(`{"type":"array","minItems":%d,"maxItems":%d,"items":%s}`, n, n, item.raw)
+	return a
+}
+
 // schObject has exactly these properties, all required, in this order.
 func schObject(props ...schProp) schNode {
 	var b strings.Builder

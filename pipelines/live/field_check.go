@@ -97,14 +97,9 @@ func quoteProblem(st *State, quote string, lines []int) string {
 	if len(lines) == 0 {
 		return "no line cited"
 	}
-	texts := make([]string, 0, len(lines))
-	sorted := slices.Sorted(slices.Values(lines))
-	for _, n := range sorted {
-		s, ok := st.Line(n)
-		if !ok {
-			return "line " + strconv.Itoa(n) + " does not exist"
-		}
-		texts = append(texts, s.Text)
+	texts, missing := st.citedLines(slices.Sorted(slices.Values(lines)))
+	if len(missing) > 0 {
+		return "line " + strconv.Itoa(missing[0]) + " does not exist"
 	}
 	if containsWords(normQuote(strings.Join(texts, " ")), q) {
 		return ""

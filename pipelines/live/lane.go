@@ -61,6 +61,19 @@ func (st *State) Line(n int) (Sentence, bool) {
 	return Sentence{}, false
 }
 
+// citedLines returns the text of each cited line that exists, in the order
+// cited, and the cited line numbers that do not.
+func (st *State) citedLines(cites []int) (texts []string, missing []int) {
+	for _, n := range cites {
+		if s, ok := st.Line(n); ok {
+			texts = append(texts, s.Text)
+		} else {
+			missing = append(missing, n)
+		}
+	}
+	return texts, missing
+}
+
 // Vertical is a live vertical: its live lanes, the lanes that run after
 // stop (in order) and how its done summary is built.
 type Vertical struct {

@@ -17,7 +17,7 @@ func Sales() *Vertical {
 	return &Vertical{
 		ID:           "sales",
 		Live:         []*LaneSpec{objectionLane(), nextQuestionLane(), crmLane()},
-		Final:        []*LaneSpec{followupLane()},
+		Final:        []*LaneSpec{followupLane(), finalTranscriptLane()},
 		Summary:      salesSummary,
 		Pass2Skipped: salesPass2Skipped,
 	}
@@ -291,5 +291,6 @@ func salesSummary(st *State) map[string]any {
 		"followup":         laneData(st, "followup", emptyFollowup),
 		"final_transcript": liveFinalTranscript(st),
 		"pass2":            pass2NotRun(salesPass2Skipped),
+		"pass2_timing":     pass2Timing(st), // every step null: none ran
 	}
 }

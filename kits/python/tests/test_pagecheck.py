@@ -14,6 +14,8 @@ import json
 import os
 import unittest
 
+from counting import CountingRegex
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE_DIR = os.path.join(HERE, "..", "..", "..", "testdata", "sitecheck")
 MODULE = os.path.join(HERE, "..", "boxd_sitecheck", "pagecheck.py")
@@ -767,15 +769,9 @@ class MarkupEmailTest(unittest.TestCase):
         # one and reads on to the space or second "@" each time: quadratic.
         # _is_email_address turns such strings away before the regex runs,
         # and runs it once on the others.
-        real = pc._RE_EMAIL
-        calls = []
-
-        class Counting:
-            def match(self, s):
-                calls.append(s)
-                return real.match(s)
-
-        pc._RE_EMAIL = Counting()
+        counting = CountingRegex(pc._RE_EMAIL)
+        calls = counting.calls
+        pc._RE_EMAIL = counting
         try:
             cases = [("a@" + "." * 20000 + c + "x", False, 0) for c in " \t\n\v\f\r"]
             cases += [("a@" + ".a" * 10000 + "@", False, 0), ("a@" + "." * 20000 + "a", True, 1),
@@ -785,7 +781,7 @@ class MarkupEmailTest(unittest.TestCase):
                 self.assertEqual(pc._is_email_address(s), want, s[:20])
                 self.assertEqual(len(calls), runs, s[:20])
         finally:
-            pc._RE_EMAIL = real
+            pc._RE_EMAIL = counting.real
         self.assertEqual(pc.generate_markup_kit({"facts": {"name": "Acme", "email": "a@" + "." * 20000 + " x"}}),
                          {"error": "facts.email must be an email address"})
 

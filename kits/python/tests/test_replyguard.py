@@ -13,6 +13,8 @@ import json
 import os
 import unittest
 
+from counting import CountingRegex
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "..", "testdata", "sitecheck")
 MODULE = os.path.join(HERE, "..", "boxd_sitecheck", "replyguard.py")
@@ -234,15 +236,9 @@ class URLScanTest(unittest.TestCase):
         _assert_same_as_finditer(self, rg._find_urls, rg._RE_URL, 7, list("a.c.o.m/w.h:t-p s1") + ["www.", "http://", "https://", ".com", ".co", "..", ".io/x"])
 
     def test_long_runs_are_tried_once(self):
-        real = rg._RE_URL
-        calls = []
-
-        class Counting:
-            def match(self, s, pos):
-                calls.append(pos)
-                return real.match(s, pos)
-
-        rg._RE_URL = Counting()
+        counting = CountingRegex(rg._RE_URL)
+        calls = counting.calls
+        rg._RE_URL = counting
         try:
             for s, want in [("a." * 10000, []), ("ab-" * 6000 + ".", []), ("1." * 10000, []),
                             ("x." * 5000 + "www.a " + "y." * 5000, [(10000, 10005)]),
@@ -253,19 +249,7 @@ class URLScanTest(unittest.TestCase):
                 # positions and backtracks over the run from each.
                 self.assertLessEqual(len(calls), 4, (s[:20], len(calls)))
         finally:
-            rg._RE_URL = real
-
-
-class _CountingRegex:
-    """Stands in for a module regex and records where match runs it."""
-
-    def __init__(self, real):
-        self.real = real
-        self.calls = []
-
-    def match(self, s, pos):
-        self.calls.append(pos)
-        return self.real.match(s, pos)
+            rg._RE_URL = counting.real
 
 
 class EmailScanTest(unittest.TestCase):
@@ -276,7 +260,7 @@ class EmailScanTest(unittest.TestCase):
         _assert_same_as_finditer(self, rg._find_emails, rg._RE_EMAIL, 11, list("ab1.-_+%@@ !") + ["@a.co", ".com", "x@y", "..", "a.b", "@b.c1d"])
 
     def test_long_runs_are_tried_once(self):
-        counting = _CountingRegex(rg._RE_EMAIL)
+        counting = CountingRegex(rg._RE_EMAIL)
         rg._RE_EMAIL = counting
         try:
             for s, want in [("a" * 20000, []), ("a" * 20000 + "@", []), ("1a" * 10000 + "@", []),
@@ -300,7 +284,7 @@ class OfferScanTest(unittest.TestCase):
         _assert_same_as_finditer(self, rg._find_offers, rg._RE_OFFER, 13, list("129.,$ %xo") + ["off", " off", "percent", "per", "$ ", "1.5", "% off"])
 
     def test_long_digit_runs_are_tried_once(self):
-        counting = _CountingRegex(rg._RE_OFFER)
+        counting = CountingRegex(rg._RE_OFFER)
         rg._RE_OFFER = counting
         try:
             for s, want in [("1" * 20000, []), ("1" * 20000 + "% of", []),

@@ -1,11 +1,7 @@
 // The email scan of the reply guard, in its own module so the tests can
 // compare it with the plain regex scan without making it kit API.
 
-/** A span of code units in a scan string. */
-export interface EmailSpan {
-  start: number;
-  end: number;
-}
+import type { Span } from "./span.js";
 
 // The regex is the Go guard's (same rules as the others in replyguard.ts:
 // no flags beyond g, no \b, \s, \d, \w, look-around or anchors).
@@ -33,8 +29,8 @@ const RE_LOCAL_RUN = /[a-z0-9._%+-]+/g;
  * after its "@" (no "@" among them), so no text is read more than a few
  * times.
  */
-export function findEmails(scan: string): EmailSpan[] {
-  const out: EmailSpan[] = [];
+export function findEmails(scan: string): Span[] {
+  const out: Span[] = [];
   let q = 0;
   for (;;) {
     RE_LOCAL_RUN.lastIndex = q;

@@ -2,11 +2,7 @@
 // module so the tests can compare it with the plain regex scan without
 // making it kit API.
 
-/** A span of code units in a scan string. */
-export interface OfferSpan {
-  start: number;
-  end: number;
-}
+import type { Span } from "./span.js";
 
 // The regex is the Go guard's (same rules as the others in replyguard.ts:
 // no flags beyond g, no \b, \s, \d, \w, look-around or anchors).
@@ -34,8 +30,8 @@ const RE_DIGIT_RUN = /[0-9]+/y;
  * a digit its run and at most the digits after a full stop that ends it,
  * so no text is read more than a few times.
  */
-export function findOffers(scan: string): OfferSpan[] {
-  const out: OfferSpan[] = [];
+export function findOffers(scan: string): Span[] {
+  const out: Span[] = [];
   let q = 0;
   for (;;) {
     RE_OFFER_START.lastIndex = q;

@@ -28,6 +28,7 @@ import { goQuote, wellFormed } from "./gostrings.js";
 import { findEmails } from "./emailscan.js";
 import { findOffers } from "./offerscan.js";
 import { findURLs } from "./urlscan.js";
+import type { Span } from "./span.js";
 export const MAX_REPLY_LENGTH = 1000;
 
 /** One reply to check (the Go Input). */
@@ -279,11 +280,6 @@ function blank(t: Text): boolean {
   return t.norm.every((r) => r === 0x20 || r === 0x0a);
 }
 
-/** A half-open code point range. */
-interface Span {
-  start: number;
-  end: number;
-}
 
 /**
  * A list of spans. Every list the checks test for overlaps holds pairwise

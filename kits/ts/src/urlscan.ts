@@ -1,11 +1,7 @@
 // The web-address scan of the reply guard, in its own module so the tests
 // can compare it with the plain regex scan without making it kit API.
 
-/** A span of code units in a scan string. */
-export interface URLSpan {
-  start: number;
-  end: number;
-}
+import type { Span } from "./span.js";
 
 const URL_PATH = String.raw`(?:/[a-z0-9._~/?#=&%+-]*[a-z0-9_~/#=&%+-])?`;
 export const RE_URL = new RegExp(
@@ -37,8 +33,8 @@ const RE_URL_SCHEME = /https?:\/\/|www\./g;
  * it is also reachable from q (the regex at q tries every split of the run
  * into labels). A scheme or "www." inside the run is still tried.
  */
-export function findURLs(scan: string): URLSpan[] {
-  const out: URLSpan[] = [];
+export function findURLs(scan: string): Span[] {
+  const out: Span[] = [];
   const n = scan.length;
   let q = 0;
   let deadEnd = 0; // no bare domain starts before this (inside a failed run)

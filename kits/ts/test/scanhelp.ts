@@ -2,11 +2,7 @@
 // plain regex scan they are compared with, and seeded random strings.
 import assert from "node:assert/strict";
 
-/** A span of code units, as the scans return them. */
-export interface Span {
-  start: number;
-  end: number;
-}
+import type { Span } from "../src/span.js";
 
 /** What exec in a loop finds: the plain (backtracking) regex scan. */
 export function execAll(re: RegExp, scan: string): Span[] {

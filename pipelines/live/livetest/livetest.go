@@ -148,6 +148,14 @@ func (b *Budget) ChargeAudio(ctx context.Context, ms int64) (int64, error) {
 	return b.AudioMS, nil
 }
 
+// Spend takes n generated tokens as another caller of the same budget
+// would (tests of a budget that runs out between a check and a call).
+func (b *Budget) Spend(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.Tokens = max(0, b.Tokens-n)
+}
+
 // StopReserve is the tokens kept for the stop artifact.
 func (b *Budget) StopReserve() int64 { return b.StopReserveTokens }
 
