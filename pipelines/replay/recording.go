@@ -74,7 +74,7 @@ func (r *Recorder) Add(e live.Event) {
 	switch e.Type {
 	case live.TypeError:
 		// The pass-2 notice before done is part of a clean session's
-		// stream (clinical and sales until pass 2 runs); any other error
+		// stream (sales, whose pass 2 cannot run on this box); any other error
 		// means the replay did not go as a live session should.
 		if b, ok := e.Body.(live.ErrorBody); !ok || !live.IsPass2Notice(b.Message) {
 			r.errors++
