@@ -104,9 +104,14 @@ func (j *jsonErrorWriter) WriteHeader(code int) {
 		return
 	}
 	j.failed = true
-	msg := http.StatusText(code)
-	if code == http.StatusRequestedRangeNotSatisfiable {
+	var msg string
+	switch code {
+	case http.StatusRequestedRangeNotSatisfiable:
 		msg = "the Range header asks for bytes outside the file; Content-Range gives its size"
+	case http.StatusPreconditionFailed:
+		msg = "the file changed since the If-Match or If-Unmodified-Since condition was taken; fetch it again without the condition"
+	default:
+		msg = fmt.Sprintf("the file could not be served (%s)", http.StatusText(code))
 	}
 	h := j.Header()
 	h.Del("Content-Length")

@@ -169,6 +169,11 @@ func TestStudioMediaRefusesTraversalAndListings(t *testing.T) {
 	if r.status != 206 || string(r.body) != "MP4" {
 		t.Errorf("range: %d %q", r.status, r.body)
 	}
+	// A precondition that does not hold: 412 that says what to do.
+	r = ts.do(t, call{method: "GET", path: "/studio/media/sub/clip.mp4", headers: map[string]string{"If-Unmodified-Since": "Mon, 02 Jan 2006 15:04:05 GMT"}})
+	if r.status != 412 || !strings.Contains(r.errMsg(t), "fetch it again without the condition") {
+		t.Errorf("failed precondition: %d %s", r.status, r.body)
+	}
 	// A range outside the file: 416 with the API's error body.
 	r = ts.do(t, call{method: "GET", path: "/studio/media/sub/clip.mp4", headers: map[string]string{"Range": "bytes=9000-9999"}})
 	if r.status != 416 || !strings.Contains(r.errMsg(t), "outside the file") || !strings.HasPrefix(r.header.Get("Content-Range"), "bytes */") {
