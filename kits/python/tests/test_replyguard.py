@@ -228,6 +228,21 @@ def _assert_same_as_finditer(test, find, rx, seed, alphabet):
         test.assertEqual(find(s), rg._find_all(rx, s), repr(s))
 
 
+def _assert_few_runs(test, find, name, max_runs, cases):
+    """Runs find on each (text, spans) case with the module regex rg.<name>
+    counted: the spans must match and the regex run at most max_runs times
+    (finditer would try it at every position of the hostile run)."""
+    counting = CountingRegex(getattr(rg, name))
+    setattr(rg, name, counting)
+    try:
+        for s, want in cases:
+            counting.calls.clear()
+            test.assertEqual(find(s), want, s[:20])
+            test.assertLessEqual(len(counting.calls), max_runs, (s[:20], len(counting.calls)))
+    finally:
+        setattr(rg, name, counting.real)
+
+
 class URLScanTest(unittest.TestCase):
     """_find_urls finds exactly what finditer finds, without its quadratic
     retries on long dotted runs."""
@@ -236,20 +251,12 @@ class URLScanTest(unittest.TestCase):
         _assert_same_as_finditer(self, rg._find_urls, rg._RE_URL, 7, list("a.c.o.m/w.h:t-p s1") + ["www.", "http://", "https://", ".com", ".co", "..", ".io/x"])
 
     def test_long_runs_are_tried_once(self):
-        counting = CountingRegex(rg._RE_URL)
-        calls = counting.calls
-        rg._RE_URL = counting
-        try:
-            for s, want in [("a." * 10000, []), ("ab-" * 6000 + ".", []), ("1." * 10000, []),
-                            ("x." * 5000 + "www.a " + "y." * 5000, [(10000, 10005)]),
-                            ("x." * 5000 + "com", [(0, 10003)])]:
-                calls.clear()
-                self.assertEqual(rg._find_urls(s), want, s[:20])
-                # finditer tries the regex at every one of the 10,000+
-                # positions and backtracks over the run from each.
-                self.assertLessEqual(len(calls), 4, (s[:20], len(calls)))
-        finally:
-            rg._RE_URL = counting.real
+        # finditer tries the regex at every one of the 10,000+ positions and
+        # backtracks over the run from each.
+        _assert_few_runs(self, rg._find_urls, "_RE_URL", 4, [
+            ("a." * 10000, []), ("ab-" * 6000 + ".", []), ("1." * 10000, []),
+            ("x." * 5000 + "www.a " + "y." * 5000, [(10000, 10005)]),
+            ("x." * 5000 + "com", [(0, 10003)])])
 
 
 class EmailScanTest(unittest.TestCase):
@@ -260,20 +267,13 @@ class EmailScanTest(unittest.TestCase):
         _assert_same_as_finditer(self, rg._find_emails, rg._RE_EMAIL, 11, list("ab1.-_+%@@ !") + ["@a.co", ".com", "x@y", "..", "a.b", "@b.c1d"])
 
     def test_long_runs_are_tried_once(self):
-        counting = CountingRegex(rg._RE_EMAIL)
-        rg._RE_EMAIL = counting
-        try:
-            for s, want in [("a" * 20000, []), ("a" * 20000 + "@", []), ("1a" * 10000 + "@", []),
-                            ("a@" + "a." * 10000 + "!", []),
-                            ("x" * 10000 + "@a.com " + "y" * 10000 + "@", [(0, 10006)]),
-                            ("a@b.cc" + "1." * 10000 + "@d.ee", [(0, 6), (6, 20011)])]:
-                counting.calls.clear()
-                self.assertEqual(rg._find_emails(s), want, s[:20])
-                # finditer tries the regex at every one of the 10,000+
-                # positions and reads to the end of the run from each.
-                self.assertLessEqual(len(counting.calls), 2, (s[:20], len(counting.calls)))
-        finally:
-            rg._RE_EMAIL = counting.real
+        # finditer tries the regex at every one of the 10,000+ positions and
+        # reads to the end of the run from each.
+        _assert_few_runs(self, rg._find_emails, "_RE_EMAIL", 2, [
+            ("a" * 20000, []), ("a" * 20000 + "@", []), ("1a" * 10000 + "@", []),
+            ("a@" + "a." * 10000 + "!", []),
+            ("x" * 10000 + "@a.com " + "y" * 10000 + "@", [(0, 10006)]),
+            ("a@b.cc" + "1." * 10000 + "@d.ee", [(0, 6), (6, 20011)])])
 
 
 class OfferScanTest(unittest.TestCase):
@@ -284,19 +284,12 @@ class OfferScanTest(unittest.TestCase):
         _assert_same_as_finditer(self, rg._find_offers, rg._RE_OFFER, 13, list("129.,$ %xo") + ["off", " off", "percent", "per", "$ ", "1.5", "% off"])
 
     def test_long_digit_runs_are_tried_once(self):
-        counting = CountingRegex(rg._RE_OFFER)
-        rg._RE_OFFER = counting
-        try:
-            for s, want in [("1" * 20000, []), ("1" * 20000 + "% of", []),
-                            ("1" * 10000 + "." + "2" * 10000 + " percent", []), ("$ " + "1" * 20000, []),
-                            ("9" * 20000 + "% off", [(0, 20005)]), ("$" + "5" * 20000 + " off", [(0, 20005)])]:
-                counting.calls.clear()
-                self.assertEqual(rg._find_offers(s), want, s[:20])
-                # finditer tries the regex at every one of the 20,000
-                # digits and reads to the end of the run and back from each.
-                self.assertLessEqual(len(counting.calls), 2, (s[:20], len(counting.calls)))
-        finally:
-            rg._RE_OFFER = counting.real
+        # finditer tries the regex at every one of the 20,000 digits and
+        # reads to the end of the run and back from each.
+        _assert_few_runs(self, rg._find_offers, "_RE_OFFER", 2, [
+            ("1" * 20000, []), ("1" * 20000 + "% of", []),
+            ("1" * 10000 + "." + "2" * 10000 + " percent", []), ("$ " + "1" * 20000, []),
+            ("9" * 20000 + "% off", [(0, 20005)]), ("$" + "5" * 20000 + " off", [(0, 20005)])])
 
 
 class KitErrorTest(unittest.TestCase):
