@@ -47,9 +47,9 @@ GOFLAGS_BUILD := -ldflags "-s -w"
 TEST_TIMEOUT  ?= 40m
 
 # Debian packages the build and the tests use.
-APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3
+APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3 cmake ninja-build xz-utils
 
-.PHONY: deps apt-deps headers tools npm-deps build run test unit kits lint bench fuzz deb cuda clean
+.PHONY: deps apt-deps headers tools npm-deps build run test unit kits lint bench fuzz deb cuda gpu-bundle gpu-dry clean
 
 ## deps: install everything the build and the tests need (safe to run again)
 deps: apt-deps headers tools npm-deps
@@ -125,13 +125,14 @@ run: deps build
 	    --models-llm-path "$$llm"
 
 ## test: everything CI checks (installs its own dependencies first)
-test: deps lint unit kits
+test: deps lint unit kits gpu-dry
 
 ## kits: the TypeScript kit's own tests (node's runner) and the Python kit's (unittest);
 ## the Go test pipelines/sitecheck TestKitsAgree runs all three on the shared fixtures
 kits:
 	cd kits/ts && node node_modules/typescript/bin/tsc -p tsconfig.json && node --test dist/test/
 	cd kits/python && python3 -m unittest discover -s tests
+	python3 -m unittest discover -s gpu/check -p '*_test.py'
 
 unit: headers
 	@if [ "$${CI:-}" = true ] && [ ! -f "$(MODELS_DIR)/stories260K.gguf" ]; then \
@@ -175,20 +176,57 @@ deb: deps build
 	PKG_VERSION=$(VERSION) PKG_BIN=$(BIN) PKG_DATA=$(DATA_DIR) PKG_VAD=$(VAD_FILE) $(TOOLS_BIN)/nfpm package --config packaging/nfpm.yaml --packager deb --target dist/boxd_$(VERSION)_amd64.deb
 	dpkg-deb --info dist/boxd_$(VERSION)_amd64.deb
 
-## cuda: the ggml CUDA backend as shared libraries (needs nvcc and cmake)
-# ollama's CMakeLists finds CUDA itself and writes the libraries to lib/ollama
-# under the build tree; ggml's loader only accepts directories whose path
-# contains lib/ollama, so that name is kept.
+## cuda: the ggml CUDA backend (libggml-cuda.so, libggml-base.so) in build/lib/ollama (needs nvcc and cmake)
+# Built from the pinned module's ggml sources with gpu/cuda/CMakeLists.txt,
+# for the GPU in this machine only (CUDA_ARCHITECTURES, e.g. 90-real for an
+# H100; ggml's default list covers several generations and takes far
+# longer). ggml's loader only accepts directories whose path contains
+# lib/ollama, so that name is kept.
 CUDA_BUILD := build/cuda
+CUDA_ARCHITECTURES ?= $(shell cc=$$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .'); [ -n "$$cc" ] && echo $$cc-real || echo native)
 cuda: headers
-	@command -v nvcc >/dev/null 2>&1 || { echo "cuda: nvcc not found. Install the CUDA toolkit (nvcc 12.x) and cmake, then run make cuda again. boxd runs on the CPU without it."; exit 2; }
-	@command -v cmake >/dev/null 2>&1 || { echo "cuda: cmake not found (apt-get install cmake)"; exit 2; }
-	rm -rf $(CUDA_BUILD)/src && mkdir -p $(CUDA_BUILD) && cp -r $(OLLAMA_DIR) $(CUDA_BUILD)/src && chmod -R u+w $(CUDA_BUILD)/src
-	cmake -S $(CUDA_BUILD)/src -B $(CUDA_BUILD)/cmake -DCMAKE_BUILD_TYPE=Release -DGGML_CCACHE=OFF
+	@command -v nvcc >/dev/null 2>&1 || { echo "cuda: nvcc not found. Install the CUDA toolkit (nvcc 12.x or 13.x) and cmake, then run make cuda again. boxd runs on the CPU without it."; exit 2; }
+	@command -v cmake >/dev/null 2>&1 || { echo "cuda: cmake not found (apt-get install cmake ninja-build)"; exit 2; }
+	gpu/cuda/stage.sh $(OLLAMA_DIR) $(CUDA_BUILD)/src
+	cmake -S $(CUDA_BUILD)/src -B $(CUDA_BUILD)/cmake -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$(CUDA_ARCHITECTURES)" $$(command -v ninja >/dev/null && echo -G Ninja)
 	cmake --build $(CUDA_BUILD)/cmake --target ggml-cuda -j$$(nproc)
 	@mkdir -p build/lib/ollama
-	cp -a $(CUDA_BUILD)/cmake/lib/ollama/libggml-base*.so* $(CUDA_BUILD)/cmake/lib/ollama/libggml-cuda*.so* build/lib/ollama/
-	@echo "cuda: backend in build/lib/ollama; set gpu.library_path: $$(pwd)/build/lib/ollama"
+	cp -a $(CUDA_BUILD)/cmake/lib/ollama/libggml-base.so* $(CUDA_BUILD)/cmake/lib/ollama/libggml-cuda.so build/lib/ollama/
+	@echo "cuda: backend in build/lib/ollama (CUDA architectures $(CUDA_ARCHITECTURES)); set gpu.library_path: $$(pwd)/build/lib/ollama"
+
+## gpu-bundle: build/gpu-bundle, everything one GPU check needs (README, GPU): boxd, the benchmark
+## binaries, ollama from the pinned module, the ggml sources of the CUDA backend, data, check.sh
+GPU_BUNDLE     := build/gpu-bundle
+GPU_BUNDLE_MAX := 58720256 # 56 MiB
+BENCH_PKGS     := llm.test=./engine/llm stream.test=./engine/asr/stream replay.test=./pipelines/replay
+gpu-bundle: headers tools
+	@rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/bin $(GPU_BUNDLE)/data/demo-audio $(GPU_BUNDLE)/.stage
+	$(GO) build $(GOFLAGS_BUILD) -o $(GPU_BUNDLE)/.stage/boxd ./cmd/boxd
+	@for p in $(BENCH_PKGS); do echo "go test -c $${p#*=}"; $(GO) test -c -ldflags "-s -w" -o $(GPU_BUNDLE)/.stage/$${p%%=*} $${p#*=}; done
+	cd /tmp && GOBIN=$(abspath $(GPU_BUNDLE))/.stage GOFLAGS=-mod=mod $(GO) install -ldflags "-s -w" github.com/ollama/ollama@$(OLLAMA_VERSION)
+	@# The live script's audio, synthesised here: the device has no espeak-ng.
+	$(GPU_BUNDLE)/.stage/boxd demo audio --state-dir $(abspath $(GPU_BUNDLE))/state sales-discovery-logistics
+	cp $(GPU_BUNDLE)/state/demo-audio/*.json $(GPU_BUNDLE)/data/demo-audio/
+	for f in $(GPU_BUNDLE)/state/demo-audio/*.pcm; do xz -T0 -6 -c $$f > $(GPU_BUNDLE)/data/demo-audio/$$(basename $$f).xz; done
+	@rm -rf $(GPU_BUNDLE)/state
+	xz -T0 -6 $(GPU_BUNDLE)/.stage/*
+	mv $(GPU_BUNDLE)/.stage/*.xz $(GPU_BUNDLE)/bin/
+	gpu/cuda/stage.sh $(OLLAMA_DIR) $(GPU_BUNDLE)/.stage/ggml-src
+	tar -C $(GPU_BUNDLE)/.stage -cJf $(GPU_BUNDLE)/ggml-src.tar.xz ggml-src
+	@for f in ggml-silero-v6.2.0.bin jfk.wav whisper-vocab-tiny.bin whisper-vocab-tiny.en.bin; do \
+	  test -f $(MODELS_DIR)/$$f || { echo "gpu-bundle: $(MODELS_DIR)/$$f missing (set MODELS_DIR)"; exit 1; }; \
+	  cp $(MODELS_DIR)/$$f $(GPU_BUNDLE)/data/; done
+	cp gpu/check/check.sh gpu/check/hf_whisper.py gpu/check/summary.py $(GPU_BUNDLE)/
+	@rm -rf $(GPU_BUNDLE)/.stage
+	@size=$$(du -sb $(GPU_BUNDLE) | cut -f1); echo "gpu-bundle: $(GPU_BUNDLE) is $$((size / 1048576)) MiB ($$size bytes; at most $(GPU_BUNDLE_MAX))"; \
+	  ls -la $(GPU_BUNDLE) $(GPU_BUNDLE)/bin; \
+	  [ $$size -le $(GPU_BUNDLE_MAX) ] || { echo "gpu-bundle: over the 56 MiB bound"; exit 1; }
+
+## gpu-dry: the GPU check's quick dry run on the CPU from the bundle (make test runs it)
+GPU_DRY_OUT := build/gpu-dry
+gpu-dry: gpu-bundle
+	rm -rf $(GPU_DRY_OUT) && mkdir -p $(GPU_DRY_OUT)
+	GPU_CHECK_DRY=1 GPU_CHECK_QUICK=1 GPU_CHECK_WORK=$(abspath $(GPU_DRY_OUT))/work OUT=$(abspath $(GPU_DRY_OUT))/out bash $(GPU_BUNDLE)/check.sh
 
 clean:
 	rm -rf bin dist build $(RUN_DIR)

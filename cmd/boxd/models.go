@@ -28,7 +28,7 @@ func newModels() *cobra.Command {
 }
 
 func newModelsMakeTest() *cobra.Command {
-	var bench bool
+	var bench, large bool
 	cmd := &cobra.Command{
 		Use:   "make-test-models DIR",
 		Short: "Write tiny random-weight GGUF models (chat, embedder, reranker) for tests, deterministic from fixed seeds",
@@ -38,6 +38,13 @@ func newModelsMakeTest() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if large {
+				p := filepath.Join(args[0], testmodels.LargeFile)
+				if err := testmodels.WriteLLM(p, testmodels.LargeChat()); err != nil {
+					return err
+				}
+				paths = append(paths, p)
+			}
 			for _, p := range paths {
 				fmt.Fprintln(cmd.OutOrStdout(), p)
 			}
@@ -45,6 +52,7 @@ func newModelsMakeTest() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&bench, "bench", false, "also write the 110M-parameter Q8_0 benchmark model")
+	cmd.Flags().BoolVar(&large, "large", false, "also write the 27B-class Q4_K_M benchmark model for GPUs (about 16.5 GB of random weights)")
 	return cmd
 }
 

@@ -163,7 +163,7 @@ func (m *Model) decodeGraph(ctx ml.Context, tokens []int32, n, B, past int, rows
 		ri := in.FromInts(rowIndex(rows, n, B), len(rows)*B)
 		x = x.Reshape(ctx, S, n*B).Rows(ctx, ri).Reshape(ctx, S, len(rows), B)
 	}
-	return w.tokEmb.Mulmat(ctx, x) // [V, rows, B]
+	return w.outProj.Mulmat(ctx, x) // [V, rows, B]
 }
 
 // rowIndex lists, for each sequence, the flattened index of each wanted row.

@@ -50,6 +50,7 @@ type Model struct {
 	name    string
 	mu      sync.Mutex // one window at a time on the shared caches
 	caches  *caches
+	placed  ml.Context // copies made by placeUnnumbered
 	weights weights
 	stats   stats
 }
@@ -133,6 +134,12 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		b.Close()
 		return nil, err
 	}
+	if o.GPULayers != 0 {
+		if err := m.placeUnnumbered(); err != nil {
+			b.Close()
+			return nil, err
+		}
+	}
 	m.caches = newCaches(m)
 	return m, nil
 }
@@ -167,6 +174,47 @@ func newBackend(path string, params ml.BackendParams, gpuLayers, blocks int) (b 
 	return ml.NewBackend(path, params)
 }
 
+// placeUnnumbered copies the tensors whose names hold no layer number
+// next to the layers that use them. The ggml backend places a tensor by
+// the first number in its name and keeps the others on the CPU with the
+// input, so with layers on a GPU every decoder step would multiply by the
+// whole token embedding (51,865 rows) on the CPU, and the positional
+// embeddings and the final layer norms would move activations between the
+// devices. The token embedding stays where it is for the input lookup.
+func (m *Model) placeUnnumbered() (err error) {
+	defer func() {
+		// The ggml backend panics when memory runs out.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("asr: place tensors: %v", r)
+		}
+	}()
+	ctx := m.b.NewContextSize(8)
+	m.placed = ctx
+	w := &m.weights
+	firstEnc, lastEnc, lastDec := 0, max(0, m.hp.NAudioLayer-1), max(0, m.hp.NTextLayer-1)
+	var copies []func(ml.Context) ml.Tensor
+	place := func(t ml.Tensor, layer int) ml.Tensor {
+		dst := ctx.Layer(layer).Empty(t.DType(), t.Shape()...)
+		copies = append(copies, func(g ml.Context) ml.Tensor { return t.Copy(g, dst) })
+		return dst
+	}
+	w.encPos = place(w.encPos, firstEnc)
+	w.encLN = norm{w: place(w.encLN.w, lastEnc), b: place(w.encLN.b, lastEnc)}
+	w.decPos = place(w.decPos, 0)
+	w.decLN = norm{w: place(w.decLN.w, lastDec), b: place(w.decLN.b, lastDec)}
+	w.outProj = place(w.tokEmb, lastDec)
+	_, err = m.run(func(g ml.Context) ml.Tensor {
+		for _, c := range copies {
+			g.Forward(c(g))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("asr: copy tensors to the GPU: %w", err)
+	}
+	return nil
+}
+
 // HParams are the model's dimensions.
 func (m *Model) HParams() HParams { return m.hp }
 
@@ -186,6 +234,10 @@ func (m *Model) Close() {
 	if m.caches != nil {
 		m.caches.close()
 		m.caches = nil
+	}
+	if m.placed != nil {
+		m.placed.Close()
+		m.placed = nil
 	}
 	if m.b != nil {
 		m.b.Close()
@@ -231,6 +283,9 @@ type weights struct {
 	tokEmb, decPos                 ml.Tensor
 	dec                            []block
 	decLN                          norm
+	// outProj is the output projection: the token embedding, or its copy
+	// beside the last decoder layer when layers are offloaded.
+	outProj ml.Tensor
 }
 
 // bind looks every tensor up by its whisper.cpp name.
@@ -271,6 +326,7 @@ func (m *Model) bind() error {
 			mlp0: lin(p+"mlp.0", true), mlp2: lin(p+"mlp.2", true), mlpLN: nrm(p + "mlp_ln")})
 	}
 	w.decLN = nrm("decoder.ln")
+	w.outProj = w.tokEmb
 	if len(missing) > 0 {
 		return fmt.Errorf("%w: missing tensors %v", ErrNotWhisper, missing[:min(len(missing), 5)])
 	}

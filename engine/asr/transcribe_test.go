@@ -82,3 +82,37 @@ func TestLargeV3Layout(t *testing.T) {
 		t.Errorf("transcript %+v", tr)
 	}
 }
+
+// TestPlacedCopiesDecodeTheSame: with layers asked on a GPU, the tensors
+// the backend leaves on the CPU (positions, final norms, the output
+// projection) are used through copies beside their layers; on this
+// CPU-only machine the copies are plain CPU tensors, so greedy and beam
+// decodes must give exactly the text of the model without them.
+func TestPlacedCopiesDecodeTheSame(t *testing.T) {
+	plain := loadTiny(t, testmodels.WhisperF16GGUF)
+	placed, err := Load(context.Background(), testmodels.Generated(t, testmodels.WhisperF16GGUF), Options{GPULayers: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer placed.Close()
+	if placed.placed == nil || placed.weights.outProj == placed.weights.tokEmb {
+		t.Fatal("GPULayers -1 made no copies")
+	}
+	pcm := jfk(t)
+	for _, o := range []DecodeOptions{
+		{Language: "en", Temperatures: []float64{0}, MaxTokens: 24},
+		{Language: "en", BeamSize: 3, Temperatures: []float64{0}, MaxTokens: 12, Timestamps: true},
+	} {
+		a, err := plain.Transcribe(context.Background(), pcm, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := placed.Transcribe(context.Background(), pcm, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Text() != b.Text() || a.Text() == "" {
+			t.Errorf("%+v: %q without copies, %q with", o, a.Text(), b.Text())
+		}
+	}
+}

@@ -3,8 +3,10 @@ package llm
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,13 +21,43 @@ import (
 // module, in the same run, and report each side's tokens per second and
 // boxd's ratio to ollama (medians over alternating rounds). Every request
 // starts with a distinct line so neither side can reuse a cached prompt.
+//
+// Environment (the GPU check, gpu/check/check.sh, sets them):
+//
+//	BOXD_BENCH_LLM_MODEL   the GGUF both sides run (default: the generated 110M Q8_0 file)
+//	BOXD_BENCH_GPU_LAYERS  layers boxd offloads (default 0: CPU; 999: all). Not 0: ollama
+//	                       must hold most of the model in GPU memory (/api/ps), or the
+//	                       benchmark fails; ollama_vram_frac reports its share
+//	BOXD_BENCH_STREAMS     stream counts of BenchmarkAggregate (default 1,4,8)
+//	BOXD_BENCH_ROUNDS      alternating rounds per iteration (default 5)
+//	BOXD_BENCH_DECODE      tokens generated per stream (default 96)
 
 const (
 	benchCtx     = 1024
-	benchDecode  = 96  // tokens generated per stream
 	benchPrompt  = 150 // words (about 450 tokens) for the prompt-processing run
 	benchThreads = 0   // all CPUs, as ollama uses
 )
+
+// benchEnvInt reads a whole-number setting of the benchmarks.
+func benchEnvInt(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		b.Fatalf("%s=%q: want a whole number", name, v)
+	}
+	return n
+}
+
+// benchModel is the GGUF the throughput benchmarks run.
+func benchModel(b *testing.B) string {
+	if p := os.Getenv("BOXD_BENCH_LLM_MODEL"); p != "" {
+		return p
+	}
+	return testmodels.Generated(b, testmodels.BenchFile)
+}
 
 var benchRun int
 
@@ -120,10 +152,11 @@ func ollamaStreams(b *testing.B, o *ollama, n, words, maxTokens int, countPrompt
 }
 
 // benchRounds is how many alternating boxd/ollama runs one benchmark
-// iteration makes. On a shared machine one run can be 15 % off (the two
-// identical one-stream benchmarks have differed that much), so each
-// iteration reports medians over the rounds, and the order alternates so a
-// drift in machine speed does not always favour the side that runs first.
+// iteration makes by default. On a shared machine one run can be 15 % off
+// (the two identical one-stream benchmarks have differed that much), so
+// each iteration reports medians over the rounds, and the order alternates
+// so a drift in machine speed does not always favour the side that runs
+// first.
 const benchRounds = 5
 
 func median(xs []float64) float64 {
@@ -139,9 +172,11 @@ func median(xs []float64) float64 {
 // which goes first, and reports each side's median rate, the median of the
 // per-round ratios, and the lowest and highest ratio seen.
 func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt bool) {
-	model := testmodels.Generated(b, testmodels.BenchFile)
+	model := benchModel(b)
+	gpuLayers := benchEnvInt(b, "BOXD_BENCH_GPU_LAYERS", 0)
+	rounds := max(1, benchEnvInt(b, "BOXD_BENCH_ROUNDS", benchRounds))
 	o := startOllama(b, model, parallel)
-	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: model, ContextLength: benchCtx, Parallel: parallel, Threads: benchThreads}})
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: model, ContextLength: benchCtx, Parallel: parallel, Threads: benchThreads, GPULayers: gpuLayers}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -149,9 +184,23 @@ func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt 
 	// Warm both (model load, first graph).
 	boxdStreams(b, e, 1, 8, 4, false)
 	ollamaStreams(b, o, 1, 8, 4, false)
+	if gpuLayers != 0 {
+		// A GPU comparison is void if ollama left the model on the CPU.
+		frac, err := o.vramFraction(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(frac, "ollama_vram_frac")
+		if frac < 0.5 {
+			b.Fatalf("ollama holds only %.0f%% of the model in GPU memory: the comparison would not be GPU against GPU", 100*frac)
+		}
+	}
+	if info, err := ReadInfo(context.Background(), model); err == nil {
+		b.ReportMetric(float64(info.SizeBytes)/1e9, "model_GB")
+	}
 	b.ResetTimer()
 	var bx, ol, ratios []float64
-	for i := range b.N * benchRounds {
+	for i := range b.N * rounds {
 		var rb, ro sideResult
 		if i%2 == 0 {
 			rb = boxdStreams(b, e, streams, words, maxTokens, countPrompt)
@@ -176,7 +225,9 @@ func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt 
 }
 
 // BenchmarkDecodeSingle: one stream, short prompt, generated tokens/s.
-func BenchmarkDecodeSingle(b *testing.B) { compare(b, 1, 1, 4, benchDecode, false) }
+func BenchmarkDecodeSingle(b *testing.B) {
+	compare(b, 1, 1, 4, benchEnvInt(b, "BOXD_BENCH_DECODE", 96), false)
+}
 
 // BenchmarkPromptProcessing: one stream, a long prompt, prompt tokens/s.
 func BenchmarkPromptProcessing(b *testing.B) { compare(b, 1, 1, benchPrompt, 1, true) }
@@ -184,7 +235,23 @@ func BenchmarkPromptProcessing(b *testing.B) { compare(b, 1, 1, benchPrompt, 1, 
 // BenchmarkAggregate: N concurrent streams (OLLAMA_NUM_PARALLEL = N),
 // generated tokens/s over all of them.
 func BenchmarkAggregate(b *testing.B) {
-	for _, n := range []int{1, 4, 8} {
-		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) { compare(b, n, n, 4, benchDecode, false) })
+	var counts []int
+	for _, f := range strings.Split(cmpOr(os.Getenv("BOXD_BENCH_STREAMS"), "1,4,8"), ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			b.Fatalf("BOXD_BENCH_STREAMS=%q: want stream counts such as 1,4,8", os.Getenv("BOXD_BENCH_STREAMS"))
+		}
+		counts = append(counts, n)
 	}
+	decode := benchEnvInt(b, "BOXD_BENCH_DECODE", 96)
+	for _, n := range counts {
+		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) { compare(b, n, n, 4, decode, false) })
+	}
+}
+
+func cmpOr(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }

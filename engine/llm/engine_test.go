@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -348,5 +349,35 @@ func TestReranker(t *testing.T) {
 	}
 	if _, err := r.Embed(context.Background(), []string{"x"}); err == nil {
 		t.Error("a reranker embedded")
+	}
+}
+
+// TestKQuantMixLoads: the generator's Q4_K_M mix (random K-quant blocks,
+// a head size other than embd/heads, a tied embedding), the form of the
+// 27B-class GPU benchmark model, is a file llama.cpp loads as Q4_K_M and
+// generates from with finite logits (greedy stays within the length asked).
+func TestKQuantMixLoads(t *testing.T) {
+	spec := testmodels.LargeChat()
+	spec.Name, spec.Vocab, spec.Embd, spec.Layers, spec.Heads, spec.KVHeads, spec.HeadDim, spec.FF, spec.Context =
+		"boxd-kquant-mini", 600, 256, 3, 8, 4, 64, 512, 1024
+	path := filepath.Join(t.TempDir(), "mini-q4_k_m.gguf")
+	if err := testmodels.WriteLLM(path, spec); err != nil {
+		t.Fatal(err)
+	}
+	info, err := ReadInfo(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(info.Quantisation, "Q4_K") {
+		t.Errorf("quantisation %q, want Q4_K_M", info.Quantisation)
+	}
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: path, ContextLength: 512, Parallel: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r := run(t, e, "The roof inspection found", Request{MaxTokens: 12})
+	if r.CompletionTokens == 0 || r.CompletionTokens > 12 {
+		t.Errorf("generated %d tokens", r.CompletionTokens)
 	}
 }

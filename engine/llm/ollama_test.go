@@ -58,7 +58,15 @@ func startOllama(tb testing.TB, model string, parallel int) *ollama {
 	dir := tb.TempDir()
 	addr := freePort(tb)
 	o := &ollama{url: "http://" + addr, bin: bin}
-	o.env = append(os.Environ(), "HOME="+dir, "OLLAMA_HOST="+addr, "OLLAMA_MODELS="+filepath.Join(dir, "models"),
+	// Without boxd's OLLAMA_LIBRARY_PATH: ollama finds its GPU libraries
+	// in its own layout (lib/ollama beside its bin/), as installed.
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OLLAMA_LIBRARY_PATH=") {
+			env = append(env, kv)
+		}
+	}
+	o.env = append(env, "HOME="+dir, "OLLAMA_HOST="+addr, "OLLAMA_MODELS="+filepath.Join(dir, "models"),
 		fmt.Sprintf("OLLAMA_NUM_PARALLEL=%d", parallel), "OLLAMA_KEEP_ALIVE=1h", "OLLAMA_NOPRUNE=1")
 	o.cmd = exec.Command(bin, "serve")
 	o.cmd.Env = o.env
@@ -106,6 +114,30 @@ type ollamaResult struct {
 	EvalDuration    int64  `json:"eval_duration"`
 	PromptDuration  int64  `json:"prompt_eval_duration"`
 	DoneReason      string `json:"done_reason"`
+}
+
+// vramFraction is the share of the loaded model ollama holds in GPU
+// memory (/api/ps).
+func (o *ollama) vramFraction(ctx context.Context) (float64, error) {
+	req, _ := http.NewRequestWithContext(ctx, "GET", o.url+"/api/ps", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	var ps struct {
+		Models []struct {
+			Size     int64 `json:"size"`
+			SizeVRAM int64 `json:"size_vram"`
+		} `json:"models"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ps); err != nil {
+		return 0, fmt.Errorf("ollama /api/ps: %w", err)
+	}
+	if len(ps.Models) == 0 || ps.Models[0].Size == 0 {
+		return 0, fmt.Errorf("ollama /api/ps lists no loaded model")
+	}
+	return float64(ps.Models[0].SizeVRAM) / float64(ps.Models[0].Size), nil
 }
 
 // generate calls /api/generate with raw: true (no template).

@@ -51,6 +51,19 @@ import (
 //	BOXD_BENCH_ASR_THREADS       Whisper's CPU threads (default: the CPUs the chat model leaves,
 //	                             at least 1; boxd serve gives both every CPU, and on a small
 //	                             box the two then spin against each other)
+//	BOXD_BENCH_SESSIONS          BenchmarkConcurrentLiveSessions runs just these counts (e.g. 4)
+//	                             instead of 1, 2, … up to the first that falls behind
+//	BOXD_BENCH_ASR_MODEL         the Whisper GGUF (default: the generated random tiny F16 model)
+//	BOXD_BENCH_CHAT_MODEL        the chat GGUF of the lanes (default: the generated tiny chat model)
+//	BOXD_BENCH_GPU_LAYERS        layers both models offload (default 0: CPU; -1 or 999: all)
+//	BOXD_BENCH_LLM_PARALLEL      the chat model's sequences (default 4, models.llm.parallel's default)
+//	BOXD_BENCH_CHAT_STREAMS      chat streams BenchmarkLiveUnderChatLoad runs beside the session (default 8)
+//
+// Latencies: final_* run from the end of a spoken line to its final
+// transcript event; partial_* from the moment the last audio a partial
+// re-decode covers was spoken to the end of that decode, whether or not
+// its text changed what is shown (random weights rarely agree with
+// themselves, so shown partials are too few to time).
 
 const (
 	// realTimeLag is how far a final may trail the end of its line, and
@@ -111,8 +124,23 @@ func BenchmarkConcurrentLiveSessions(b *testing.B) {
 	m := loadBenchModels(b)
 	sc, pcm, lines := benchScript(b, id, envFloat(b, "BOXD_BENCH_CONCURRENT_SECONDS", 60))
 	maxN := int(envFloat(b, "BOXD_BENCH_MAX_SESSIONS", 8))
-	sustained := 0
+	counts := make([]int, 0, maxN)
 	for n := 1; n <= maxN; n++ {
+		counts = append(counts, n)
+	}
+	fixed := os.Getenv("BOXD_BENCH_SESSIONS") != ""
+	if fixed {
+		counts = counts[:0]
+		for _, f := range strings.Split(os.Getenv("BOXD_BENCH_SESSIONS"), ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				b.Fatalf("BOXD_BENCH_SESSIONS=%q: want session counts such as 4 or 1,4", os.Getenv("BOXD_BENCH_SESSIONS"))
+			}
+			counts = append(counts, n)
+		}
+	}
+	sustained := 0
+	for _, n := range counts {
 		kept := true
 		b.Run(fmt.Sprintf("sessions=%d", n), func(b *testing.B) {
 			var all lineDelays
@@ -154,19 +182,106 @@ func BenchmarkConcurrentLiveSessions(b *testing.B) {
 			b.ReportMetric(realtime, "realtime")
 		})
 		if !kept {
+			if fixed {
+				continue
+			}
 			break
 		}
 		sustained = n
 	}
-	b.Run("sustained", func(b *testing.B) {
-		b.ReportMetric(float64(sustained), "sessions_realtime")
+	if !fixed {
+		b.Run("sustained", func(b *testing.B) {
+			b.ReportMetric(float64(sustained), "sessions_realtime")
+		})
+	}
+}
+
+// BenchmarkLiveUnderChatLoad is the arbiter's test: one session replays
+// the first BOXD_BENCH_LIVE_SECONDS (default 30) of the first script of
+// BOXD_BENCH_LIVE_SCRIPTS alone, then again while BOXD_BENCH_CHAT_STREAMS
+// chat streams (128-token greedy requests, one after another, at the
+// interactive priority chat completions use) run on the same chat model;
+// the chat streams also run alone for the same time. Live must keep its
+// latency; chat_cost is the share of chat throughput the session takes.
+func BenchmarkLiveUnderChatLoad(b *testing.B) {
+	id := strings.TrimSpace(strings.Split(envString("BOXD_BENCH_LIVE_SCRIPTS", "sales-discovery-logistics"), ",")[0])
+	m := loadBenchModels(b)
+	sc, pcm, lines := benchScript(b, id, envFloat(b, "BOXD_BENCH_LIVE_SECONDS", 30))
+	streams := int(envFloat(b, "BOXD_BENCH_CHAT_STREAMS", 8))
+	audio := time.Duration(len(pcm)/32) * time.Millisecond
+	var alone float64
+	b.Run("chat-alone", func(b *testing.B) {
+		for range b.N {
+			ctx, cancel := context.WithTimeout(context.Background(), audio)
+			alone = chatLoad(ctx, b, m, streams)
+			cancel()
+		}
+		b.ReportMetric(alone, "chat_tok/s")
 	})
+	b.Run("live-alone", func(b *testing.B) {
+		var all lineDelays
+		for range b.N {
+			all.add(runSession(b, m, sc, pcm, lines, 0).delays)
+		}
+		all.report(b)
+	})
+	b.Run(fmt.Sprintf("live+chat%d", streams), func(b *testing.B) {
+		var all lineDelays
+		var rate float64
+		for range b.N {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan float64, 1)
+			go func() { done <- chatLoad(ctx, b, m, streams) }()
+			all.add(runSession(b, m, sc, pcm, lines, 0).delays)
+			cancel()
+			rate = <-done
+		}
+		all.report(b)
+		b.ReportMetric(rate, "chat_tok/s")
+		if alone > 0 {
+			b.ReportMetric(1-rate/alone, "chat_cost")
+		}
+	})
+}
+
+// chatLoad runs streams greedy chat requests back to back until ctx ends
+// and returns the tokens generated per second over all of them.
+func chatLoad(ctx context.Context, b *testing.B, m *benchModels, streams int) float64 {
+	var mu sync.Mutex
+	total := 0
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range streams {
+		wg.Go(func() {
+			for k := 0; ctx.Err() == nil; k++ {
+				toks, err := m.llm.Tokenize(fmt.Sprintf("Stream %d, request %d. Summarise the roof inspection and the next steps for the crew.", i, k), true, true)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				j, err := m.llm.Generate(ctx, llm.Request{Prompt: toks, MaxTokens: 128, Priority: gpu.Interactive})
+				if err != nil {
+					if ctx.Err() == nil {
+						b.Error(err)
+					}
+					return
+				}
+				r, _ := j.Wait(context.Background())
+				mu.Lock()
+				total += r.CompletionTokens
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return float64(total) / time.Since(start).Seconds()
 }
 
 // benchModels are the engines every session shares, as in boxd serve.
 type benchModels struct {
 	speech *stream.Engine
 	chat   *chat.Service
+	llm    *llm.Engine
 }
 
 func loadBenchModels(b *testing.B) *benchModels {
@@ -176,8 +291,17 @@ func loadBenchModels(b *testing.B) *benchModels {
 	llmThreads := int(envFloat(b, "BOXD_BENCH_LLM_THREADS", 1))
 	asrThreads := int(envFloat(b, "BOXD_BENCH_ASR_THREADS", float64(max(1, runtime.NumCPU()-llmThreads))))
 	b.Logf("%d CPUs: Whisper %d threads, chat model %d", runtime.NumCPU(), asrThreads, llmThreads)
-	e, err := stream.Load(ctx, testmodels.Generated(b, testmodels.WhisperF16GGUF), testmodels.Shared(b, "ggml-silero-v6.2.0.bin"),
-		stream.Settings{BeamSize: int(envFloat(b, "BOXD_BENCH_BEAM", 5)), PartialStepMS: 1000, MaxSentenceS: 20, Threads: asrThreads})
+	gpuLayers := int(envSigned(b, "BOXD_BENCH_GPU_LAYERS", 0))
+	asrModel := envString("BOXD_BENCH_ASR_MODEL", "")
+	if asrModel == "" {
+		asrModel = testmodels.Generated(b, testmodels.WhisperF16GGUF)
+	}
+	chatModel := envString("BOXD_BENCH_CHAT_MODEL", "")
+	if chatModel == "" {
+		chatModel = testmodels.Generated(b, testmodels.ChatFile)
+	}
+	e, err := stream.Load(ctx, asrModel, testmodels.Shared(b, "ggml-silero-v6.2.0.bin"),
+		stream.Settings{BeamSize: int(envFloat(b, "BOXD_BENCH_BEAM", 5)), PartialStepMS: 1000, MaxSentenceS: 20, Threads: asrThreads, GPULayers: gpuLayers})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -191,13 +315,17 @@ func loadBenchModels(b *testing.B) *benchModels {
 	e.Defaults.Final.NoSpeechThreshold = 1
 	e.Defaults.Partial = asr.DecodeOptions{Temperatures: []float64{0}, NoSpeechThreshold: 1}
 
-	le, err := llm.Open(ctx, llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(b, testmodels.ChatFile),
-		ContextLength: 8192, Parallel: 4, Threads: llmThreads}, Arbiter: arb})
+	llmLayers := gpuLayers
+	if llmLayers < 0 {
+		llmLayers = 999 // llama.cpp: every layer
+	}
+	le, err := llm.Open(ctx, llm.EngineOptions{Options: llm.Options{Path: chatModel,
+		ContextLength: 8192, Parallel: int(envFloat(b, "BOXD_BENCH_LLM_PARALLEL", 4)), Threads: llmThreads, GPULayers: llmLayers}, Arbiter: arb})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(le.Close)
-	return &benchModels{speech: e, chat: &chat.Service{Engine: le, ModelID: "model-27b", WeightsRoot: strings.Repeat("ab", 32),
+	return &benchModels{speech: e, llm: le, chat: &chat.Service{Engine: le, ModelID: "model-27b", WeightsRoot: strings.Repeat("ab", 32),
 		Upstream: "tiny-chat", Provider: "bench", Receipts: benchReceipts{}}}
 }
 
@@ -279,6 +407,7 @@ func runSession(b *testing.B, m *benchModels, sc scripts.Script, pcm []byte, lin
 			return nil, err
 		}
 		o.TokensPerSecond, o.MinTokens = tokenRate(m.speech.Model.Tokenizer(), lines), 1
+		o.OnPartialDecode = func(heard float64) { tl.partial(heard, time.Now()) }
 		return &timedClose{Transcriber: stream.Start(ctx, m.speech.Session(o), emit), d: &drain, mu: &drainMu}, nil
 	}
 	lang, target := "", ""
@@ -360,6 +489,19 @@ type timeline struct {
 	lanes  []laneAt
 	errors []string
 	seen   map[string][]coverage // lane → runs finished but not yet sent, in order
+	// partials: when each partial re-decode ended, and the audio it covered
+	partials []partialAt
+}
+
+type partialAt struct {
+	heard float64 // seconds of audio the session had received at its start
+	wall  time.Time
+}
+
+func (tl *timeline) partial(heard float64, wall time.Time) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.partials = append(tl.partials, partialAt{heard, wall})
 }
 
 // instrument wraps each lane's Finish to note the sentences its run saw.
@@ -429,6 +571,9 @@ func (tl *timeline) result(lines []scripts.LineTiming, drain time.Duration) sess
 	for _, la := range tl.lanes {
 		r.delays.run = append(r.delays.run, la.run)
 	}
+	for _, p := range tl.partials {
+		r.delays.partial = append(r.delays.partial, p.wall.Sub(tl.start.Add(time.Duration(p.heard*float64(time.Second)))))
+	}
 	for _, l := range lines {
 		var f *sentAt
 		for k := range tl.finals {
@@ -452,18 +597,22 @@ func (tl *timeline) result(lines []scripts.LineTiming, drain time.Duration) sess
 }
 
 // lineDelays are per-line delays to the final and to the first lane event
-// that includes it, and every lane run's own time (its latency_ms).
-type lineDelays struct{ final, lane, run []time.Duration }
+// that includes it, every lane run's own time (its latency_ms), and every
+// partial's delay behind the audio it covers.
+type lineDelays struct{ final, lane, run, partial []time.Duration }
 
 func (d *lineDelays) add(o lineDelays) {
 	d.final = append(d.final, o.final...)
 	d.lane = append(d.lane, o.lane...)
 	d.run = append(d.run, o.run...)
+	d.partial = append(d.partial, o.partial...)
 }
 
 func (d *lineDelays) report(b *testing.B) {
 	b.ReportMetric(percentileMS(d.final, 50), "final_p50_ms")
 	b.ReportMetric(percentileMS(d.final, 95), "final_p95_ms")
+	b.ReportMetric(percentileMS(d.partial, 50), "partial_p50_ms")
+	b.ReportMetric(percentileMS(d.partial, 95), "partial_p95_ms")
 	b.ReportMetric(percentileMS(d.lane, 50), "lane_p50_ms")
 	b.ReportMetric(percentileMS(d.lane, 95), "lane_p95_ms")
 	b.ReportMetric(percentileMS(d.run, 50), "lane_run_p50_ms")
@@ -548,6 +697,19 @@ func envString(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// envSigned reads a number that may be negative (-1: every layer).
+func envSigned(b *testing.B, name string, def float64) float64 {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		b.Fatalf("%s=%q: want a number", name, v)
+	}
+	return f
 }
 
 func envFloat(b *testing.B, name string, def float64) float64 {

@@ -72,6 +72,11 @@ type Options struct {
 	MinTokens       int
 	// Acquire, when set, is held around every decode (the GPU arbiter).
 	Acquire func(ctx context.Context) (release func(), err error)
+	// OnPartialDecode, when set, is called after each partial re-decode
+	// (whether or not its text changed what is shown) with the seconds of
+	// session audio received when the decode began: the speech it covers
+	// ends there. Latency measurements use it.
+	OnPartialDecode func(heard float64)
 }
 
 func (o Options) withDefaults() Options {
@@ -288,6 +293,9 @@ func (s *Session) partial(ctx context.Context) (*Event, error) {
 	toks, err := s.decodeTokens(ctx, pcm, po, false)
 	if err != nil {
 		return nil, err
+	}
+	if s.o.OnPartialDecode != nil {
+		s.o.OnPartialDecode(seconds(s.partialAt))
 	}
 	agreed := commonPrefix(s.prevHyp, toks)
 	s.prevHyp = toks

@@ -347,3 +347,29 @@ func TestWordBoundary(t *testing.T) {
 		t.Errorf("completeUTF8(café) = %q", got)
 	}
 }
+
+// TestOnPartialDecode: the hook sees every partial re-decode (each 1 s of
+// new audio in a sentence, also those whose text changed nothing shown),
+// with the audio received when it began, never more than was fed.
+func TestOnPartialDecode(t *testing.T) {
+	rec := &wordsRec{tk: realTokenizer(t)}
+	var heard []float64
+	s := NewSession(rec, energyVAD{}, Options{Language: "en", OnPartialDecode: func(h float64) { heard = append(heard, h) }})
+	var evs []Event
+	audio := append(append(make([]float32, asr.SampleRate/2), tone(6)...), make([]float32, asr.SampleRate)...)
+	feedFrames(t, context.Background(), s, audio, &evs)
+	partials := 0
+	for _, e := range evs {
+		if !e.Final {
+			partials++
+		}
+	}
+	if len(heard) < 5 || len(heard) < partials {
+		t.Fatalf("%d partial decodes seen for %d partial events: %v", len(heard), partials, heard)
+	}
+	for i, h := range heard {
+		if h <= 0 || h > float64(len(audio))/asr.SampleRate || i > 0 && h-heard[i-1] < 0.99 {
+			t.Errorf("decode %d began at %.2f s of audio (before: %v)", i, h, heard[:i])
+		}
+	}
+}

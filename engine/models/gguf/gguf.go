@@ -48,6 +48,8 @@ const (
 	Q5_0 Type = 6
 	Q5_1 Type = 7
 	Q8_0 Type = 8
+	Q4_K Type = 12
+	Q6_K Type = 14
 )
 
 func (t Type) String() string {
@@ -66,6 +68,10 @@ func (t Type) String() string {
 		return "Q5_0"
 	case Q5_1:
 		return "Q5_1"
+	case Q4_K:
+		return "Q4_K"
+	case Q6_K:
+		return "Q6_K"
 	}
 	return fmt.Sprintf("type%d", uint32(t))
 }
@@ -87,6 +93,10 @@ func blockInfo(t Type) (int, int, bool) {
 		return 32, 22, true
 	case Q5_1:
 		return 32, 24, true
+	case Q4_K: // d, dmin (f16), 12 bytes of 6-bit scales, 128 bytes of nibbles
+		return 256, 144, true
+	case Q6_K: // 128 bytes low bits, 64 high bits, 16 int8 scales, d (f16)
+		return 256, 210, true
 	}
 	return 0, 0, false
 }
@@ -128,11 +138,21 @@ func (t TensorInfo) Elements() uint64 {
 }
 
 // Writer builds a GGUF file in memory order: metadata, tensor infos, data.
+// A tensor's data is held in memory (AddTensor, AddFloats) or produced
+// while the file is written (AddStream), so files larger than memory can
+// be written.
 type Writer struct {
 	kvs       []KV
 	tensors   []TensorInfo
-	data      [][]byte
+	data      []tensorData
 	alignment uint64
+}
+
+// tensorData is a tensor's bytes, or a function that writes size bytes.
+type tensorData struct {
+	bytes  []byte
+	size   uint64
+	stream func(io.Writer) error
 }
 
 // NewWriter starts a file with the default alignment (32).
@@ -156,8 +176,31 @@ func (w *Writer) AddTensor(name string, typ Type, dims []uint64, data []byte) er
 		return fmt.Errorf("tensor %s: %d bytes of data, want %d", name, len(data), want)
 	}
 	w.tensors = append(w.tensors, info)
-	w.data = append(w.data, data)
+	w.data = append(w.data, tensorData{bytes: data, size: want})
 	return nil
+}
+
+// AddStream adds a tensor whose data write produces when the file is
+// written: exactly ByteSize(typ, elements) bytes, or Write fails.
+func (w *Writer) AddStream(name string, typ Type, dims []uint64, write func(io.Writer) error) error {
+	info := TensorInfo{Name: name, Dims: append([]uint64(nil), dims...), Type: typ}
+	want, err := ByteSize(typ, info.Elements())
+	if err != nil {
+		return fmt.Errorf("tensor %s: %w", name, err)
+	}
+	w.tensors = append(w.tensors, info)
+	w.data = append(w.data, tensorData{size: want, stream: write})
+	return nil
+}
+
+// DataSize is the number of bytes of tensor data added so far (without
+// alignment padding).
+func (w *Writer) DataSize() uint64 {
+	var n uint64
+	for _, d := range w.data {
+		n += d.size
+	}
+	return n
 }
 
 // AddFloats adds a tensor given as float32 values, encoded as typ.
@@ -238,14 +281,24 @@ func (w *Writer) Write(out io.Writer) error {
 		}
 		put(uint32(t.Type))
 		put(t.Offset)
-		offset += uint64(len(w.data[i]))
+		offset += w.data[i].size
 		offset += pad(offset, w.alignment)
 	}
 	cw.Write(make([]byte, pad(cw.n, w.alignment)))
 	for i, d := range w.data {
-		cw.Write(d)
+		if d.stream == nil {
+			cw.Write(d.bytes)
+		} else if cw.err == nil {
+			before := cw.n
+			if err := d.stream(cw); err != nil {
+				return fmt.Errorf("gguf: tensor %s: %w", w.tensors[i].Name, err)
+			}
+			if got := cw.n - before; got != d.size && cw.err == nil {
+				return fmt.Errorf("gguf: tensor %s: wrote %d bytes of data, want %d", w.tensors[i].Name, got, d.size)
+			}
+		}
 		if i < len(w.data)-1 {
-			cw.Write(make([]byte, pad(uint64(len(d)), w.alignment)))
+			cw.Write(make([]byte, pad(d.size, w.alignment)))
 		}
 	}
 	if cw.err != nil {

@@ -3,9 +3,11 @@ package gguf_test
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"boxd/engine/models/gguf"
@@ -119,5 +121,75 @@ func TestRejectsGarbage(t *testing.T) {
 	}
 	if _, err := gguf.ReadFile(filepath.Join(t.TempDir(), "none")); err == nil {
 		t.Error("missing file accepted")
+	}
+}
+
+// TestStreamedTensors: a streamed tensor lands at its aligned offset with
+// exactly the bytes its function wrote, between tensors held in memory;
+// a function that writes too few or too many bytes fails the write.
+func TestStreamedTensors(t *testing.T) {
+	block := func(n int, seed byte) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = seed + byte(i*7)
+		}
+		return b
+	}
+	q4 := block(2*144, 3) // two Q4_K blocks: 512 elements
+	q6 := block(210, 5)   // one Q6_K block
+	w := gguf.NewWriter()
+	w.Set("general.architecture", "llama")
+	if err := w.AddFloats("first", gguf.F32, []uint64{3}, []float32{1, 2, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddStream("q4", gguf.Q4_K, []uint64{256, 2}, func(out io.Writer) error { _, err := out.Write(q4); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.AddStream("q6", gguf.Q6_K, []uint64{256}, func(out io.Writer) error {
+		// in two pieces, as a generator writing chunks does
+		if _, err := out.Write(q6[:100]); err != nil {
+			return err
+		}
+		_, err := out.Write(q6[100:])
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.DataSize(), uint64(12+len(q4)+len(q6)); got != want {
+		t.Errorf("DataSize = %d, want %d", got, want)
+	}
+	var buf bytes.Buffer
+	if err := w.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		typ  gguf.Type
+		want []byte
+	}{{"q4", gguf.Q4_K, q4}, {"q6", gguf.Q6_K, q6}} {
+		ti, ok := f.Tensor(c.name)
+		if !ok || ti.Type != c.typ || ti.Offset%32 != 0 {
+			t.Fatalf("%s: %+v (found %v)", c.name, ti, ok)
+		}
+		got := buf.Bytes()[f.DataOffset+ti.Offset:][:len(c.want)]
+		if !bytes.Equal(got, c.want) {
+			t.Errorf("%s: data differs", c.name)
+		}
+	}
+	for _, n := range []int{143, 145} {
+		bad := gguf.NewWriter()
+		if err := bad.AddStream("x", gguf.Q4_K, []uint64{256}, func(out io.Writer) error { _, err := out.Write(make([]byte, n)); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if err := bad.Write(io.Discard); err == nil || !strings.Contains(err.Error(), "want 144") {
+			t.Errorf("a stream of %d bytes for 144: err = %v", n, err)
+		}
+	}
+	if err := w.AddStream("odd", gguf.Q4_K, []uint64{100}, nil); err == nil {
+		t.Error("100 elements accepted as Q4_K (256 per block)")
 	}
 }

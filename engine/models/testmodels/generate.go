@@ -1,7 +1,9 @@
 package testmodels
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -23,7 +25,17 @@ type LLM struct {
 	KVHeads  int
 	FF       int
 	Context  int
-	Type     gguf.Type // weight type of the matrices (norms stay F32)
+	// Type is the weight type of the matrices (norms stay F32). Q4_K
+	// means llama.cpp's Q4_K_M mix: Q4_K matrices, Q6_K for the output
+	// (or the tied embedding) and for attn_v and ffn_down in the layers
+	// llama.cpp gives more bits; their blocks are random bytes with small
+	// finite scales, written as the file is written.
+	Type gguf.Type
+	// HeadDim is the attention head size when it is not Embd/Heads
+	// (llama.attention.key_length, as Mistral-Nemo and Gemma use).
+	HeadDim int
+	// Tied leaves out output.weight: the output reuses token_embd.
+	Tied bool
 }
 
 // Bert describes a random-weight BERT embedder or reranker.
@@ -50,6 +62,16 @@ func TinyChat() LLM {
 // 110M parameters, llama layout, Q8_0).
 func BenchChat() LLM {
 	return LLM{Name: "boxd-bench-110m", Seed: 7, Template: models.TemplateChatML, Vocab: 32000, Embd: 768, Layers: 12, Heads: 12, KVHeads: 4, FF: 2048, Context: 4096, Type: gguf.Q8_0}
+}
+
+// LargeChat is a 27B-class shape for GPU benchmarks: Gemma-3-27B's
+// dimensions (hidden 5376, 62 layers, 32 query and 16 KV heads of 128,
+// feed-forward 21504, 262,144 tokens, tied embedding) in the llama
+// architecture, quantised as Q4_K_M: about 16.5 GB. Only the dimensions and
+// types matter for speed; the weights are random.
+func LargeChat() LLM {
+	return LLM{Name: "boxd-bench-27b", Seed: 27, Template: models.TemplateGemma, Vocab: 262144, Embd: 5376, Layers: 62,
+		Heads: 32, KVHeads: 16, HeadDim: 128, FF: 21504, Context: 8192, Type: gguf.Q4_K, Tied: true}
 }
 
 // TinyEmbedder is the default BERT embedder (mean pooling).
@@ -109,8 +131,15 @@ func WriteLLM(path string, s LLM) error {
 	if err != nil {
 		return err
 	}
-	if s.Embd%s.Heads != 0 || s.Heads%s.KVHeads != 0 {
-		return fmt.Errorf("testmodels: %d heads and %d kv heads do not divide %d", s.Heads, s.KVHeads, s.Embd)
+	headDim := s.HeadDim
+	if headDim == 0 {
+		if s.Embd%s.Heads != 0 {
+			return fmt.Errorf("testmodels: %d heads do not divide %d", s.Heads, s.Embd)
+		}
+		headDim = s.Embd / s.Heads
+	}
+	if s.Heads%s.KVHeads != 0 {
+		return fmt.Errorf("testmodels: %d kv heads do not divide %d heads", s.KVHeads, s.Heads)
 	}
 	// Vocabulary: control tokens, the 256 byte tokens, merges, then unused
 	// tokens up to the size asked for.
@@ -144,7 +173,11 @@ func WriteLLM(path string, s LLM) error {
 	w.Set("llama.attention.head_count", uint32(s.Heads))
 	w.Set("llama.attention.head_count_kv", uint32(s.KVHeads))
 	w.Set("llama.attention.layer_norm_rms_epsilon", float32(1e-5))
-	w.Set("llama.rope.dimension_count", uint32(s.Embd/s.Heads))
+	w.Set("llama.rope.dimension_count", uint32(headDim))
+	if s.HeadDim != 0 {
+		w.Set("llama.attention.key_length", uint32(headDim))
+		w.Set("llama.attention.value_length", uint32(headDim))
+	}
 	w.Set("llama.rope.freq_base", float32(10000))
 	w.Set("llama.vocab_size", uint32(n))
 	w.Set("tokenizer.ggml.model", "gpt2")
@@ -159,35 +192,67 @@ func WriteLLM(path string, s LLM) error {
 	w.Set("tokenizer.chat_template", jinja)
 
 	g := newRNG(s.Seed)
-	headDim := s.Embd / s.Heads
 	kv := headDim * s.KVHeads
-	mat := func(name string, in, out int) error {
-		return w.AddFloats(name, matType(s.Type, in), []uint64{uint64(in), uint64(out)}, g.normal(in*out, 0.02*math.Sqrt(64/float64(in))*5))
+	q := headDim * s.Heads
+	kquant := s.Type == gguf.Q4_K
+	var blocks *kBlocks
+	if kquant {
+		blocks = newKBlocks(s.Seed)
+	}
+	// typed adds a matrix of type t (K-quants: random blocks, streamed).
+	typed := func(name string, t gguf.Type, in, out int, std float64) error {
+		dims := []uint64{uint64(in), uint64(out)}
+		if kquant {
+			if in%256 != 0 {
+				return fmt.Errorf("testmodels: %s: rows of %d do not fill K-quant blocks of 256", name, in)
+			}
+			return w.AddStream(name, t, dims, blocks.writer(t, uint64(in)*uint64(out)))
+		}
+		return w.AddFloats(name, matType(t, in), dims, g.normal(in*out, std))
+	}
+	matStd := func(in int) float64 { return 0.02 * math.Sqrt(64/float64(in)) * 5 }
+	mat := func(name string, in, out int) error { return typed(name, s.Type, in, out, matStd(in)) }
+	// more is the type of the tensors Q4_K_M gives more bits in layer l.
+	more := func(l int) gguf.Type {
+		if kquant && useMoreBits(l, s.Layers) {
+			return gguf.Q6_K
+		}
+		return s.Type
 	}
 	vec := func(name string, dim int) error {
 		return w.AddFloats(name, gguf.F32, []uint64{uint64(dim)}, ones(dim))
 	}
-	if err := w.AddFloats("token_embd.weight", matType(s.Type, s.Embd), []uint64{uint64(s.Embd), uint64(n)}, g.normal(s.Embd*n, 1)); err != nil {
+	embdType := s.Type
+	if kquant && s.Tied {
+		embdType = gguf.Q6_K // the output reads it too
+	}
+	if err := typed("token_embd.weight", embdType, s.Embd, n, 1); err != nil {
 		return err
 	}
 	if err := vec("output_norm.weight", s.Embd); err != nil {
 		return err
 	}
-	if err := mat("output.weight", s.Embd, n); err != nil {
-		return err
+	if !s.Tied {
+		outType := s.Type
+		if kquant {
+			outType = gguf.Q6_K
+		}
+		if err := typed("output.weight", outType, s.Embd, n, matStd(s.Embd)); err != nil {
+			return err
+		}
 	}
 	for l := range s.Layers {
 		p := fmt.Sprintf("blk.%d.", l)
 		for _, e := range []error{
 			vec(p+"attn_norm.weight", s.Embd),
-			mat(p+"attn_q.weight", s.Embd, s.Embd),
+			mat(p+"attn_q.weight", s.Embd, q),
 			mat(p+"attn_k.weight", s.Embd, kv),
-			mat(p+"attn_v.weight", s.Embd, kv),
-			mat(p+"attn_output.weight", s.Embd, s.Embd),
+			typed(p+"attn_v.weight", more(l), s.Embd, kv, matStd(s.Embd)),
+			typed(p+"attn_output.weight", s.Type, q, s.Embd, matStd(q)),
 			vec(p+"ffn_norm.weight", s.Embd),
 			mat(p+"ffn_gate.weight", s.Embd, s.FF),
 			mat(p+"ffn_up.weight", s.Embd, s.FF),
-			mat(p+"ffn_down.weight", s.FF, s.Embd),
+			typed(p+"ffn_down.weight", more(l), s.FF, s.Embd, matStd(s.FF)),
 		} {
 			if e != nil {
 				return e
@@ -212,8 +277,63 @@ func fileType(t gguf.Type) uint32 {
 		return 1
 	case gguf.Q8_0:
 		return 7
+	case gguf.Q4_K:
+		return 15 // LLAMA_FTYPE_MOSTLY_Q4_K_M
 	}
 	return 0
+}
+
+// useMoreBits is llama.cpp's rule (llama-quant.cpp) for the layers whose
+// attn_v and ffn_down Q4_K_M stores as Q6_K.
+func useMoreBits(l, n int) bool {
+	return l < n/8 || l >= 7*n/8 || (l-n/8)%3 == 2
+}
+
+// kBlocks holds a megabyte of random K-quant blocks of each type, repeated
+// to fill a tensor: the bytes are random, the f16 scales small and finite.
+type kBlocks struct{ q4, q6 []byte }
+
+func newKBlocks(seed uint64) *kBlocks {
+	r := rand.New(rand.NewPCG(seed, 0x4b51))
+	fill := func(size, n int, scales func(b []byte)) []byte {
+		out := make([]byte, size*n)
+		for i := range out {
+			out[i] = byte(r.Uint32())
+		}
+		for k := 0; k < n; k++ {
+			scales(out[k*size : (k+1)*size])
+		}
+		return out
+	}
+	half := func(b []byte, v float32) { binary.LittleEndian.PutUint16(b, gguf.Float16(v)) }
+	return &kBlocks{
+		// block_q4_K: d, dmin, scales[12], qs[128]: w = d·sc·q − dmin·m
+		q4: fill(144, 7280, func(b []byte) { half(b[0:], 1.0/8192); half(b[2:], 1.0/16384) }),
+		// block_q6_K: ql[128], qh[64], scales[16], d: w = d·scale·(q−32)
+		q6: fill(210, 4993, func(b []byte) { half(b[208:], 1.0/65536) }),
+	}
+}
+
+// writer returns a function that writes n elements of type t.
+func (k *kBlocks) writer(t gguf.Type, n uint64) func(io.Writer) error {
+	return func(out io.Writer) error {
+		pool := k.q4
+		if t == gguf.Q6_K {
+			pool = k.q6
+		}
+		size, err := gguf.ByteSize(t, n)
+		if err != nil {
+			return err
+		}
+		for size > 0 {
+			c := min(size, uint64(len(pool)))
+			if _, err := out.Write(pool[:c]); err != nil {
+				return err
+			}
+			size -= c
+		}
+		return nil
+	}
 }
 
 // WriteBert writes a random-weight BERT embedder or reranker to path.
@@ -308,6 +428,7 @@ const (
 	EmbedFile  = "tiny-embed.gguf"
 	RerankFile = "tiny-rerank.gguf"
 	BenchFile  = "bench-110m-q8_0.gguf"
+	LargeFile  = "bench-27b-q4_k_m.gguf"
 )
 
 // TemplateFile is the name of a tiny chat model with another template.

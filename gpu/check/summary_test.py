@@ -1,0 +1,32 @@
+"""Tests of summary.py's reading of Go benchmark output. Run by make kits."""
+
+import unittest
+
+import summary
+
+
+class ParseBenchTest(unittest.TestCase):
+    def test_lines(self):
+        text = """goos: linux
+BenchmarkAggregate/streams=8-16         	       1	12345 ns/op	       812.5 boxd_tok/s	       640.1 ollama_tok/s	         1.269 ratio
+--- BENCH: BenchmarkAggregate/streams=8-16
+BenchmarkSpeed/window-2         	       1	6326349613 ns/op	      1229 enc_ms	        34.10 mel_ms	        13.01 step_ms
+BenchmarkLiveUnderChatLoad/live-alone-2  1  75276415311 ns/op  9902 final_p50_ms  NaN partial_p50_ms
+PASS
+"""
+        got = summary.parse_bench(text)
+        self.assertEqual(got["Aggregate/streams=8"]["ratio"], 1.269)
+        self.assertEqual(got["Speed/window"]["enc_ms"], 1229)
+        self.assertEqual(got["LiveUnderChatLoad/live-alone"]["final_p50_ms"], 9902)
+        self.assertTrue(got["LiveUnderChatLoad/live-alone"]["partial_p50_ms"] != got["LiveUnderChatLoad/live-alone"]["partial_p50_ms"])
+        self.assertEqual(len(got), 3)
+
+    def test_fmt_and_ratio(self):
+        self.assertEqual(summary.fmt(float("nan")), "-")
+        self.assertEqual(summary.fmt(1234.5), "1234")
+        self.assertIsNone(summary.ratio(1.0, 0))
+        self.assertEqual(summary.ratio(3.0, 2.0), 1.5)
+
+
+if __name__ == "__main__":
+    unittest.main()
