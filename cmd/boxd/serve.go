@@ -128,6 +128,25 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 
 	gpu.Init(cfg.GPU.LibraryPath)
 	arbiter := gpu.NewArbiter()
+	// Speech recognition: Whisper and the VAD that cuts live audio. They
+	// load before the chat model: ollama's ggml backend, which runs them,
+	// resets (cudaDeviceReset) every GPU a model it loads does not use,
+	// which would free the memory of a model already on that GPU.
+	var speech *stream.Engine
+	if cfg.Models.ASR.Path != "" {
+		notify(log, "STATUS=loading "+cfg.Models.ASR.Path)
+		e, err := loadSpeech(ctx, cfg, arbiter, log)
+		if err != nil {
+			if ctx.Err() != nil {
+				log.Info("stopped during start-up")
+				return nil
+			}
+			return configError{err}
+		}
+		defer e.Close()
+		speech = e
+	}
+
 	chatSvc := &chat.Service{ModelID: cfg.Models.LLM.ID, Provider: key.ID(), Receipts: receipts}
 	if cfg.Models.LLM.Path != "" {
 		notify(log, "STATUS=loading "+cfg.Models.LLM.Path)
@@ -145,22 +164,6 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		if chatSvc.Upstream == "" {
 			chatSvc.Upstream = filepath.Base(cfg.Models.LLM.Path)
 		}
-	}
-
-	// Speech recognition: Whisper and the VAD that cuts live audio.
-	var speech *stream.Engine
-	if cfg.Models.ASR.Path != "" {
-		notify(log, "STATUS=loading "+cfg.Models.ASR.Path)
-		e, err := loadSpeech(ctx, cfg, arbiter, log)
-		if err != nil {
-			if ctx.Err() != nil {
-				log.Info("stopped during start-up")
-				return nil
-			}
-			return configError{err}
-		}
-		defer e.Close()
-		speech = e
 	}
 
 	// The retrieval models: loaded now so a bad file stops start-up; the

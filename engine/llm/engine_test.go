@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -19,9 +21,16 @@ import (
 	"boxd/engine/models/testmodels"
 )
 
+// testGPULayers is BOXD_TEST_GPU_LAYERS (default 0): the GPU check runs
+// some of these tests with the model on the GPU.
+func testGPULayers() int {
+	n, _ := strconv.Atoi(os.Getenv("BOXD_TEST_GPU_LAYERS"))
+	return n
+}
+
 func openTiny(t testing.TB, parallel int) *Engine {
 	t.Helper()
-	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 1024, Parallel: parallel}})
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 1024, Parallel: parallel, GPULayers: testGPULayers()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +380,7 @@ func TestKQuantMixLoads(t *testing.T) {
 	if !strings.Contains(info.Quantisation, "Q4_K") {
 		t.Errorf("quantisation %q, want Q4_K_M", info.Quantisation)
 	}
-	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: path, ContextLength: 512, Parallel: 1}})
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: path, ContextLength: 512, Parallel: 1, GPULayers: testGPULayers()}})
 	if err != nil {
 		t.Fatal(err)
 	}

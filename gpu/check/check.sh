@@ -217,7 +217,12 @@ if [ "$DRY" = 1 ]; then
 else
 	GPU_LAYERS=-1
 fi
-[ -n "${GPU_CHECK_CUDA_LIB:-}" ] && { step prepare-models 60 300 prepare_models; [ $HF_OK = 1 ] && step hf-make 60 300 hf_make; }
+if [ -n "${GPU_CHECK_CUDA_LIB:-}" ]; then
+	(step prepare-models 60 300 prepare_models) &
+	PREP=$!
+	[ $HF_OK = 1 ] && step hf-make 60 300 hf_make
+	wait $PREP
+fi
 export OLLAMA_LIBRARY_PATH=$CUDA_LIB
 # The CUDA runtime libraries the backend links (libcudart, libcublas) where
 # the system's loader does not find them: the toolkit's, else PyTorch's wheels.
@@ -268,14 +273,20 @@ serve_check() {
 		sleep 0.5
 	done
 	kill $pid 2>/dev/null
-	wait $pid 2>/dev/null
+	wait $pid
+	local rc=$?
 	cat "$L/healthz.json" 2>/dev/null
 	echo
 	grep -iE "offload|gpu_layers|CUDA|model loaded" "$log" | head -40
-	[ $ok = 1 ]
+	echo "serve exit status after SIGTERM: $rc"
+	[ $ok = 1 ] && [ $rc = 0 ]
 }
 export -f serve_check
 step serve 20 120 serve_check
+
+# --- 2b. the chat engine opened, used and closed on the GPU ------------------
+# (the first H100 run crashed in llama_free when a benchmark closed its engine)
+step diag 10 60 env BOXD_TEST_GPU_LAYERS=$([ "$DRY" = 1 ] && echo 0 || echo 999) "$W/bin/llm.test" -test.run 'TestGenerateBasics$|TestKQuantMixLoads$' -test.v -test.count 1
 
 # --- 3. chat against ollama ---------------------------------------------------
 if [ "$QUICK" = 1 ]; then
@@ -284,7 +295,7 @@ elif [ "$DRY" = 1 ]; then
 	CHAT_ENV=(BOXD_BENCH_ROUNDS=2 BOXD_BENCH_DECODE=32 BOXD_BENCH_STREAMS=1,4)
 else
 	# One stream is BenchmarkDecodeSingle; aggregate adds 4, 8 and 16.
-	CHAT_ENV=(BOXD_BENCH_ROUNDS=3 BOXD_BENCH_DECODE=128 BOXD_BENCH_STREAMS=4,8,16)
+	CHAT_ENV=(BOXD_BENCH_ROUNDS=3 BOXD_BENCH_DECODE=128 BOXD_BENCH_STREAMS=4,8,16 BOXD_BENCH_NO_CLOSE=1)
 fi
 step chat 40 240 gobench llm.test 'DecodeSingle|PromptProcessing|Aggregate' "${CHAT_ENV[@]}" \
 	BOXD_BENCH_LLM_MODEL="$W/models/bench-110m-q8_0.gguf" BOXD_BENCH_GPU_LAYERS=$([ "$DRY" = 1 ] && echo 0 || echo 999)
@@ -324,7 +335,7 @@ elif [ "$DRY" = 1 ]; then
 	LIVE_S=22 ARB_S=19 SESSIONS=2 STREAMS=2
 else
 	# 29 s of the script hold its first four lines.
-	LIVE_S=29 ARB_S=29 SESSIONS=4 STREAMS=8
+	LIVE_S=29 ARB_S=${GPU_CHECK_ARBITER_S:-29} SESSIONS=4 STREAMS=8
 fi
 if [ "$DRY" = 1 ]; then
 	# The CPU: greedy finals and the tiny chat model, or nothing keeps up.
@@ -341,7 +352,7 @@ step arbiter $((ARB_S * 3 + 20)) $((ARB_S * 4 + 90)) gobench replay.test '^Bench
 
 # --- 7. the large chat shape against the bandwidth ceiling -------------------
 if [ "$DRY" != 1 ] && [ -s "$LARGE" ]; then
-	step chat-large 150 300 gobench llm.test '^BenchmarkDecodeSingle$' BOXD_BENCH_ROUNDS=3 BOXD_BENCH_DECODE=64 \
+	step chat-large 150 300 gobench llm.test '^BenchmarkDecodeSingle$' BOXD_BENCH_ROUNDS=3 BOXD_BENCH_DECODE=64 BOXD_BENCH_NO_CLOSE=1 \
 		BOXD_BENCH_LLM_MODEL="$LARGE" BOXD_BENCH_GPU_LAYERS=999
 fi
 

@@ -97,6 +97,9 @@ def summarize(out_dir, gpu, dry, quick, elapsed):
     gpus = [d for d in s["devices"] if d.get("kind") in ("gpu", "igpu")]
     rows.append(("serve", "/healthz ok", "yes" if health and health.get("ok") else "no", "", "", ""))
     rows.append(("serve", "layers offloaded (log)", ", ".join(s["serve_offloaded"]) or "none", "", "", ""))
+    diag = next((x for x in steps if x["step"] == "diag"), None)
+    if diag:
+        rows.append(("serve", "chat engine tests on the device (open, generate, close)", diag["status"], "", "", ""))
     rows.append(("serve", "boxd gpu", "; ".join(f"{d['description'] or d['name']} {d['total_bytes'] >> 20} MiB" for d in gpus) or "CPU only", "", "", ""))
 
     # Chat against ollama.

@@ -42,14 +42,18 @@ func Load(ctx context.Context, modelPath, vadPath string, s Settings) (*Engine, 
 	if vadPath == "" {
 		return nil, &LoadError{VAD: true, Err: errors.New("no VAD file: use ggml-silero-v6.2.0.bin")}
 	}
-	m, err := asr.Load(ctx, modelPath, asr.Options{GPULayers: s.GPULayers, Threads: s.Threads})
-	if err != nil {
-		return nil, &LoadError{Err: err}
-	}
+	// The VAD first: loading a model through ollama's ggml backend resets
+	// (cudaDeviceReset) every GPU that model does not use, and the VAD runs
+	// on the CPU, so loaded after Whisper it would free Whisper's GPU
+	// memory under it (seen on an H100: "invalid resource handle").
 	v, err := asr.LoadVAD(vadPath)
 	if err != nil {
-		m.Close()
 		return nil, &LoadError{VAD: true, Err: err}
+	}
+	m, err := asr.Load(ctx, modelPath, asr.Options{GPULayers: s.GPULayers, Threads: s.Threads})
+	if err != nil {
+		v.Close()
+		return nil, &LoadError{Err: err}
 	}
 	return &Engine{Model: m, VAD: v, Defaults: s.options()}, nil
 }
