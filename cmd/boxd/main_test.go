@@ -502,3 +502,38 @@ func TestMakeTestModels(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUCommand: boxd gpu lists the CPU with its memory, says why there is
+// no GPU (a library path that does not exist), and --json holds the same
+// devices and the path it loaded from.
+func TestGPUCommand(t *testing.T) {
+	var out, errb bytes.Buffer
+	missing := filepath.Join(t.TempDir(), "lib", "ollama")
+	if code := run(context.Background(), []string{"gpu", "--gpu-library-path", missing}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	text := out.String()
+	if !strings.Contains(text, "INDEX") || !strings.Contains(text, "cpu") || !strings.Contains(text, "does not exist") || !strings.Contains(text, "make cuda") {
+		t.Errorf("output:\n%s", text)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"gpu", "--json", "--gpu-library-path", missing}, &out, io.Discard); code != 0 {
+		t.Fatal("json: nonzero exit")
+	}
+	var j struct {
+		LibraryPath string `json:"library_path"`
+		Devices     []struct {
+			Kind       string `json:"kind"`
+			TotalBytes uint64 `json:"total_bytes"`
+		} `json:"devices"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &j); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if j.LibraryPath != missing || len(j.Devices) == 0 || j.Devices[0].Kind != "cpu" || j.Devices[0].TotalBytes == 0 {
+		t.Errorf("json: %+v", j)
+	}
+	if code := run(context.Background(), []string{"gpu", "--gpu-layers", "nope"}, io.Discard, io.Discard); code == 0 {
+		t.Error("a bad flag was accepted")
+	}
+}

@@ -38,19 +38,6 @@ const (
 	benchThreads = 0   // all CPUs, as ollama uses
 )
 
-// benchEnvInt reads a whole-number setting of the benchmarks.
-func benchEnvInt(b *testing.B, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		b.Fatalf("%s=%q: want a whole number", name, v)
-	}
-	return n
-}
-
 // benchModel is the GGUF the throughput benchmarks run.
 func benchModel(b *testing.B) string {
 	if p := os.Getenv("BOXD_BENCH_LLM_MODEL"); p != "" {
@@ -173,23 +160,19 @@ func median(xs []float64) float64 {
 // per-round ratios, and the lowest and highest ratio seen.
 func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt bool) {
 	model := benchModel(b)
-	gpuLayers := benchEnvInt(b, "BOXD_BENCH_GPU_LAYERS", 0)
-	rounds := max(1, benchEnvInt(b, "BOXD_BENCH_ROUNDS", benchRounds))
+	gpuLayers := testmodels.EnvInt(b, "BOXD_BENCH_GPU_LAYERS", 0)
+	rounds := max(1, testmodels.EnvInt(b, "BOXD_BENCH_ROUNDS", benchRounds))
 	// As boxd serve: the file's facts first, then the engine.
-	if info, err := ReadInfo(context.Background(), model); err == nil {
-		b.ReportMetric(float64(info.SizeBytes)/1e9, "model_GB")
+	info, err := ReadInfo(context.Background(), model)
+	if err != nil {
+		b.Fatal(err)
 	}
 	o := startOllama(b, model, parallel)
 	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: model, ContextLength: benchCtx, Parallel: parallel, Threads: benchThreads, GPULayers: gpuLayers}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	// BOXD_BENCH_NO_CLOSE=1 leaves the engine open at the end: the first
-	// H100 run crashed inside llama_free there, and a crash before the
-	// testing package prints the results loses them.
-	if os.Getenv("BOXD_BENCH_NO_CLOSE") != "1" {
-		defer e.Close()
-	}
+	defer e.Close()
 	// Warm both (model load, first graph).
 	boxdStreams(b, e, 1, 8, 4, false)
 	ollamaStreams(b, o, 1, 8, 4, false)
@@ -199,7 +182,7 @@ func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt 
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(frac, "ollama_vram_frac")
+		defer b.ReportMetric(frac, "ollama_vram_frac") // after ResetTimer, which drops metrics
 		if frac < 0.5 {
 			b.Fatalf("ollama holds only %.0f%% of the model in GPU memory: the comparison would not be GPU against GPU", 100*frac)
 		}
@@ -228,11 +211,12 @@ func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt 
 	b.ReportMetric(median(ratios), "ratio")
 	b.ReportMetric(slices.Min(ratios), "ratio_min")
 	b.ReportMetric(slices.Max(ratios), "ratio_max")
+	b.ReportMetric(float64(info.SizeBytes)/1e9, "model_GB")
 }
 
 // BenchmarkDecodeSingle: one stream, short prompt, generated tokens/s.
 func BenchmarkDecodeSingle(b *testing.B) {
-	compare(b, 1, 1, 4, benchEnvInt(b, "BOXD_BENCH_DECODE", 96), false)
+	compare(b, 1, 1, 4, testmodels.EnvInt(b, "BOXD_BENCH_DECODE", 96), false)
 }
 
 // BenchmarkPromptProcessing: one stream, a long prompt, prompt tokens/s.
@@ -249,7 +233,7 @@ func BenchmarkAggregate(b *testing.B) {
 		}
 		counts = append(counts, n)
 	}
-	decode := benchEnvInt(b, "BOXD_BENCH_DECODE", 96)
+	decode := testmodels.EnvInt(b, "BOXD_BENCH_DECODE", 96)
 	for _, n := range counts {
 		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) { compare(b, n, n, 4, decode, false) })
 	}

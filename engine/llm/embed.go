@@ -105,7 +105,7 @@ func (e *Embedder) Close() {
 	if e.batch.token != nil {
 		C.llama_batch_free(e.batch)
 	}
-	C.llama_free(e.lctx)
+	freeContext(e.lctx)
 	C.llama_model_free(e.model)
 }
 

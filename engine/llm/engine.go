@@ -167,7 +167,7 @@ func (e *Engine) Close() {
 	close(e.quit)
 	<-e.done
 	C.llama_batch_free(e.batch)
-	C.llama_free(e.lctx)
+	freeContext(e.lctx)
 	C.llama_model_free(e.model)
 }
 

@@ -390,3 +390,21 @@ func TestKQuantMixLoads(t *testing.T) {
 		t.Errorf("generated %d tokens", r.CompletionTokens)
 	}
 }
+
+// TestCloseFreesTheContextOnTheCPU: without a GPU backend Close frees the
+// llama.cpp context (freeContext keeps only contexts that have GPU
+// backends, which llama_free would crash on).
+func TestCloseFreesTheContextOnTheCPU(t *testing.T) {
+	if testGPULayers() != 0 {
+		t.Skip("on the GPU the context is kept until exit")
+	}
+	before := keptContexts.Load()
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 256, Parallel: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	if keptContexts.Load() != before {
+		t.Error("Close kept a CPU context")
+	}
+}

@@ -18,9 +18,12 @@ import (
 	"os"
 	"runtime/cgo"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"boxd/engine/models"
+
+	"boxd/gpu"
 )
 
 // Options says how to load a model.
@@ -65,6 +68,26 @@ func modelParams(gpuLayers int) C.struct_llama_model_params {
 	p.use_mmap = true
 	return p
 }
+
+// freeContext frees a llama.cpp context unless GPU backends are loaded.
+// llama.cpp's context destroys its backends before its scheduler, and the
+// scheduler of the pinned ggml (an ollama patch) resets every backend as
+// it is freed, so with a CUDA backend llama_free reads the freed backend
+// and the process crashes (seen on an H100; ollama's own runner never
+// frees a context, it exits). A context on a GPU box therefore stays until
+// the process ends, when the driver takes its memory back: boxd opens its
+// models once, at start. It returns whether the context was freed.
+func freeContext(lctx *C.struct_llama_context) bool {
+	if len(gpu.GPUs()) > 0 {
+		keptContexts.Add(1)
+		return false
+	}
+	C.llama_free(lctx)
+	return true
+}
+
+// keptContexts counts the contexts freeContext left to the process exit.
+var keptContexts atomic.Int64
 
 // loadModel calls llama_model_load_from_file, cancellable through ctx.
 func loadModel(ctx context.Context, path string, p C.struct_llama_model_params, progress func(float32)) (*C.struct_llama_model, error) {

@@ -295,7 +295,7 @@ elif [ "$DRY" = 1 ]; then
 	CHAT_ENV=(BOXD_BENCH_ROUNDS=2 BOXD_BENCH_DECODE=32 BOXD_BENCH_STREAMS=1,4)
 else
 	# One stream is BenchmarkDecodeSingle; aggregate adds 4, 8 and 16.
-	CHAT_ENV=(BOXD_BENCH_ROUNDS=3 BOXD_BENCH_DECODE=128 BOXD_BENCH_STREAMS=4,8,16 BOXD_BENCH_NO_CLOSE=1)
+	CHAT_ENV=(BOXD_BENCH_ROUNDS=3 BOXD_BENCH_DECODE=128 BOXD_BENCH_STREAMS=4,8,16)
 fi
 step chat 40 240 gobench llm.test 'DecodeSingle|PromptProcessing|Aggregate' "${CHAT_ENV[@]}" \
 	BOXD_BENCH_LLM_MODEL="$W/models/bench-110m-q8_0.gguf" BOXD_BENCH_GPU_LAYERS=$([ "$DRY" = 1 ] && echo 0 || echo 999)
@@ -352,7 +352,7 @@ step arbiter $((ARB_S * 3 + 20)) $((ARB_S * 4 + 90)) gobench replay.test '^Bench
 
 # --- 7. the large chat shape against the bandwidth ceiling -------------------
 if [ "$DRY" != 1 ] && [ -s "$LARGE" ]; then
-	step chat-large 150 300 gobench llm.test '^BenchmarkDecodeSingle$' BOXD_BENCH_ROUNDS=3 BOXD_BENCH_DECODE=64 BOXD_BENCH_NO_CLOSE=1 \
+	step chat-large 150 300 gobench llm.test '^BenchmarkDecodeSingle$' BOXD_BENCH_ROUNDS=3 BOXD_BENCH_DECODE=64 \
 		BOXD_BENCH_LLM_MODEL="$LARGE" BOXD_BENCH_GPU_LAYERS=999
 fi
 

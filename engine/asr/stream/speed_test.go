@@ -3,7 +3,6 @@ package stream
 import (
 	"context"
 	"os"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -42,7 +41,7 @@ func BenchmarkSpeed(b *testing.B) {
 	if audio == "" {
 		audio = testmodels.Shared(b, "jfk.wav")
 	}
-	m, err := asr.Load(context.Background(), path, asr.Options{GPULayers: envInt(b, "BOXD_BENCH_GPU_LAYERS", 0)})
+	m, err := asr.Load(context.Background(), path, asr.Options{GPULayers: testmodels.EnvInt(b, "BOXD_BENCH_GPU_LAYERS", 0)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,10 +50,10 @@ func BenchmarkSpeed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tokens := envInt(b, "BOXD_BENCH_ASR_TOKENS", 64)
-	longS := envInt(b, "BOXD_BENCH_LONG_S", 120)
-	batch := envInt(b, "BOXD_BENCH_BATCH", 8)
-	reps := max(1, envInt(b, "BOXD_BENCH_REPS", 3))
+	tokens := testmodels.EnvInt(b, "BOXD_BENCH_ASR_TOKENS", 64)
+	longS := testmodels.EnvInt(b, "BOXD_BENCH_LONG_S", 120)
+	batch := testmodels.EnvInt(b, "BOXD_BENCH_BATCH", 8)
+	reps := max(1, testmodels.EnvInt(b, "BOXD_BENCH_REPS", 3))
 	window := repeatTo(pcm, 30*asr.SampleRate)
 	long := repeatTo(pcm, longS*asr.SampleRate)
 	ctx := context.Background()
@@ -132,16 +131,4 @@ func repeatTo(pcm []float32, n int) []float32 {
 		out = append(out, pcm[:min(len(pcm), n-len(out))]...)
 	}
 	return out
-}
-
-func envInt(b *testing.B, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		b.Fatalf("%s=%q: want a whole number", name, v)
-	}
-	return n
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -81,4 +82,19 @@ func Generated(tb testing.TB, name string) string {
 		tb.Fatalf("generated models lack %s", name)
 	}
 	return p
+}
+
+// EnvInt reads a whole-number benchmark setting from the environment
+// (BOXD_BENCH_*), def when unset; anything else fails the benchmark.
+func EnvInt(tb testing.TB, name string, def int) int {
+	tb.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		tb.Fatalf("%s=%q: want a whole number", name, v)
+	}
+	return n
 }
