@@ -37,6 +37,8 @@ type Options struct {
 	// GPULayers offloads this many layers when a GPU backend is loaded
 	// (0: CPU only; -1: all).
 	GPULayers int
+	// placeAlways makes placeUnnumbered's copies without a GPU too (tests).
+	placeAlways bool
 }
 
 // Model is a loaded Whisper model. Its methods are safe for concurrent use;
@@ -121,7 +123,7 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		threads = runtime.NumCPU()
 	}
 	params := ml.BackendParams{AllocMemory: true, NumThreads: threads, FlashAttention: ml.FlashAttentionDisabled}
-	b, err := newBackend(path, params, o.GPULayers, max(hp.NAudioLayer, hp.NTextLayer, 3))
+	b, offloaded, err := newBackend(path, params, o.GPULayers, max(hp.NAudioLayer, hp.NTextLayer, 3))
 	if err != nil {
 		return nil, fmt.Errorf("asr: %w", err)
 	}
@@ -134,7 +136,7 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		b.Close()
 		return nil, err
 	}
-	if o.GPULayers != 0 {
+	if offloaded || o.placeAlways {
 		if err := m.placeUnnumbered(); err != nil {
 			b.Close()
 			return nil, err
@@ -146,7 +148,7 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 
 // newBackend opens the ggml backend, offloading layers to GPUs when asked
 // and present.
-func newBackend(path string, params ml.BackendParams, gpuLayers, blocks int) (b ml.Backend, err error) {
+func newBackend(path string, params ml.BackendParams, gpuLayers, blocks int) (b ml.Backend, offloaded bool, err error) {
 	defer func() {
 		// The ggml backend panics when memory runs out.
 		if r := recover(); r != nil {
@@ -168,10 +170,12 @@ func newBackend(path string, params ml.BackendParams, gpuLayers, blocks int) (b 
 					layers[i] = blocks + 1 - n + i
 				}
 				params.GPULayers = ml.GPULayersList{{DeviceID: devs[0].DeviceID, Layers: layers}}
+				offloaded = true
 			}
 		}
 	}
-	return ml.NewBackend(path, params)
+	b, err = ml.NewBackend(path, params)
+	return b, offloaded, err
 }
 
 // placeUnnumbered copies the tensors whose names hold no layer number

@@ -83,20 +83,29 @@ func TestLargeV3Layout(t *testing.T) {
 	}
 }
 
-// TestPlacedCopiesDecodeTheSame: with layers asked on a GPU, the tensors
-// the backend leaves on the CPU (positions, final norms, the output
-// projection) are used through copies beside their layers; on this
+// TestPlacedCopiesDecodeTheSame: with layers on a GPU, the tensors the
+// backend leaves on the CPU (positions, final norms, the output
+// projection) are used through copies beside their layers. Forced on this
 // CPU-only machine the copies are plain CPU tensors, so greedy and beam
-// decodes must give exactly the text of the model without them.
+// decodes must give exactly the text of the model without them; unforced,
+// a machine without a GPU makes none (they would only cost memory).
 func TestPlacedCopiesDecodeTheSame(t *testing.T) {
 	plain := loadTiny(t, testmodels.WhisperF16GGUF)
-	placed, err := Load(context.Background(), testmodels.Generated(t, testmodels.WhisperF16GGUF), Options{GPULayers: -1})
+	unforced, err := Load(context.Background(), testmodels.Generated(t, testmodels.WhisperF16GGUF), Options{GPULayers: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unforced.placed != nil {
+		t.Error("copies made with no GPU")
+	}
+	unforced.Close()
+	placed, err := Load(context.Background(), testmodels.Generated(t, testmodels.WhisperF16GGUF), Options{GPULayers: -1, placeAlways: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer placed.Close()
 	if placed.placed == nil || placed.weights.outProj == placed.weights.tokEmb {
-		t.Fatal("GPULayers -1 made no copies")
+		t.Fatal("placeAlways made no copies")
 	}
 	pcm := jfk(t)
 	for _, o := range []DecodeOptions{

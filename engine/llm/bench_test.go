@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -226,7 +227,7 @@ func BenchmarkPromptProcessing(b *testing.B) { compare(b, 1, 1, benchPrompt, 1, 
 // generated tokens/s over all of them.
 func BenchmarkAggregate(b *testing.B) {
 	var counts []int
-	for _, f := range strings.Split(cmpOr(os.Getenv("BOXD_BENCH_STREAMS"), "1,4,8"), ",") {
+	for _, f := range strings.Split(cmp.Or(os.Getenv("BOXD_BENCH_STREAMS"), "1,4,8"), ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
 			b.Fatalf("BOXD_BENCH_STREAMS=%q: want stream counts such as 1,4,8", os.Getenv("BOXD_BENCH_STREAMS"))
@@ -237,11 +238,4 @@ func BenchmarkAggregate(b *testing.B) {
 	for _, n := range counts {
 		b.Run(fmt.Sprintf("streams=%d", n), func(b *testing.B) { compare(b, n, n, 4, decode, false) })
 	}
-}
-
-func cmpOr(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,14 +21,11 @@ import (
 
 // testGPULayers is BOXD_TEST_GPU_LAYERS (default 0): the GPU check runs
 // some of these tests with the model on the GPU.
-func testGPULayers() int {
-	n, _ := strconv.Atoi(os.Getenv("BOXD_TEST_GPU_LAYERS"))
-	return n
-}
+func testGPULayers(t testing.TB) int { return testmodels.EnvInt(t, "BOXD_TEST_GPU_LAYERS", 0) }
 
 func openTiny(t testing.TB, parallel int) *Engine {
 	t.Helper()
-	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 1024, Parallel: parallel, GPULayers: testGPULayers()}})
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 1024, Parallel: parallel, GPULayers: testGPULayers(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +375,7 @@ func TestKQuantMixLoads(t *testing.T) {
 	if !strings.Contains(info.Quantisation, "Q4_K") {
 		t.Errorf("quantisation %q, want Q4_K_M", info.Quantisation)
 	}
-	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: path, ContextLength: 512, Parallel: 1, GPULayers: testGPULayers()}})
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: path, ContextLength: 512, Parallel: 1, GPULayers: testGPULayers(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +390,7 @@ func TestKQuantMixLoads(t *testing.T) {
 // llama.cpp context (freeContext keeps only contexts that have GPU
 // backends, which llama_free would crash on).
 func TestCloseFreesTheContextOnTheCPU(t *testing.T) {
-	if testGPULayers() != 0 {
+	if testGPULayers(t) != 0 {
 		t.Skip("on the GPU the context is kept until exit")
 	}
 	before := keptContexts.Load()

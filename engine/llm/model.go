@@ -76,14 +76,13 @@ func modelParams(gpuLayers int) C.struct_llama_model_params {
 // and the process crashes (seen on an H100; ollama's own runner never
 // frees a context, it exits). A context on a GPU box therefore stays until
 // the process ends, when the driver takes its memory back: boxd opens its
-// models once, at start. It returns whether the context was freed.
-func freeContext(lctx *C.struct_llama_context) bool {
+// models once, at start.
+func freeContext(lctx *C.struct_llama_context) {
 	if len(gpu.GPUs()) > 0 {
 		keptContexts.Add(1)
-		return false
+		return
 	}
 	C.llama_free(lctx)
-	return true
 }
 
 // keptContexts counts the contexts freeContext left to the process exit.
