@@ -3,14 +3,12 @@ package web
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 
-	"boxd/web/platform"
+	"boxd/problem"
 )
 
 // Body size limits of the platform routes.
@@ -20,22 +18,14 @@ const (
 	recordBody = 17 << 20 // POST /record/verify (a record may be 16 MiB)
 )
 
-// httpError is a refusal with a status and a message for the caller.
-type httpError struct {
-	status int
-	msg    string
-}
-
-func (e *httpError) Error() string { return e.msg }
-
-func badRequest(format string, args ...any) *httpError {
-	return &httpError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...)}
+func badRequest(format string, args ...any) *problem.Error {
+	return problem.New(problem.Invalid, format, args...)
 }
 
 // decodeJSON reads one JSON object of at most limit bytes into dst,
 // refusing unknown fields, wrong types, trailing data and other media types
 // with a message that names the problem.
-func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *httpError {
+func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *problem.Error {
 	if e := checkJSONType(r); e != nil {
 		return e
 	}
@@ -61,7 +51,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 // checkJSONType accepts no Content-Type, JSON types, and curl's default for
 // -d (application/x-www-form-urlencoded), whose body is read as JSON too;
 // other types (multipart, XML) get 415.
-func checkJSONType(r *http.Request) *httpError {
+func checkJSONType(r *http.Request) *problem.Error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
 		return nil
@@ -70,14 +60,14 @@ func checkJSONType(r *http.Request) *httpError {
 	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-www-form-urlencoded" || mt == "text/plain") {
 		return nil
 	}
-	return &httpError{status: http.StatusUnsupportedMediaType, msg: fmt.Sprintf("Content-Type %q: send a JSON body with Content-Type: application/json", ct)}
+	return problem.New(problem.Unsupported, "Content-Type %q: send a JSON body with Content-Type: application/json", ct)
 }
 
-func tooLarge(limit int64) *httpError {
-	return &httpError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("body is larger than %d bytes, this route's limit", limit)}
+func tooLarge(limit int64) *problem.Error {
+	return problem.New(problem.TooLarge, "body is larger than %d bytes, this route's limit", limit)
 }
 
-func jsonError(err error, limit int64) *httpError {
+func jsonError(err error, limit int64) *problem.Error {
 	var (
 		syntax *json.SyntaxError
 		typ    *json.UnmarshalTypeError
@@ -142,17 +132,6 @@ func goTypeName(t string) string {
 	}
 	return t
 }
-
-// writeDenial answers a platform refusal: its status, Retry-After when set,
-// and {"error": message}.
-func writeDenial(w http.ResponseWriter, d *platform.Denial) {
-	if d.RetryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(d.RetryAfterSeconds()))
-	}
-	writeError(w, d.Status, d.Message)
-}
-
-func writeHTTPError(w http.ResponseWriter, e *httpError) { writeError(w, e.status, e.msg) }
 
 // bearer returns the token of an Authorization: Bearer header ("" if none).
 func bearer(r *http.Request) (string, bool) {

@@ -7,8 +7,9 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
+	"boxd/receipts"
+	"boxd/store"
 	"boxd/web/platform"
-	"boxd/web/store"
 )
 
 // testDeps builds the server's dependencies over a fresh state directory.
@@ -27,5 +28,5 @@ func testDeps(t *testing.T, cfg *configs.Config, probes Probes, now func() time.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return Deps{Probes: probes, Platform: platform.New(cfg, st, now), Key: key, Receipts: NewReceiptBook(key, st, cfg, now)}
+	return Deps{Probes: probes, Platform: platform.New(cfg, st, now), Key: key, Receipts: receipts.New(key, st, cfg, now)}
 }

@@ -27,7 +27,9 @@ import (
 	"boxd/engine/models/testmodels"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
+	"boxd/pipelines/live/field"
 	"boxd/pipelines/live/livetest"
+	"boxd/pipelines/live/translate"
 )
 
 // Live socket tests drive /ws/live with a real WebSocket client against the
@@ -828,7 +830,7 @@ func TestLiveRealSpeechRecognition(t *testing.T) {
 	began = time.Now()
 	cfg := configs.Defaults()
 	cfg.Limits.AudioBudgetS = 60
-	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: SpeechTranscriber(engine), verticals: map[string]*live.Vertical{"field": live.Field()}, model: true})
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: SpeechTranscriber(engine), verticals: map[string]*live.Vertical{"field": field.New()}, model: true})
 	w := wsDial(t, ts, "vertical=field&token="+session(t, ts, "field"), nil)
 	w.expect(live.TypeReady)
 	w.expect(live.TypeBudget)
@@ -866,7 +868,7 @@ func TestLiveRealSpeechRecognition(t *testing.T) {
 			receipts++
 		}
 	}
-	v := live.Field()
+	v := field.New()
 	for _, l := range append(append([]*live.LaneSpec{}, v.Live...), v.Final...) {
 		if lanes[l.ID] == 0 {
 			t.Errorf("lane %s never emitted (lanes %v)", l.ID, lanes)
@@ -1101,7 +1103,7 @@ func TestLiveTranslateOverTheSocket(t *testing.T) {
 	}{{"es", "en", spanish}, {"en", "es", english}} {
 		t.Run(tc.lang+"-"+tc.target, func(t *testing.T) {
 			ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(tc.lines),
-				verticals: map[string]*live.Vertical{"translate": live.Translate()}, model: true})
+				verticals: map[string]*live.Vertical{"translate": translate.New()}, model: true})
 			ts.liveDebounce = 50 * time.Millisecond
 			w := wsDial(t, ts, "vertical=translate&lang="+tc.lang+"&target="+tc.target+"&token="+session(t, ts, "translate"), nil)
 			if r := w.expect(live.TypeReady); r.str("lang") != tc.lang || r.str("target") != tc.target {

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"boxd/problem"
 )
 
 // Allowed browser origins: the operator's front ends (origins) plus
@@ -40,7 +42,7 @@ func (s *Server) origins(next http.Handler) http.Handler {
 		}
 		w.Header().Add("Vary", "Origin")
 		if !s.originAllowed(origin) {
-			writeError(w, http.StatusForbidden, "origin "+origin+" is not allowed; the operator lists front-end origins under origins in boxd.yaml (localhost and 127.0.0.1 are always allowed)")
+			writeProblem(w, problem.New(problem.Forbidden, "%s", "origin "+origin+" is not allowed; the operator lists front-end origins under origins in boxd.yaml (localhost and 127.0.0.1 are always allowed)"))
 			return
 		}
 		h := w.Header()

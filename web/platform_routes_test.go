@@ -19,8 +19,8 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
+	"boxd/store"
 	"boxd/web/platform"
-	"boxd/web/store"
 )
 
 // clock is a settable test clock.
@@ -151,14 +151,14 @@ func testRoutes(holds map[string]chan struct{}, mu *sync.Mutex) func(*Server) {
 			}
 			unlock, d := pr.Lock()
 			if d != nil {
-				writeDenial(w, d)
+				writeProblem(w, d)
 				return
 			}
 			defer unlock()
 			want, _ := strconv.ParseInt(r.URL.Query().Get("tokens"), 10, 64)
 			res, d := pr.ReserveTokens(r.Context(), max(want, 1))
 			if d != nil {
-				writeDenial(w, d)
+				writeProblem(w, d)
 				return
 			}
 			if h := r.URL.Query().Get("hold"); h != "" {

@@ -15,6 +15,7 @@ import (
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/scripts"
+	"boxd/pipelines/live/verticals"
 )
 
 // TestReplayEveryScriptThroughThePipeline replays each of the eight demo
@@ -32,7 +33,7 @@ func TestReplayEveryScriptThroughThePipeline(t *testing.T) {
 		}
 		t.Skip("BOXD_TEST_DATA is not set; run through make")
 	}
-	verticals, err := live.Verticals(dataDir)
+	verticals, err := verticals.Build(dataDir)
 	if err != nil {
 		t.Fatal(err)
 	}

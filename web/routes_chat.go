@@ -3,11 +3,10 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"strconv"
+
+	"boxd/problem"
 
 	"boxd/pipelines/chat"
 	"boxd/web/platform"
@@ -21,13 +20,21 @@ const chatBody = 2 << 20
 const chatVertical = "code"
 
 func (s *Server) chatRoutes() {
-	s.Handle(http.MethodPost, "/v1/chat/completions", s.chatCompletions)
-	s.Handle(http.MethodGet, "/v1/models", s.listModels)
+	declare(s, Declared[chat.Request]{
+		Route: Route{Method: http.MethodPost, Path: "/v1/chat/completions", Auth: Bearer,
+			Verticals: []string{chatVertical}, Body: chatBody, Lenient: true,
+			Example: `{"model": "boxd-test", "messages": [{"role": "user", "content": "Hello"}]}`},
+		Serve: s.chatCompletions,
+	})
+	declare(s, Declared[struct{}]{
+		Route: Route{Method: http.MethodGet, Path: "/v1/models", Auth: Bearer},
+		Serve: s.listModels,
+	})
 }
 
 // decodeOpenAI reads a JSON body like decodeJSON but ignores unknown fields:
 // OpenAI clients send fields a box does not use.
-func decodeOpenAI(w http.ResponseWriter, r *http.Request, limit int64, dst any) *httpError {
+func decodeOpenAI(w http.ResponseWriter, r *http.Request, limit int64, dst any) *problem.Error {
 	if r.ContentLength > limit {
 		return tooLarge(limit)
 	}
@@ -44,7 +51,7 @@ func decodeOpenAI(w http.ResponseWriter, r *http.Request, limit int64, dst any) 
 	return nil
 }
 
-// budget adapts a principal to the chat pipeline's Budget.
+// budget adapts a principal to run.Budget, the budget model calls spend.
 type budget struct{ pr *platform.Principal }
 
 func (b budget) Reserve(ctx context.Context, want int64) (int64, func(int64), error) {
@@ -57,17 +64,13 @@ func (b budget) Reserve(ctx context.Context, want int64) (int64, func(int64), er
 
 func (b budget) KeyID() *string { return b.pr.KeyID() }
 
-func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	pr := s.principal(w, r, chatVertical)
-	if pr == nil {
-		return
-	}
-	var req chat.Request
-	if e := decodeOpenAI(w, r, chatBody, &req); e != nil {
-		writeHTTPError(w, e)
-		return
-	}
-	call, err := s.chat.Prepare(&req)
+func (b budget) TokensLeft(ctx context.Context) (int64, error) { return b.pr.TokensLeft(ctx) }
+
+func (b budget) Daily() bool { return b.pr.IsKey() }
+
+func (s *Server) chatCompletions(a *Admitted, req *chat.Request) {
+	w, r, pr := a.W, a.R, a.Principal
+	call, err := chat.Prepare(s.chat, req)
 	if err != nil {
 		writeChatError(w, err)
 		return
@@ -100,64 +103,35 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// writeChatError answers a pipeline or platform refusal.
+// writeChatError answers a pipeline or platform refusal (a
+// *problem.Error, its kind mapped to the contract's status); any other
+// error is the model's failure.
 func writeChatError(w http.ResponseWriter, err error) {
-	var ce *chat.Error
-	var d *platform.Denial
-	switch {
-	case errors.As(err, &ce):
-		if ce.RetryAfter > 0 {
-			w.Header().Set("Retry-After", strconv.Itoa(ce.RetryAfter))
-		}
-		writeError(w, ce.Status, ce.Message)
-	case errors.As(err, &d):
-		writeDenial(w, d)
-	default:
-		writeError(w, http.StatusBadGateway, "the model failed: "+err.Error())
+	if _, ok := problem.As(err); ok {
+		writeProblem(w, err)
+		return
 	}
+	writeError(w, http.StatusBadGateway, "the model failed: "+err.Error())
 }
 
-// sseSink writes chat chunks as server-sent events. Headers go out with the
-// first event, so a refusal before any output still gets its status.
+// sseSink writes chat chunks on the one SSE writer: the role chunk goes
+// out with the first content, so a refusal before any output still gets
+// its status.
 type sseSink struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
+	sse     *sseStream
 	id      string
 	model   string
 	created int64
-	started bool
 }
 
 func (k *sseSink) event(v any) error {
-	if !k.started {
-		h := k.w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		k.w.WriteHeader(http.StatusOK)
-		k.started = true
-		if err := k.write(chat.Chunk{ID: k.id, Object: "chat.completion.chunk", Created: k.created, Model: k.model,
+	if !k.sse.Started() {
+		if err := k.sse.send(chat.Chunk{ID: k.id, Object: "chat.completion.chunk", Created: k.created, Model: k.model,
 			Choices: []chat.Choice{{Index: 0, Delta: &chat.Delta{Role: "assistant"}}}}); err != nil {
 			return err
 		}
 	}
-	return k.write(v)
-}
-
-func (k *sseSink) write(v any) error {
-	var b []byte
-	if s, ok := v.(string); ok {
-		b = []byte(s)
-	} else {
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			return err
-		}
-	}
-	if _, err := fmt.Fprintf(k.w, "data: %s\n\n", b); err != nil {
-		return err
-	}
-	return k.rc.Flush()
+	return k.sse.send(v)
 }
 
 func (k *sseSink) Content(piece string) error {
@@ -166,18 +140,18 @@ func (k *sseSink) Content(piece string) error {
 }
 
 func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, call *chat.Call, id string, pr *platform.Principal) {
-	sink := &sseSink{w: w, rc: http.NewResponseController(w), id: id, model: call.Model(), created: s.now().Unix()}
+	sink := &sseSink{sse: newSSE(w), id: id, model: call.Model(), created: s.now().Unix()}
+	defer sink.sse.close()
 	out, err := call.Run(r.Context(), id, budget{pr}, sink)
 	if err != nil {
 		if r.Context().Err() != nil {
 			return // the client left; its sequence is already freed
 		}
-		if !sink.started {
+		if !sink.sse.Started() {
 			writeChatError(w, err)
 			return
 		}
-		_ = sink.write(map[string]any{"error": map[string]string{"message": err.Error(), "type": "server_error"}})
-		_ = sink.write("[DONE]")
+		sink.sse.fail(err, map[string]any{"error": map[string]string{"message": err.Error(), "type": "server_error"}}, "[DONE]")
 		return
 	}
 	s.log.Info("chat completion", "id", id, "caller", pr.LogID(), "stream", true, "prompt_tokens", out.Usage.PromptTokens, "completion_tokens", out.Usage.CompletionTokens, "finish", out.FinishReason)
@@ -199,7 +173,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, call *chat.C
 		Choices: []chat.Choice{{Index: 0, Delta: &chat.Delta{}, FinishReason: &finish}}, Usage: &usage, Receipt: &rec}); err != nil {
 		return
 	}
-	_ = sink.write("[DONE]")
+	_ = sink.sse.end("[DONE]")
 }
 
 // ModelList is GET /v1/models (OpenAI's list shape).
@@ -216,10 +190,8 @@ type ModelItem struct {
 	OwnedBy string `json:"owned_by"`
 }
 
-func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
-	if pr := s.principal(w, r, ""); pr == nil {
-		return
-	}
+func (s *Server) listModels(a *Admitted, _ *struct{}) {
+	w := a.W
 	list := ModelList{Object: "list", Data: []ModelItem{}}
 	if s.chat.Engine != nil {
 		list.Data = append(list.Data, ModelItem{ID: s.chat.ModelID, Object: "model", Created: s.started.Unix(), OwnedBy: "boxd"})

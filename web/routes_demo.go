@@ -2,26 +2,37 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"boxd/problem"
+
+	"boxd/families"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/scripts"
 	"boxd/pipelines/replay"
-	"boxd/web/platform"
 )
 
 // demoRoutes are the demo scripts, replay and recordings (contract
 // document 1, sections 2, 4 and 7).
 func (s *Server) demoRoutes() {
 	s.Handle(http.MethodGet, "/demo/scripts", s.demoScripts)
-	s.Handle(http.MethodPost, "/demo/replay", s.demoReplay)
+	declare(s, Declared[replayRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/demo/replay", Auth: Bearer, Body: smallBody,
+			MinTokens: 1, Audio: true, LiveSlot: true, Stream: true,
+			Example: `{"vertical": "sales", "script_id": "sales-discovery-logistics", "speed": 2.0}`},
+		VerticalOf: func(b *replayRequest) string {
+			if b.Vertical == nil || b.ScriptID == nil || *b.ScriptID == "" {
+				return "" // incomplete: Validate says what is missing (400)
+			}
+			return *b.Vertical
+		},
+		Validate: validReplay,
+		Serve:    s.demoReplay,
+	})
 	s.Handle(http.MethodGet, "/demo/recordings", s.demoRecordings)
 	s.Handle(http.MethodGet, "/demo/recordings/{id}/events", s.demoRecordingEvents)
 }
@@ -67,14 +78,14 @@ func (s *Server) demoRecordingEvents(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			if _, ok := scripts.Lookup(id); ok {
-				writeError(w, http.StatusNotFound, fmt.Sprintf("script %s has no recording on this box yet; a replay that finishes cleanly (POST /demo/replay, or boxd demo record) makes one", id))
+				writeProblem(w, problem.New(problem.NotFound, "script %s has no recording on this box yet; a replay that finishes cleanly (POST /demo/replay, or boxd demo record) makes one", id))
 			} else {
-				writeError(w, http.StatusNotFound, fmt.Sprintf("no script %q; GET /demo/scripts lists them", id))
+				writeProblem(w, problem.New(problem.NotFound, "no script %q; GET /demo/scripts lists them", id))
 			}
 			return
 		}
 		s.log.Error("recording unreadable", "script", id, "err", err)
-		writeError(w, http.StatusInternalServerError, "the recording of "+id+" cannot be read; replay the script to record it again")
+		writeProblem(w, problem.New(problem.Internal, "%s", "the recording of "+id+" cannot be read; replay the script to record it again"))
 		return
 	}
 	writeJSON(w, http.StatusOK, rec.Events)
@@ -91,51 +102,43 @@ type replayRequest struct {
 	Speed    *float64 `json:"speed"`
 }
 
+// validReplay checks a replay body: vertical and script_id are required
+// (400), the script must exist and be of that vertical (404), and speed
+// must be 1.0 to 2.0 (400).
+func validReplay(body *replayRequest) error {
+	if body.Vertical == nil || *body.Vertical == "" || body.ScriptID == nil || *body.ScriptID == "" {
+		return problem.New(problem.Invalid, "vertical and script_id are required: send {\"vertical\": \"clinical\", \"script_id\": \"clinical-back-pain\", \"speed\": 1.0}; GET /demo/scripts lists the scripts")
+	}
+	vertical, id := *body.Vertical, *body.ScriptID
+	sc, ok := scripts.Lookup(id)
+	if !ok {
+		return problem.New(problem.NotFound, "no script %q; GET /demo/scripts lists them", id)
+	}
+	if sc.Vertical != vertical {
+		return problem.New(problem.NotFound, "script %s belongs to the %s vertical, not %s; GET /demo/scripts lists the scripts of each vertical", id, sc.Vertical, vertical)
+	}
+	if body.Speed != nil && !replay.ValidSpeed(*body.Speed) {
+		return problem.New(problem.Invalid, "speed must be between 1.0 and 2.0, not %g", *body.Speed)
+	}
+	return nil
+}
+
 // demoReplay is POST /demo/replay: the script's audio paced in real time
 // (divided by speed) through a live session of the real pipeline,
 // streamed as server-sent events. Refusals before the stream starts are
-// statuses: 400 bad body or speed, 401/403 token, 404 unknown script or a
-// script of another vertical, 402 budget, 409 token already live, 429 live
-// cap (Retry-After 30), 503 no audio for the script on this box.
-func (s *Server) demoReplay(w http.ResponseWriter, r *http.Request) {
+// statuses, in the order of every declared route: 401 token, 400 bad
+// body, 403 a token of another vertical, 404 unknown script or a script
+// of another vertical, 400 speed, 402 budget, 409 token already live, 429
+// live cap (Retry-After 30), then 503 no audio for the script on this box.
+func (s *Server) demoReplay(a *Admitted, body *replayRequest) {
 	s.sessions.add()
 	defer s.sessions.done()
-	// The token first (401), then the body (400), then the token's
-	// vertical against the body's (403).
-	pr := s.principal(w, r, "")
-	if pr == nil {
-		return
-	}
-	var body replayRequest
-	if e := decodeJSON(w, r, smallBody, &body); e != nil {
-		writeHTTPError(w, e)
-		return
-	}
-	if body.Vertical == nil || *body.Vertical == "" || body.ScriptID == nil || *body.ScriptID == "" {
-		writeError(w, http.StatusBadRequest, "vertical and script_id are required: send {\"vertical\": \"clinical\", \"script_id\": \"clinical-back-pain\", \"speed\": 1.0}; GET /demo/scripts lists the scripts")
-		return
-	}
+	w, r, pr := a.W, a.R, a.Principal
 	vertical, id := *body.Vertical, *body.ScriptID
-	if d := pr.Allow(vertical); d != nil {
-		writeDenial(w, d)
-		return
-	}
-	sc, ok := scripts.Lookup(id)
-	if !ok {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no script %q; GET /demo/scripts lists them", id))
-		return
-	}
-	if sc.Vertical != vertical {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("script %s belongs to the %s vertical, not %s; GET /demo/scripts lists the scripts of each vertical", id, sc.Vertical, vertical))
-		return
-	}
+	sc, _ := scripts.Lookup(id)
 	speed := replay.DefaultSpeed
 	if body.Speed != nil {
 		speed = *body.Speed
-	}
-	if !replay.ValidSpeed(speed) {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("speed must be between 1.0 and 2.0, not %g", speed))
-		return
 	}
 	pcm, _, err := scripts.Audio(r.Context(), s.demoAudioDir(), id)
 	if err != nil {
@@ -144,23 +147,24 @@ func (s *Server) demoReplay(w http.ResponseWriter, r *http.Request) {
 		}
 		s.log.Error("demo audio unavailable", "script", id, "err", err)
 		if errors.Is(err, scripts.ErrNoSynthesizer) {
-			writeError(w, http.StatusServiceUnavailable, "this box has no audio for "+id+": install espeak-ng (apt install espeak-ng), which synthesises the demo scripts")
+			writeProblem(w, problem.Wrap(problem.Unavailable, err, "this box has no audio for %s: install espeak-ng (apt install espeak-ng), which synthesises the demo scripts", id))
 			return
 		}
-		writeError(w, http.StatusInternalServerError, "the audio of "+id+" could not be made: "+err.Error())
+		writeProblem(w, problem.Wrap(problem.Internal, err, "the audio of %s could not be made: %v", id, err))
 		return
 	}
 
 	lang, target := "", ""
-	if sc.Vertical == "translate" {
+	if families.AcceptsLiveParam(sc.Vertical, "lang") {
 		lang, target = sc.Lang, sc.Target
 	}
 	rec := replay.NewRecorder(sc, float64(len(pcm))/(2*scripts.SampleRate), speed)
-	sse := &sseEvents{w: w, rc: http.NewResponseController(w)}
+	sse := &sseEvents{sse: newSSE(w)}
+	defer sse.sse.close()
 	sess, release, d := s.openLive(r.Context(), pr, vertical, lang, target, s.transcribe, func(e live.Event) error {
 		rec.Add(e)
 		return sse.send(e)
-	})
+	}, true)
 	if d != nil {
 		sse.refuse(d)
 		return
@@ -212,64 +216,43 @@ func (s *Server) watchShutdown(ctx context.Context, cancel context.CancelFunc, s
 	return early
 }
 
-// sseEvents writes live events as server-sent events, one JSON event per
-// data line. The status and headers go out with the first event, so a
-// refusal before the session starts still gets its status.
+// sseEvents writes a live session's events on the one SSE writer.
 //
 // Like the socket, the stream ends with the error event of the session's
 // own ending (budget used up, speech recognition failed): lane runs that
 // finish while the session closes are not sent after it.
 type sseEvents struct {
-	mu      sync.Mutex
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	started bool
-	ended   bool
-	sess    atomic.Pointer[live.Session]
+	sse  *sseStream
+	sess atomic.Pointer[live.Session]
 }
 
 func (k *sseEvents) send(e live.Event) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.ended {
-		return nil
-	}
 	if e.Type == live.TypeError {
 		if sess := k.sess.Load(); sess != nil {
 			if end := sess.Ending(); end != nil {
 				if eb, ok := e.Body.(live.ErrorBody); ok && eb.Message == end.Message {
-					k.ended = true
+					err := k.sse.end(e)
+					if errors.Is(err, errStreamEnded) {
+						return nil
+					}
+					return err
 				}
 			}
 		}
 	}
-	if !k.started {
-		h := k.w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		k.w.WriteHeader(http.StatusOK)
-		k.started = true
+	err := k.sse.send(e)
+	if errors.Is(err, errStreamEnded) {
+		return nil // after the ending event: dropped
 	}
-	if _, err := fmt.Fprintf(k.w, "data: %s\n\n", b); err != nil {
-		return err
-	}
-	return k.rc.Flush()
+	return err
 }
 
-// refuse answers a platform refusal: its status before the stream
-// started, else an error event.
-func (k *sseEvents) refuse(d *platform.Denial) {
-	k.mu.Lock()
-	started := k.started
-	k.mu.Unlock()
-	if started {
-		_ = k.send(live.Event{Type: live.TypeError, Body: live.ErrorBody{Message: d.Message}})
-		return
+// refuse answers a refusal: its status before the stream started, else an
+// error event.
+func (k *sseEvents) refuse(err error) {
+	msg := err.Error()
+	if p, ok := problem.As(err); ok {
+		msg = p.Message
 	}
-	writeDenial(k.w, d)
+	k.sse.fail(err, live.Event{Type: live.TypeError, Body: live.ErrorBody{Message: msg}})
 }

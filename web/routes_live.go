@@ -14,10 +14,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"boxd/problem"
+
 	"github.com/coder/websocket"
 
 	"boxd/engine/asr"
 	"boxd/engine/asr/stream"
+	"boxd/families"
 	"boxd/pipelines/live"
 	"boxd/web/platform"
 )
@@ -25,8 +28,8 @@ import (
 // livePath is the live audio socket (contract document 1, sections 6 and 7).
 const livePath = "/ws/live"
 
-// liveVerticalIDs are the verticals /ws/live serves.
-var liveVerticalIDs = []string{"clinical", "sales", "field", "translate"}
+// liveVerticalIDs are the verticals /ws/live serves (the families table).
+var liveVerticalIDs = families.LiveIDs()
 
 // Frame limits. A binary frame of up to stream.MaxFrameBytes (2 s of audio)
 // is audio; a larger message up to liveMessageCap is read, dropped and
@@ -182,10 +185,10 @@ func parseLiveQuery(q url.Values) (liveQuery, error) {
 	if !known {
 		return liveQuery{}, fmt.Errorf("vertical %q has no live audio; use one of %s", v, strings.Join(liveVerticalIDs, ", "))
 	}
-	if v != "translate" {
+	if !families.AcceptsLiveParam(v, "lang") {
 		for _, k := range []string{"lang", "target"} {
 			if q.Has(k) {
-				return liveQuery{}, fmt.Errorf("%s applies to the translate vertical only; leave it out for %s (it is transcribed as English)", k, v)
+				return liveQuery{}, fmt.Errorf("%s applies to the %s vertical only; leave it out for %s (it is transcribed as English)", k, strings.Join(families.WithLiveParam(k), ", "), v)
 			}
 		}
 		return liveQuery{vertical: v}, nil
@@ -212,38 +215,43 @@ func parseLiveQuery(q url.Values) (liveQuery, error) {
 // the whole session: cancel it when the client goes away. The session
 // clock (at_ms) is the server's.
 //
+// admitted is set when the route's admission (declare) already took the
+// live slot and checked the budgets (the replay route); openLive then
+// neither takes nor frees a slot.
+//
 // The returned func closes the session (if Stop has not) and frees the
-// live slot; call it once the session is over. A Denial carries the HTTP
-// status and the WebSocket close code of the refusal.
-func (s *Server) openLive(ctx context.Context, pr *platform.Principal, vertical, lang, target string, transcribe live.StartTranscriber, send func(live.Event) error) (*live.Session, func(), *platform.Denial) {
+// live slot; call it once the session is over. The refusal's problem kind
+// gives the HTTP status and the WebSocket close code.
+func (s *Server) openLive(ctx context.Context, pr *platform.Principal, vertical, lang, target string, transcribe live.StartTranscriber, send func(live.Event) error, admitted bool) (*live.Session, func(), *problem.Error) {
 	v := s.liveVerticals[vertical]
 	if v == nil {
-		return nil, nil, &platform.Denial{Status: http.StatusServiceUnavailable, Close: live.CloseASR,
-			Message: fmt.Sprintf("the %s vertical is not available on this box; retry later or ask the operator", vertical)}
+		return nil, nil, problem.New(problem.Unavailable, "the %s vertical is not available on this box; retry later or ask the operator", vertical)
 	}
 	if transcribe == nil {
-		return nil, nil, &platform.Denial{Status: http.StatusServiceUnavailable, Close: live.CloseASR,
-			Message: "speech recognition unavailable: the operator sets models.asr.path"}
+		return nil, nil, problem.New(problem.Unavailable, "speech recognition unavailable: the operator sets models.asr.path")
 	}
-	if vertical == "translate" {
+	if families.AcceptsLiveParam(vertical, "lang") {
 		var err error
 		if lang, target, err = liveLanguages(lang, target); err != nil {
-			return nil, nil, &platform.Denial{Status: http.StatusBadRequest, Close: live.CloseBadParams, Message: err.Error()}
+			return nil, nil, problem.New(problem.Invalid, "%s", err.Error())
 		}
 	} else {
 		lang, target = "", ""
 	}
-	release, d := pr.AcquireLive()
-	if d != nil {
-		return nil, nil, d
-	}
-	if d := pr.RequireAudio(ctx); d != nil {
-		release()
-		return nil, nil, d
-	}
-	if d := pr.RequireTokens(ctx, 1); d != nil {
-		release()
-		return nil, nil, d
+	release := func() {}
+	if !admitted {
+		var d *problem.Error
+		if release, d = pr.AcquireLive(); d != nil {
+			return nil, nil, d
+		}
+		if d := pr.RequireAudio(ctx); d != nil {
+			release()
+			return nil, nil, d
+		}
+		if d := pr.RequireTokens(ctx, 1); d != nil {
+			release()
+			return nil, nil, d
+		}
 	}
 	sess, err := live.Start(ctx, live.Config{
 		Vertical: v, Lang: lang, Target: target, Models: s.liveModels,
@@ -252,7 +260,7 @@ func (s *Server) openLive(ctx context.Context, pr *platform.Principal, vertical,
 	})
 	if err != nil {
 		release()
-		return nil, nil, &platform.Denial{Status: http.StatusInternalServerError, Close: live.CloseASR, Message: "the live session could not start: " + err.Error()}
+		return nil, nil, problem.Wrap(problem.Internal, err, "the live session could not start: %v", err)
 	}
 	unwatch := pr.OnRevoke(func(msg string) { sess.End(live.CloseUnauthorize, msg) })
 	return sess, func() { unwatch(); sess.Close(); release() }, nil
@@ -419,17 +427,17 @@ func (s *Server) liveSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	pr, d := s.platform.Authenticate(r.Context(), token, q.vertical)
 	if d != nil {
-		c.refuse(d.CloseCode(), d.Message)
+		c.refuse(closeCodeOf(d), d.Message)
 		return
 	}
 
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	c.began = s.now()
-	sess, closeSession, d := s.openLive(ctx, pr, q.vertical, q.lang, q.target, s.transcribe, c.sendSession)
+	sess, closeSession, d := s.openLive(ctx, pr, q.vertical, q.lang, q.target, s.transcribe, c.sendSession, false)
 	if d != nil {
 		c.began = time.Time{}
-		c.refuse(d.CloseCode(), d.Message)
+		c.refuse(closeCodeOf(d), d.Message)
 		return
 	}
 	defer closeSession()

@@ -2,23 +2,42 @@ package web
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"net/http"
 
 	"boxd/engine/attest"
+	"boxd/problem"
+	"boxd/records"
 	"boxd/web/platform"
 )
 
 func (s *Server) platformRoutes() {
-	s.Handle(http.MethodPost, "/demo/session", s.createSession)
-	s.Handle(http.MethodPost, "/v1/keys", s.admin(s.createKey))
-	s.Handle(http.MethodGet, "/v1/keys/{key_id}", s.admin(s.getKey))
-	s.Handle(http.MethodDelete, "/v1/keys/{key_id}", s.admin(s.revokeKey))
+	declare(s, Declared[sessionBody]{
+		Route: Route{Method: http.MethodPost, Path: "/demo/session", Body: smallBody, Example: `{"vertical": "clinical"}`},
+		Serve: s.createSession,
+	})
+	declare(s, Declared[platform.KeySpec]{
+		Route: Route{Method: http.MethodPost, Path: "/v1/keys", Auth: Admin, Body: keyBody, BodyOptional: true, Example: `{"label": "clinic app"}`},
+		Serve: s.createKey,
+	})
+	declare(s, Declared[struct{}]{Route: Route{Method: http.MethodGet, Path: "/v1/keys/{key_id}", Auth: Admin}, Serve: s.getKey})
+	declare(s, Declared[struct{}]{Route: Route{Method: http.MethodDelete, Path: "/v1/keys/{key_id}", Auth: Admin}, Serve: s.revokeKey})
 	s.Handle(http.MethodGet, "/attest/signing-key", s.signingKey)
 	s.Handle(http.MethodGet, "/receipts/{id}", s.getReceipt)
-	s.Handle(http.MethodPost, "/record/verify", s.verifyRecord)
+	declare(s, Declared[verifyBody]{
+		Route: Route{Method: http.MethodPost, Path: "/record/verify", Body: recordBody, Example: `{"record": {}}`},
+		Serve: s.verifyRecord,
+	})
+}
+
+// sessionBody is the body of POST /demo/session.
+type sessionBody struct {
+	Vertical *string `json:"vertical"`
+}
+
+// verifyBody is the body of POST /record/verify.
+type verifyBody struct {
+	Record json.RawMessage `json:"record"`
 }
 
 // DemoSession is the response of POST /demo/session.
@@ -34,21 +53,15 @@ type DemoBudget struct {
 	LLMTokens    int64 `json:"llm_tokens"`
 }
 
-func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Vertical *string `json:"vertical"`
-	}
-	if e := decodeJSON(w, r, smallBody, &body); e != nil {
-		writeHTTPError(w, e)
-		return
-	}
+func (s *Server) createSession(a *Admitted, body *sessionBody) {
+	w, r := a.W, a.R
 	if body.Vertical == nil || *body.Vertical == "" {
-		writeError(w, http.StatusBadRequest, "vertical is required: send {\"vertical\": \"clinical\"} (or another vertical id)")
+		writeProblem(w, problem.New(problem.Invalid, "%s", "vertical is required: send {\"vertical\": \"clinical\"} (or another vertical id)"))
 		return
 	}
 	token, sess, d := s.platform.CreateSession(*body.Vertical, r.RemoteAddr)
 	if d != nil {
-		writeDenial(w, d)
+		writeProblem(w, d)
 		return
 	}
 	secs, tokens := sess.Budget()
@@ -58,36 +71,6 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		Token: token, ExpiresAt: sess.Expires.Unix(),
 		Budget: DemoBudget{SecondsAudio: secs, LLMTokens: tokens},
 	})
-}
-
-// admin guards the key routes: Authorization: Bearer <admin secret>,
-// compared in constant time; 503 when no secret is configured, 401 when it
-// is missing or wrong, 403 from a browser (these routes are server to
-// server).
-func (s *Server) admin(next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if !s.cfg.AdminSecret.IsSet() {
-			writeError(w, http.StatusServiceUnavailable, "no admin secret is configured on this box; set BOXD_ADMIN_SECRET or admin_secret_file and restart boxd")
-			return
-		}
-		if r.Header.Get("Origin") != "" {
-			writeError(w, http.StatusForbidden, "admin routes are called server to server, never from a browser")
-			return
-		}
-		token, ok := bearer(r)
-		if !ok || token == "" {
-			writeError(w, http.StatusUnauthorized, "admin routes need Authorization: Bearer <admin secret>")
-			return
-		}
-		got := sha256.Sum256([]byte(token))
-		want := sha256.Sum256([]byte(s.cfg.AdminSecret.Reveal()))
-		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			s.log.Warn("admin secret refused", "route", r.Pattern)
-			writeError(w, http.StatusUnauthorized, "wrong admin secret")
-			return
-		}
-		next(w, r)
-	}
 }
 
 // KeyCreated is the response of POST /v1/keys: the only time the key is
@@ -101,17 +84,11 @@ type KeyCreated struct {
 	Limits  platform.LimitsView `json:"limits"`
 }
 
-func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
-	var spec platform.KeySpec
-	if r.ContentLength != 0 {
-		if e := decodeJSON(w, r, keyBody, &spec); e != nil {
-			writeHTTPError(w, e)
-			return
-		}
-	}
-	secret, k, d := s.platform.CreateKey(r.Context(), spec)
+func (s *Server) createKey(a *Admitted, spec *platform.KeySpec) {
+	w, r := a.W, a.R
+	secret, k, d := s.platform.CreateKey(r.Context(), *spec)
 	if d != nil {
-		writeDenial(w, d)
+		writeProblem(w, d)
 		return
 	}
 	s.log.Info("developer key created", "key_id", k.ID, "plan", k.Plan)
@@ -121,20 +98,22 @@ func (s *Server) createKey(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func (s *Server) getKey(w http.ResponseWriter, r *http.Request) {
+func (s *Server) getKey(a *Admitted, _ *struct{}) {
+	w, r := a.W, a.R
 	rec, d := s.platform.KeyRecord(r.Context(), r.PathValue("key_id"))
 	if d != nil {
-		writeDenial(w, d)
+		writeProblem(w, d)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, rec)
 }
 
-func (s *Server) revokeKey(w http.ResponseWriter, r *http.Request) {
+func (s *Server) revokeKey(a *Admitted, _ *struct{}) {
+	w, r := a.W, a.R
 	k, d := s.platform.RevokeKey(r.Context(), r.PathValue("key_id"))
 	if d != nil {
-		writeDenial(w, d)
+		writeProblem(w, d)
 		return
 	}
 	s.log.Info("developer key revoked", "key_id", k.ID)
@@ -172,28 +151,22 @@ type RecordCheck struct {
 	Problem         string         `json:"problem,omitempty"`
 }
 
-func (s *Server) verifyRecord(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Record json.RawMessage `json:"record"`
-	}
-	if e := decodeJSON(w, r, recordBody, &body); e != nil {
-		writeHTTPError(w, e)
-		return
-	}
+func (s *Server) verifyRecord(a *Admitted, body *verifyBody) {
+	w := a.W
 	raw := bytes.TrimSpace(body.Record)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		writeError(w, http.StatusBadRequest, "record is required: send {\"record\": <the signed record object>}")
+		writeProblem(w, problem.New(problem.Invalid, "%s", "record is required: send {\"record\": <the signed record object>}"))
 		return
 	}
 	if raw[0] == '"' { // a record passed as a JSON string (an exported file's text)
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
-			writeError(w, http.StatusBadRequest, "record: "+err.Error())
+			writeProblem(w, problem.New(problem.Invalid, "%s", "record: "+err.Error()))
 			return
 		}
 		raw = []byte(text)
 	}
-	v := attest.VerifyRecord(raw, s.key.PublicKey())
+	v := records.Verify(raw, s.key.PublicKey())
 	writeJSON(w, http.StatusOK, RecordCheck{
 		OK: v.OK, Checks: v.Checks, Entries: v.Entries, FirstBadEntry: v.FirstBadEntry,
 		Signer: v.Signer, SignedByThisBox: v.SignedByTrustedKey, Problem: v.Problem,
@@ -205,12 +178,12 @@ func (s *Server) verifyRecord(w http.ResponseWriter, r *http.Request) {
 func (s *Server) principal(w http.ResponseWriter, r *http.Request, vertical string) *platform.Principal {
 	token, ok := bearer(r)
 	if !ok {
-		writeError(w, http.StatusUnauthorized, "the Authorization header must be Bearer <demo session token or dk_ developer key>")
+		writeProblem(w, problem.New(problem.Unauthorized, "%s", "the Authorization header must be Bearer <demo session token or dk_ developer key>"))
 		return nil
 	}
 	pr, d := s.platform.Authenticate(r.Context(), token, vertical)
 	if d != nil {
-		writeDenial(w, d)
+		writeProblem(w, d)
 		return nil
 	}
 	return pr

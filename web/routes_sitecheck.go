@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
-	"boxd/pipelines/chat"
+	"boxd/problem"
+
 	"boxd/pipelines/sitecheck"
 	"boxd/pipelines/sitecheck/replyguard"
 )
@@ -15,7 +15,7 @@ import (
 // Body limits and verticals of the site-check routes.
 const (
 	siteCheckBody    = 8 << 10  // {domain, name?}
-	reviewBody       = 64 << 10 // {review, rating, business_name, business_type?, reply}
+	reviewBodyLimit  = 64 << 10 // {review, rating, business_name, business_type?, reply}
 	siteCheckVert    = "geo-audit"
 	reviewReplyVert  = "review-reply"
 	maxReviewChars   = 10000
@@ -23,46 +23,72 @@ const (
 )
 
 func (s *Server) siteCheckRoutes() {
-	s.Handle(http.MethodPost, "/geo/site-check", s.siteCheck)
-	s.Handle(http.MethodPost, "/reviews/check", s.reviewCheck)
-	s.Handle(http.MethodPost, "/reviews/reply", s.reviewReply)
+	declare(s, Declared[sitecheck.Request]{
+		Route: Route{Method: http.MethodPost, Path: "/geo/site-check", Auth: Bearer,
+			Verticals: []string{siteCheckVert}, Body: siteCheckBody, OneRun: true,
+			Example: `{"domain": "example.com"}`},
+		Serve: s.siteCheck,
+	})
+	declare(s, Declared[reviewBody]{
+		Route: Route{Method: http.MethodPost, Path: "/reviews/check", Auth: Bearer,
+			Verticals: []string{reviewReplyVert}, Body: reviewBodyLimit, Lenient: true,
+			Example: `{"review": "Great bread.", "rating": 5, "business_name": "Harbor Bakery", "reply": "Thank you!"}`},
+		Validate: func(b *reviewBody) error { return b.check(true) },
+		Serve:    s.reviewCheck,
+	})
+	declare(s, Declared[reviewBody]{
+		Route: Route{Method: http.MethodPost, Path: "/reviews/reply", Auth: Bearer,
+			Verticals: []string{reviewReplyVert}, Body: reviewBodyLimit, Lenient: true, OneRun: true,
+			Example: `{"review": "Great bread.", "rating": 5, "business_name": "Harbor Bakery"}`},
+		Validate: func(b *reviewBody) error { return b.check(false) },
+		Serve:    s.reviewReply,
+	})
+}
+
+// reviewBody is the body of the review routes, read whole and checked
+// through the reply guard's own input rules (check).
+type reviewBody struct {
+	raw json.RawMessage
+	in  replyguard.Input
+}
+
+func (b *reviewBody) UnmarshalJSON(data []byte) error {
+	b.raw = append(json.RawMessage(nil), data...)
+	return nil
+}
+
+// check decodes the body through the guard's rules (so the route and the
+// kits refuse the same inputs with the same words) and bounds its text
+// fields; withReply is set for /reviews/check.
+func (b *reviewBody) check(withReply bool) error {
+	raw, err := reviewFields(b.raw, withReply)
+	if err != nil {
+		return err
+	}
+	in, err := guardInput(raw)
+	if err != nil {
+		return err
+	}
+	b.in = in
+	return nil
 }
 
 // siteCheck answers POST /geo/site-check. One run at a time per demo token
 // (409); no model call, so no budget is charged.
-func (s *Server) siteCheck(w http.ResponseWriter, r *http.Request) {
-	pr := s.principal(w, r, siteCheckVert)
-	if pr == nil {
-		return
-	}
-	var req sitecheck.Request
-	if e := decodeJSON(w, r, siteCheckBody, &req); e != nil {
-		writeHTTPError(w, e)
-		return
-	}
+func (s *Server) siteCheck(a *Admitted, req *sitecheck.Request) {
+	w, r, pr := a.W, a.R, a.Principal
 	if s.sitecheck == nil {
-		writeError(w, http.StatusServiceUnavailable, "site checks are off: "+s.outboundErr.Error())
+		writeProblem(w, problem.Wrap(problem.Unavailable, s.outboundErr, "site checks are off: %v", s.outboundErr))
 		return
 	}
-	unlock, d := pr.Lock()
-	if d != nil {
-		writeDenial(w, d)
-		return
-	}
-	defer unlock()
-	rep, err := s.sitecheck.Run(r.Context(), req)
+	rep, err := s.sitecheck.Run(r.Context(), *req)
 	if err != nil {
-		var ie *sitecheck.InputError
 		var fe *sitecheck.FetchError
-		switch {
-		case errors.As(err, &ie):
-			writeError(w, http.StatusBadRequest, ie.Msg)
-		case errors.As(err, &fe):
-			s.log.Info("site check failed", "caller", pr.LogID(), "kind", fe.Kind, "status", fe.Status)
-			writeError(w, fe.Status, fe.Msg)
-		case r.Context().Err() != nil:
-		default:
-			writeError(w, http.StatusInternalServerError, err.Error())
+		if errors.As(err, &fe) {
+			s.log.Info("site check failed", "caller", pr.LogID(), "kind", fe.Kind)
+		}
+		if r.Context().Err() == nil {
+			writeProblem(w, err)
 		}
 		return
 	}
@@ -73,11 +99,7 @@ func (s *Server) siteCheck(w http.ResponseWriter, r *http.Request) {
 // reviewFields decodes a review body through the reply guard's own input
 // rules (so the route and the kits refuse the same inputs with the same
 // words) and bounds its text fields.
-func reviewFields(w http.ResponseWriter, r *http.Request, withReply bool) (json.RawMessage, *httpError) {
-	var raw json.RawMessage
-	if e := decodeOpenAI(w, r, reviewBody, &raw); e != nil {
-		return nil, e
-	}
+func reviewFields(raw json.RawMessage, withReply bool) (json.RawMessage, *problem.Error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return nil, badRequest("body must be a JSON object with the fields review, rating, business_name, business_type and reply")
@@ -94,7 +116,7 @@ func reviewFields(w http.ResponseWriter, r *http.Request, withReply bool) (json.
 	}{{"review", maxReviewChars}, {"reply", maxReviewChars}, {"business_name", maxBusinessChars}, {"business_type", maxBusinessChars}} {
 		var v string
 		if json.Unmarshal(m[f.name], &v) == nil && len([]rune(v)) > f.max {
-			return nil, &httpError{status: http.StatusRequestEntityTooLarge, msg: f.name + " is longer than " + strconv.Itoa(f.max) + " characters"}
+			return nil, problem.New(problem.TooLarge, "%s is longer than %d characters", f.name, f.max)
 		}
 	}
 	out, _ := json.Marshal(m)
@@ -104,7 +126,7 @@ func reviewFields(w http.ResponseWriter, r *http.Request, withReply bool) (json.
 // guardInput runs the reply guard's input validation (the kits' own
 // rules), returning the decoded input or the refusal with the kit's
 // message.
-func guardInput(raw json.RawMessage) (replyguard.Input, *httpError) {
+func guardInput(raw json.RawMessage) (replyguard.Input, *problem.Error) {
 	in, err := replyguard.DecodeInput(raw)
 	if err != nil {
 		return replyguard.Input{}, badRequest("%s", strings.TrimPrefix(err.Error(), "checkReply: "))
@@ -114,22 +136,9 @@ func guardInput(raw json.RawMessage) (replyguard.Input, *httpError) {
 
 // reviewCheck answers POST /reviews/check: the guard's verdict, no model
 // call.
-func (s *Server) reviewCheck(w http.ResponseWriter, r *http.Request) {
-	pr := s.principal(w, r, reviewReplyVert)
-	if pr == nil {
-		return
-	}
-	raw, e := reviewFields(w, r, true)
-	if e != nil {
-		writeHTTPError(w, e)
-		return
-	}
-	in, e := guardInput(raw)
-	if e != nil {
-		writeHTTPError(w, e)
-		return
-	}
-	res := replyguard.Check(in)
+func (s *Server) reviewCheck(a *Admitted, b *reviewBody) {
+	w, pr := a.W, a.Principal
+	res := replyguard.Check(b.in)
 	s.log.Info("review check", "caller", pr.LogID(), "ok", res.OK, "problems", len(res.Problems))
 	writeJSON(w, http.StatusOK, res)
 }
@@ -138,34 +147,15 @@ func (s *Server) reviewCheck(w http.ResponseWriter, r *http.Request) {
 // redraft naming the blocked phrases, else the fixed safe reply. Each model
 // call is receipted and charged to the caller's token budget; one run at a
 // time per demo token.
-func (s *Server) reviewReply(w http.ResponseWriter, r *http.Request) {
-	pr := s.principal(w, r, reviewReplyVert)
-	if pr == nil {
-		return
-	}
-	raw, e := reviewFields(w, r, false)
-	if e != nil {
-		writeHTTPError(w, e)
-		return
-	}
-	in, e := guardInput(raw)
-	if e != nil {
-		writeHTTPError(w, e)
-		return
-	}
-	unlock, d := pr.Lock()
-	if d != nil {
-		writeDenial(w, d)
-		return
-	}
-	defer unlock()
+func (s *Server) reviewReply(a *Admitted, b *reviewBody) {
+	w, r, pr, in := a.W, a.R, a.Principal, b.in
 	drafter := sitecheck.Drafter{Chat: s.chat, MaxTokens: s.replyTokens}
 	res, err := drafter.Draft(r.Context(), sitecheck.ReplyRequest{Review: in.Review, Rating: in.Rating,
 		BusinessName: in.BusinessName, BusinessType: in.BusinessType}, budget{pr})
 	if err != nil {
 		switch {
 		case errors.Is(err, sitecheck.ErrNotEnglish):
-			writeError(w, http.StatusBadRequest, err.Error())
+			writeProblem(w, problem.New(problem.Invalid, "%s", err.Error()))
 		case r.Context().Err() != nil:
 		default:
 			writeChatError(w, err)
@@ -183,5 +173,3 @@ func (s *Server) reviewReply(w http.ResponseWriter, r *http.Request) {
 		"completion_tokens", res.Usage.CompletionTokens)
 	writeJSON(w, http.StatusOK, res)
 }
-
-var _ chat.Budget = budget{}

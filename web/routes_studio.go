@@ -1,16 +1,20 @@
 package web
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"boxd/problem"
 
 	"boxd/pipelines/studio"
 	"boxd/web/platform"
@@ -52,7 +56,14 @@ func (s *Server) studioRoutes() {
 	}
 	s.Handle(http.MethodGet, "/studio/gallery", h.listGallery)
 	s.Handle(http.MethodGet, "/studio/media/{path...}", h.media)
-	s.Handle(http.MethodPost, "/studio/jobs", h.submitJob)
+	declare(s, Declared[jobBody]{
+		Route: Route{Method: http.MethodPost, Path: "/studio/jobs", Auth: Bearer,
+			Verticals: []string{studioVertical}, Body: studioJobBody, OneRun: true,
+			Example: `{"kind": "image", "prompt": "a lighthouse at dawn, watercolour"}`},
+		Validate:  func(b *jobBody) (err error) { b.spec, err = studio.Validate(b.Request); return err },
+		TokensFor: h.judgeTokens,
+		Serve:     h.submitJob,
+	})
 	s.Handle(http.MethodGet, "/studio/jobs/{id}", h.getJob)
 	s.Handle(http.MethodGet, "/studio/policy", h.policy)
 	s.Handle(http.MethodGet, "/studio/report", h.reportForm)
@@ -63,7 +74,7 @@ func (h *studioRoutes) listGallery(w http.ResponseWriter, r *http.Request) {
 	items, skipped, err := h.gallery.List()
 	if err != nil {
 		h.s.log.Error("studio gallery unreadable", "err", err)
-		writeError(w, http.StatusInternalServerError, "the studio gallery could not be read; the operator should check state_dir/studio/media")
+		writeProblem(w, problem.New(problem.Internal, "%s", "the studio gallery could not be read; the operator should check state_dir/studio/media"))
 		return
 	}
 	for _, sk := range skipped {
@@ -79,7 +90,7 @@ func (h *studioRoutes) media(w http.ResponseWriter, r *http.Request) {
 	p := r.PathValue("path")
 	f, fi, ct, err := h.gallery.Open(p)
 	if err != nil {
-		writeError(w, http.StatusNotFound, "no studio media file "+strconv.Quote(p)+"; GET /studio/gallery lists the files")
+		writeProblem(w, problem.New(problem.NotFound, "%s", "no studio media file "+strconv.Quote(p)+"; GET /studio/gallery lists the files"))
 		return
 	}
 	defer f.Close()
@@ -126,13 +137,6 @@ func (j *jsonErrorWriter) Write(b []byte) (int, error) {
 	return j.ResponseWriter.Write(b)
 }
 
-// policyRefusal is the 422 body of POST /studio/jobs.
-type policyRefusal struct {
-	Error     string `json:"error"`
-	Category  string `json:"category"`
-	PolicyURL string `json:"policy_url"`
-}
-
 // refusalText tells the caller what to change, by category.
 var refusalText = map[studio.Category]string{
 	studio.VoiceImitation:       "the prompt policy refused this job: it asks to imitate a real person's voice; describe the voice (range, timbre, delivery) without naming or likening it to anyone",
@@ -151,52 +155,48 @@ type JobAccepted struct {
 	ReportURL string        `json:"report_url"`
 }
 
-func (h *studioRoutes) submitJob(w http.ResponseWriter, r *http.Request) {
-	s := h.s
-	pr := s.principal(w, r, studioVertical)
-	if pr == nil {
-		return
+// jobBody is the body of POST /studio/jobs and, once validated, its spec.
+type jobBody struct {
+	studio.Request
+	spec studio.Spec
+}
+
+// UnmarshalJSON reads the request itself, so that error messages name its
+// fields as the caller wrote them (prompt, not Request.prompt).
+func (b *jobBody) UnmarshalJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(&b.Request)
+}
+
+// judgeTokens is what a job's policy check needs left: the judge's answer
+// needs its whole allowance (with fewer tokens it would be cut, charged
+// and refused as unavailable), when the rules ask the judge and one is
+// loaded.
+func (h *studioRoutes) judgeTokens(b *jobBody) int64 {
+	if _, _, need := studio.Rules(b.spec); need && (&studio.ChatJudge{Chat: h.s.chat}).Ready() {
+		return studio.JudgeTokens
 	}
-	var req studio.Request
-	if e := decodeJSON(w, r, studioJobBody, &req); e != nil {
-		writeHTTPError(w, e)
-		return
-	}
-	spec, err := studio.Validate(req)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
+	return 0
+}
+
+func (h *studioRoutes) submitJob(a *Admitted, b *jobBody) {
+	s, w, r, pr, spec := h.s, a.W, a.R, a.Principal, b.spec
 	owner, network := pr.LogID(), platform.Network(r.RemoteAddr)
 	if err := h.queue.Room(owner, network); err != nil {
-		h.roomRefused(w, err)
+		writeProblem(w, err)
 		return
 	}
-	unlock, d := pr.Lock()
-	if d != nil {
-		writeDenial(w, d)
-		return
-	}
-	defer unlock()
 	judge := &studio.ChatJudge{Chat: s.chat}
-	if _, _, need := studio.Rules(spec); need && judge.Ready() {
-		// The judge's answer needs its whole allowance: with fewer tokens
-		// left it would be cut, charged and refused as unavailable.
-		if d := pr.RequireTokens(r.Context(), studio.JudgeTokens); d != nil {
-			writeDenial(w, d)
-			return
-		}
-	}
 	pol := studio.Policy{Judge: judge}
 	dec := pol.Check(r.Context(), spec, budget{pr})
 	if dec.Receipt != "" {
 		w.Header().Set("x-service-receipt", dec.Receipt)
 	}
 	if !dec.Allowed {
-		var denial *platform.Denial
 		switch {
-		case errors.As(dec.Err, &denial):
-			writeDenial(w, denial)
+		case problem.KindOf(dec.Err) == problem.Budget, problem.KindOf(dec.Err) == problem.Unauthorized:
+			writeProblem(w, dec.Err)
 			return
 		case r.Context().Err() != nil:
 			return
@@ -205,23 +205,13 @@ func (h *studioRoutes) submitJob(w http.ResponseWriter, r *http.Request) {
 		if dec.Err != nil && !errors.Is(dec.Err, studio.ErrNoJudge) {
 			s.log.Warn("studio policy judge failed", "caller", owner, "err", dec.Err)
 		}
-		writeJSON(w, http.StatusUnprocessableEntity, policyRefusal{
-			Error: refusalText[dec.Category], Category: string(dec.Category), PolicyURL: studio.PolicyURL,
-		})
+		writeProblem(w, problem.New(problem.Unprocessable, "%s", refusalText[dec.Category]).
+			With("category", string(dec.Category)).With("policy_url", studio.PolicyURL))
 		return
 	}
 	v, err := h.queue.Submit(owner, network, spec)
-	var full *studio.FullError
-	switch {
-	case errors.Is(err, studio.ErrJobLimit), errors.Is(err, studio.ErrNetLimit):
-		h.roomRefused(w, err)
-		return
-	case errors.As(err, &full):
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(full.RetryAfter.Seconds()))))
-		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the studio queue holds %d jobs, its limit; retry after the time in Retry-After", studio.MaxJobs))
-		return
-	case err != nil:
-		writeError(w, http.StatusInternalServerError, err.Error())
+	if err != nil {
+		writeProblem(w, err)
 		return
 	}
 	s.log.Info("studio job queued", "job_id", v.JobID, "caller", owner, "kind", spec.Kind, "rule", dec.Rule, "judged", dec.Judged, "position", v.Position)
@@ -230,22 +220,11 @@ func (h *studioRoutes) submitJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, JobAccepted{JobID: v.JobID, Status: v.Status, Position: v.Position, ReportURL: v.ReportURL})
 }
 
-// roomRefused answers a job the token's or the network's limit refuses.
-func (h *studioRoutes) roomRefused(w http.ResponseWriter, err error) {
-	var net *studio.NetLimitError
-	if errors.As(err, &net) {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(net.RetryAfter.Seconds()+0.999))))
-		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this network holds %d studio jobs, the limit per client network; retry after the time in Retry-After, when the oldest is forgotten (24 hours after it was submitted)", studio.JobsPerNetwork))
-		return
-	}
-	writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this studio token has submitted %d jobs, the limit per token; create a new studio session for more", studio.JobsPerToken))
-}
-
 func (h *studioRoutes) getJob(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	v, ok := h.queue.Get(id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "no studio job "+strconv.Quote(id)+"; jobs are kept in memory for 24 hours and not across restarts")
+		writeProblem(w, problem.New(problem.NotFound, "%s", "no studio job "+strconv.Quote(id)+"; jobs are kept in memory for 24 hours and not across restarts"))
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
@@ -307,7 +286,7 @@ type ReportField struct {
 }
 
 // reportTarget reads ?item= or ?job= (exactly one): its field name and id.
-func reportTarget(r *http.Request) (field, id string, e *httpError) {
+func reportTarget(r *http.Request) (field, id string, e *problem.Error) {
 	q := r.URL.Query()
 	item, job := q.Get("item"), q.Get("job")
 	switch {
@@ -339,11 +318,11 @@ func (h *studioRoutes) exists(field, id string) bool {
 func (h *studioRoutes) reportForm(w http.ResponseWriter, r *http.Request) {
 	field, id, e := reportTarget(r)
 	if e != nil {
-		writeHTTPError(w, e)
+		writeProblem(w, e)
 		return
 	}
 	if !h.exists(field, id) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no studio %s %q to report", field, id))
+		writeProblem(w, problem.New(problem.NotFound, "no studio %s %q to report", field, id))
 		return
 	}
 	cats := make([]string, len(studio.ReportCategories))
@@ -373,12 +352,12 @@ func (h *studioRoutes) fileReport(w http.ResponseWriter, r *http.Request) {
 	if e := decodeJSON(w, r, studioReportBody, &in); e != nil {
 		// The contract answers bad report input with 400, an oversize
 		// body included.
-		writeError(w, http.StatusBadRequest, e.msg)
+		writeProblem(w, problem.New(problem.Invalid, "%s", e.Message))
 		return
 	}
 	rep, err := studio.ValidateReport(in)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		writeProblem(w, err)
 		return
 	}
 	field, id := "item", rep.Item
@@ -386,24 +365,22 @@ func (h *studioRoutes) fileReport(w http.ResponseWriter, r *http.Request) {
 		field, id = "job", rep.Job
 	}
 	if !h.exists(field, id) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no studio %s %q to report", field, id))
+		writeProblem(w, problem.New(problem.NotFound, "no studio %s %q to report", field, id))
 		return
 	}
 	network := platform.Network(r.RemoteAddr)
 	rep, err = h.reports.File(network, rep)
-	var rate *studio.RateError
 	switch {
-	case errors.As(err, &rate):
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(rate.RetryAfter.Seconds()+0.999))))
-		writeError(w, http.StatusTooManyRequests, rate.Error())
-		return
 	case errors.Is(err, studio.ErrReportsFull):
 		h.s.log.Error("studio reports full: review and remove them", "dir", "state_dir/studio/reports")
-		writeError(w, http.StatusServiceUnavailable, "this box holds the most studio reports it keeps; the operator must review them before more are taken")
+		writeProblem(w, err)
+		return
+	case problem.Is(err, problem.RateLimited):
+		writeProblem(w, err)
 		return
 	case err != nil:
 		h.s.log.Error("studio report not stored", "err", err)
-		writeError(w, http.StatusInternalServerError, "the report could not be stored; try again later")
+		writeProblem(w, problem.Wrap(problem.Internal, err, "the report could not be stored; try again later"))
 		return
 	}
 	mac := hmac.New(sha256.New, logKey[:])

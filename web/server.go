@@ -7,8 +7,6 @@ package web
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,10 +20,13 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
+	"boxd/ids"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/sitecheck"
+	"boxd/problem"
+	"boxd/receipts"
 	"boxd/version"
 	"boxd/web/platform"
 )
@@ -45,7 +46,7 @@ type Deps struct {
 	Probes   Probes
 	Platform *platform.Platform
 	Key      *attest.Key
-	Receipts *ReceiptBook
+	Receipts *receipts.Book
 	// Chat serves chat completions; nil serves none (502 on the route).
 	Chat *chat.Service
 	// Outbound fetches for site checks; nil builds one from the outbound.*
@@ -70,7 +71,7 @@ type Server struct {
 	probes   Probes
 	platform *platform.Platform
 	key      *attest.Key
-	receipts *ReceiptBook
+	receipts *receipts.Book
 	chat     *chat.Service
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
@@ -105,8 +106,9 @@ type Server struct {
 	// serve sends STOPPING=1 to systemd there).
 	OnDrain func()
 
-	mu      sync.Mutex
-	methods map[string][]string // path -> methods, for 405 answers
+	mu       sync.Mutex
+	methods  map[string][]string // path -> methods, for 405 answers
+	declared []Route             // every route declared through declare
 }
 
 // New builds a server for cfg. Routes are registered here; Serve runs it.
@@ -358,7 +360,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(methods, " or ")))
 		return
 	}
-	writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s; the API is listed in README.md", r.Method, r.URL.Path))
+	writeProblem(w, problem.New(problem.NotFound, "no route %s %s; the API is listed in README.md", r.Method, r.URL.Path))
 }
 
 // pathMatches reports whether path matches a route pattern's path as the
@@ -397,8 +399,4 @@ func contains(list []string, s string) bool {
 }
 
 // newRequestID returns 16 random hex characters.
-func newRequestID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+func newRequestID() string { return ids.New("", 8) }

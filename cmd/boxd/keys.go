@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"boxd/configs"
+	"boxd/store"
 	"boxd/web"
 	"boxd/web/platform"
-	"boxd/web/store"
 )
 
 // The key commands use the daemon's database directly. That is safe while

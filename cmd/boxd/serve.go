@@ -26,11 +26,13 @@ import (
 	"boxd/gpu"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
+	"boxd/pipelines/live/verticals"
 	"boxd/pipelines/outbound"
+	"boxd/receipts"
+	"boxd/store"
 	"boxd/version"
 	"boxd/web"
 	"boxd/web/platform"
-	"boxd/web/store"
 )
 
 func newServe() *cobra.Command {
@@ -124,7 +126,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	}
 	defer st.Close()
 	plat := platform.New(cfg, st, nil)
-	receipts := web.NewReceiptBook(key, st, cfg, nil)
+	book := receipts.New(key, st, cfg, nil)
 
 	gpu.Init(cfg.GPU.LibraryPath)
 	arbiter := gpu.NewArbiter()
@@ -147,7 +149,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		speech = e
 	}
 
-	chatSvc := &chat.Service{ModelID: cfg.Models.LLM.ID, Provider: key.ID(), Receipts: receipts}
+	chatSvc := &chat.Service{ModelID: cfg.Models.LLM.ID, Provider: key.ID(), Receipts: book}
 	if cfg.Models.LLM.Path != "" {
 		notify(log, "STATUS=loading "+cfg.Models.LLM.Path)
 		e, root, err := loadLLM(ctx, cfg, arbiter, log)
@@ -189,7 +191,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		log.Info("model loaded", "model", strings.TrimSuffix(strings.TrimPrefix(m.key, "models."), ".path"), "architecture", emb.Info().Architecture, "parameters", emb.Info().Parameters)
 	}
 
-	verticals, err := live.Verticals(cfg.DataDir)
+	verticals, err := verticals.Build(cfg.DataDir)
 	if err != nil {
 		// Clinical sessions close with 1011 and say the vertical is not
 		// available; the others run.
@@ -212,7 +214,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		},
 		Platform: plat,
 		Key:      key,
-		Receipts: receipts,
+		Receipts: book,
 		Chat:     chatSvc,
 		// Live audio: Whisper per session (Options(lang, "transcribe") →
 		// Session → stream.Start); nil without models.asr.path (1011).

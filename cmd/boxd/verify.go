@@ -15,6 +15,7 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
+	"boxd/records"
 )
 
 // errNotVerified makes `boxd verify` exit 1 without more words.
@@ -59,7 +60,7 @@ func newVerify() *cobra.Command {
 				}
 				pub = k.PublicKey()
 			}
-			v := attest.VerifyRecord(raw, pub)
+			v := records.Verify(raw, pub)
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			for _, c := range v.Checks {
 				mark := "ok"

@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"boxd/atomicfile"
 )
 
 // KeyFile is the instance key's file name in the state directory.
@@ -179,36 +181,12 @@ func createKey(dir, path string) (*Key, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("instance key: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".instance.key-*")
-	if err != nil {
-		return nil, fmt.Errorf("instance key: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("instance key: %w", err)
-	}
-	if _, err := tmp.Write(body); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("instance key: write: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return nil, fmt.Errorf("instance key: sync: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, fmt.Errorf("instance key: %w", err)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
+	if err := atomicfile.WriteNew(path, body, 0o600); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			k, _, err := LoadOrCreateKey(dir)
 			return k, err
 		}
 		return nil, fmt.Errorf("instance key: %w", err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	return NewKey(priv), nil
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"boxd/atomicfile"
 )
 
 // HashCacheFile is the name of the hash cache in the state directory.
@@ -231,19 +233,7 @@ func (c *HashCache) Save() error {
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o700); err != nil {
 		return fmt.Errorf("hash cache: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.path), HashCacheFile+".*")
-	if err != nil {
-		return fmt.Errorf("hash cache: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("hash cache: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("hash cache: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), c.path); err != nil {
+	if err := atomicfile.Write(c.path, b, 0o600); err != nil {
 		return fmt.Errorf("hash cache: %w", err)
 	}
 	c.dirty = false

@@ -8,6 +8,7 @@ import (
 
 	"boxd/engine/llm"
 	"boxd/engine/models"
+	"boxd/problem"
 )
 
 // wordEngine renders prompts but generates nothing: enough for Prepare.
@@ -31,7 +32,9 @@ func (b *wantBudget) Reserve(_ context.Context, want int64) (int64, func(int64),
 	b.want = want
 	return 0, nil, errNoBudget
 }
-func (b *wantBudget) KeyID() *string { return nil }
+func (b *wantBudget) KeyID() *string                            { return nil }
+func (b *wantBudget) TokensLeft(context.Context) (int64, error) { return 0, nil }
+func (b *wantBudget) Daily() bool                               { return false }
 
 // TestMaxTokensDefaultAndCap: max_tokens defaults to 2048 and is capped at
 // 2048 (contract, platform sections 4 and 8), and the call reserves exactly
@@ -59,7 +62,7 @@ func TestMaxTokensDefaultAndCap(t *testing.T) {
 			if err := json.Unmarshal([]byte(body), &req); err != nil {
 				t.Fatal(err)
 			}
-			call, err := s.Prepare(&req)
+			call, err := Prepare(s, &req)
 			if err != nil {
 				t.Fatalf("Prepare: %v", err)
 			}
@@ -80,10 +83,9 @@ func TestMaxTokensDefaultAndCap(t *testing.T) {
 		if err := json.Unmarshal([]byte(`{"model":"model-27b","messages":[{"role":"user","content":"hi"}]`+bad+`}`), &req); err != nil {
 			t.Fatal(err)
 		}
-		_, err := s.Prepare(&req)
-		var ce *Error
-		if !errors.As(err, &ce) || ce.Status != 400 {
-			t.Errorf("%s: %v, want 400", bad, err)
+		_, err := Prepare(s, &req)
+		if !problem.Is(err, problem.Invalid) {
+			t.Errorf("%s: %v, want an Invalid problem", bad, err)
 		}
 	}
 }

@@ -9,7 +9,8 @@ import (
 	"strings"
 
 	"boxd/engine/llm"
-	"boxd/engine/models"
+	"boxd/pipelines/llmcall"
+	"boxd/problem"
 )
 
 // toolMode is how a request uses tools.
@@ -22,33 +23,33 @@ type toolMode struct {
 
 // parseTools validates tools and tool_choice and builds the grammar that
 // keeps the model's answer either plain text or a well-formed call.
-func parseTools(req *Request) (*toolMode, *Error) {
+func parseTools(req *Request) (*toolMode, *problem.Error) {
 	if len(req.Tools) == 0 {
 		if len(bytes.TrimSpace(req.ToolChoice)) > 0 && string(bytes.TrimSpace(req.ToolChoice)) != "null" && string(bytes.TrimSpace(req.ToolChoice)) != `"none"` {
-			return nil, errorf(400, "tool_choice needs tools")
+			return nil, problem.New(problem.Invalid, "tool_choice needs tools")
 		}
 		return nil, nil
 	}
 	if len(req.Tools) > maxTools {
-		return nil, errorf(400, "%d tools; the limit is %d", len(req.Tools), maxTools)
+		return nil, problem.New(problem.Invalid, "%d tools; the limit is %d", len(req.Tools), maxTools)
 	}
 	m := &toolMode{tools: req.Tools, choice: "auto"}
 	seen := map[string]bool{}
 	for i, t := range req.Tools {
 		if t.Type != "function" {
-			return nil, errorf(400, "tools[%d].type %q; use function", i, t.Type)
+			return nil, problem.New(problem.Invalid, "tools[%d].type %q; use function", i, t.Type)
 		}
 		if !toolName.MatchString(t.Function.Name) {
-			return nil, errorf(400, "tools[%d].function.name %q: use 1 to 64 letters, digits, _ or -", i, t.Function.Name)
+			return nil, problem.New(problem.Invalid, "tools[%d].function.name %q: use 1 to 64 letters, digits, _ or -", i, t.Function.Name)
 		}
 		if seen[t.Function.Name] {
-			return nil, errorf(400, "tools[%d]: the name %q is used twice", i, t.Function.Name)
+			return nil, problem.New(problem.Invalid, "tools[%d]: the name %q is used twice", i, t.Function.Name)
 		}
 		seen[t.Function.Name] = true
 		if p := bytes.TrimSpace(t.Function.Parameters); len(p) > 0 {
 			var obj map[string]any
 			if json.Unmarshal(p, &obj) != nil {
-				return nil, errorf(400, "tools[%d].function.parameters must be a JSON schema object", i)
+				return nil, problem.New(problem.Invalid, "tools[%d].function.parameters must be a JSON schema object", i)
 			}
 		}
 	}
@@ -63,16 +64,16 @@ func parseTools(req *Request) (*toolMode, *Error) {
 		switch {
 		case json.Unmarshal(tc, &s) == nil:
 			if s != "none" && s != "auto" && s != "required" {
-				return nil, errorf(400, "tool_choice %q; use none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}", s)
+				return nil, problem.New(problem.Invalid, "tool_choice %q; use none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}", s)
 			}
 			m.choice = s
 		case json.Unmarshal(tc, &named) == nil && named.Type == "function":
 			if !seen[named.Function.Name] {
-				return nil, errorf(400, "tool_choice names %q, which is not among the tools", named.Function.Name)
+				return nil, problem.New(problem.Invalid, "tool_choice names %q, which is not among the tools", named.Function.Name)
 			}
 			m.choice, m.named = "required", named.Function.Name
 		default:
-			return nil, errorf(400, "tool_choice must be none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}")
+			return nil, problem.New(problem.Invalid, "tool_choice must be none, auto, required or {\"type\":\"function\",\"function\":{\"name\":...}}")
 		}
 	}
 	if m.choice == "none" {
@@ -113,7 +114,7 @@ func parseTools(req *Request) (*toolMode, *Error) {
 	})
 	g, err := llm.SchemaGrammar(schema)
 	if err != nil {
-		return nil, errorf(400, "the tools' parameters cannot be turned into a grammar: %v", err)
+		return nil, problem.New(problem.Invalid, "the tools' parameters cannot be turned into a grammar: %v", err)
 	}
 	if m.choice == "auto" {
 		// Either a call (opening with {) or text that does not open with {.
@@ -150,16 +151,16 @@ func (m *toolMode) toolPrompt() string {
 // render turns the OpenAI messages into template messages: developer is
 // system, assistant tool calls are written in the form the model is asked
 // to use, and tool results name the call they answer.
-func render(msgs []Message, tm *toolMode) []models.Message {
-	var out []models.Message
+func render(msgs []Message, tm *toolMode) []llmcall.Message {
+	var out []llmcall.Message
 	if tm != nil && tm.choice != "none" {
-		out = append(out, models.Message{Role: "system", Content: tm.toolPrompt()})
+		out = append(out, llmcall.Message{Role: "system", Content: tm.toolPrompt()})
 	}
 	names := map[string]string{}
 	for _, m := range msgs {
 		switch m.Role {
 		case "developer", "system":
-			out = append(out, models.Message{Role: "system", Content: m.Content.Text})
+			out = append(out, llmcall.Message{Role: "system", Content: m.Content.Text})
 		case "assistant":
 			content := m.Content.Text
 			if len(m.ToolCalls) > 0 {
@@ -175,15 +176,15 @@ func render(msgs []Message, tm *toolMode) []models.Message {
 				b, _ := json.Marshal(map[string]any{"tool_calls": calls})
 				content = strings.TrimSpace(content + "\n" + string(b))
 			}
-			out = append(out, models.Message{Role: "assistant", Content: content})
+			out = append(out, llmcall.Message{Role: "assistant", Content: content})
 		case "tool":
 			name := names[m.ToolCallID]
 			if name == "" {
 				name = m.Name
 			}
-			out = append(out, models.Message{Role: "tool", Content: fmt.Sprintf("Result of the tool call %s (%s):\n%s", m.ToolCallID, name, m.Content.Text)})
+			out = append(out, llmcall.Message{Role: "tool", Content: fmt.Sprintf("Result of the tool call %s (%s):\n%s", m.ToolCallID, name, m.Content.Text)})
 		default:
-			out = append(out, models.Message{Role: "user", Content: m.Content.Text})
+			out = append(out, llmcall.Message{Role: "user", Content: m.Content.Text})
 		}
 	}
 	return out

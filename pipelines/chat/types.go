@@ -1,15 +1,15 @@
 // Package chat is the chat-completions route family (OpenAI wire format):
 // it validates a request, renders the conversation with the model's chat
-// template, constrains the output with grammars for response_format and
-// tool calls, runs the engine, counts tokens against the caller's budget
-// and signs one receipt per completion.
+// template and constrains the output with grammars for response_format and
+// tool calls. Running the model, counting tokens against the caller's
+// budget and signing one receipt per completion are pipelines/llmcall's.
+// Errors are *problem.Error; web maps their kinds to statuses.
 package chat
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 )
 
 // Request is POST /v1/chat/completions. Fields the box does not use are
@@ -233,17 +233,4 @@ type Chunk struct {
 	Choices []Choice    `json:"choices"`
 	Usage   *Usage      `json:"usage,omitempty"`
 	Receipt *ReceiptRef `json:"receipt,omitempty"`
-}
-
-// Error is a refusal with the route's status.
-type Error struct {
-	Status     int
-	Message    string
-	RetryAfter int // seconds, 0 for none
-}
-
-func (e *Error) Error() string { return e.Message }
-
-func errorf(status int, format string, args ...any) *Error {
-	return &Error{Status: status, Message: fmt.Sprintf(format, args...)}
 }

@@ -4,6 +4,12 @@
 // finished artifact on stop. It is transport-agnostic: the WebSocket route
 // and the replay route (pipelines/replay) drive a Session and forward its
 // events.
+//
+// This package is the session core: the Session, its events, the lane
+// runner and what lanes share (State, LaneSpec, Vertical, the numbered
+// transcript, final_transcript and the pass-2 summary parts). Each vertical
+// is a package of its own (clinical, sales, field, translate), and package
+// verticals builds the set a box serves.
 package live
 
 import (

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"boxd/gpu"
-	"boxd/pipelines/chat"
+	"boxd/pipelines/llmcall"
+	"boxd/problem"
+	"boxd/run"
 )
 
 // Sentence is one final transcript sentence. Line numbers that lanes cite
@@ -59,19 +61,6 @@ func (st *State) Line(n int) (Sentence, bool) {
 		}
 	}
 	return Sentence{}, false
-}
-
-// citedLines returns the text of each cited line that exists, in the order
-// cited, and the cited line numbers that do not.
-func (st *State) citedLines(cites []int) (texts []string, missing []int) {
-	for _, n := range cites {
-		if s, ok := st.Line(n); ok {
-			texts = append(texts, s.Text)
-		} else {
-			missing = append(missing, n)
-		}
-	}
-	return texts, missing
 }
 
 // Vertical is a live vertical: its live lanes, the lanes that run after
@@ -130,9 +119,10 @@ type LaneSpec struct {
 // schema and at most maxTokens long.
 type Ask func(schema json.RawMessage, maxTokens int, system, user string) (json.RawMessage, error)
 
-// errAnswerCut: the model's answer reached MaxTokens (it is not whole
-// JSON).
-var errAnswerCut = errors.New("the answer was cut")
+// ErrAnswerCut is the error (wrapped) of a model call whose answer reached
+// its MaxTokens: it is not whole JSON. A Run lane may read the cut answer
+// as it sees fit (the clinical verifier labels its claims ERROR).
+var ErrAnswerCut = errors.New("the answer was cut")
 
 // errNoTokens: after stop, a call of a Pass2 lane would find no generated
 // token left (it is not made, so the session still ends with done).
@@ -277,8 +267,9 @@ func (s *Session) setSentenceLane(i int, lb LaneBody) {
 	s.state.PerSentence = outer
 }
 
-// ErrSkip is returned by runLane when the lane had nothing to do.
-var errSkip = errors.New("live: nothing to do")
+// ErrSkip, returned by a lane's Finish or Run, says the lane had nothing
+// to do yet: no lane event is sent and its state stays as it was.
+var ErrSkip = errors.New("live: nothing to do")
 
 // runLane makes the lane's model call (if any) and emits receipt, budget
 // and lane events. It returns the lane state, or nil when the lane had
@@ -308,7 +299,7 @@ func (s *Session) runLane(ctx context.Context, spec *LaneSpec, st *State, senten
 		}
 		body, data, err = spec.Finish(st, sentence, answer)
 	}
-	if errors.Is(err, errSkip) {
+	if errors.Is(err, ErrSkip) {
 		return nil, nil
 	}
 	if err != nil {
@@ -374,30 +365,25 @@ func (s *Session) call(ctx context.Context, id string, schema json.RawMessage, m
 	if maxTok <= 0 {
 		maxTok = 512
 	}
-	temp := 0.0
-	req := &chat.Request{
-		Model: s.cfg.Chat.ModelID, MaxTokens: &maxTok, Temperature: &temp,
-		Messages: []chat.Message{
-			{Role: "system", Content: chat.Content{Text: system, Set: true}},
-			{Role: "user", Content: chat.Content{Text: user, Set: true}},
-		},
-		ResponseFormat: &chat.ResponseFormat{Type: "json_schema", JSONSchema: &chat.JSONSchema{Name: id, Schema: schema}},
-	}
-	c, err := s.cfg.Chat.Prepare(req)
-	if err != nil {
-		return nil, err
-	}
-	c.SetPriority(gpu.Live)
+	// The receipt event goes out through the session, with the receipt
+	// body the session's events carry.
+	emit := llmcall.EmitFunc(func(typ string, body any) {
+		if rb, ok := body.(run.ReceiptBody); ok {
+			body = ReceiptBody(rb)
+		}
+		s.emit(typ, body)
+	})
 	// One model call at a time per session: a call reserves its whole
 	// MaxTokens, so concurrent lanes would see each other's reservations as
 	// spent budget and could end the session while tokens remain.
 	s.callMu.Lock()
 	defer s.callMu.Unlock()
-	out, err := c.Run(ctx, chat.NewID(), s.cfg.Budget, nil)
-	if err != nil {
-		var ce *chat.Error
-		var cc interface{ CloseCode() int }
-		if (errors.As(err, &ce) && ce.Status == 402) || (errors.As(err, &cc) && cc.CloseCode() == CloseBudget) {
+	answer, res, err := s.cfg.Chat.JSON(ctx, s.cfg.Budget, schema, llmcall.Request{
+		Messages: []llmcall.Message{{Role: "system", Content: system}, {Role: "user", Content: user}},
+		Sampling: llmcall.Temperature(0), MaxTokens: maxTok, Priority: gpu.Live, Events: emit,
+	})
+	if res == nil { // refused before generating: no receipt, nothing charged
+		if problem.Is(err, problem.Budget) {
 			if pass2 {
 				// A pass-2 call after stop: the session still ends with
 				// done (the budget ran out between ask's check and the
@@ -409,14 +395,19 @@ func (s *Session) call(ctx context.Context, id string, schema json.RawMessage, m
 		}
 		return nil, err
 	}
-	rc := out.Receipt
-	s.emit(TypeReceipt, ReceiptBody{ID: rc.ID, Model: rc.Model, GatewaySig: rc.GatewaySig, Provider: rc.Provider, Status: rc.Status, KeyID: s.cfg.Budget.KeyID()})
-	s.budgetEvent(ctx)
-	if left, err := s.cfg.Budget.TokensLeft(ctx); err == nil && left == 0 && !final {
-		s.end(CloseBudget, "token budget used up"+s.suffix())
+	// The call generated, so it was charged and its receipt emitted (also
+	// when it failed after generating).
+	if err == nil || ctx.Err() == nil {
+		s.budgetEvent(ctx)
+		if left, lerr := s.cfg.Budget.TokensLeft(ctx); lerr == nil && left == 0 && !final {
+			s.end(CloseBudget, "token budget used up"+s.suffix())
+		}
 	}
-	if out.FinishReason == "length" {
-		return nil, fmt.Errorf("%w at %d tokens", errAnswerCut, maxTok)
+	if errors.Is(err, llmcall.ErrCut) {
+		return nil, fmt.Errorf("%w at %d tokens", ErrAnswerCut, maxTok)
 	}
-	return json.RawMessage(out.Content), nil
+	if err != nil {
+		return nil, err
+	}
+	return answer, nil
 }

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"boxd/engine/asr/stream"
-	"boxd/pipelines/chat"
+	"boxd/pipelines/llmcall"
+	"boxd/run"
 )
 
 // Close codes a session ends with (contract document 1, section 7).
@@ -27,7 +28,7 @@ const (
 // Budget is the caller's token and audio budgets (a web/platform
 // Principal adapted).
 type Budget interface {
-	chat.Budget
+	run.Budget
 	TokensLeft(ctx context.Context) (int64, error)
 	AudioLeftMS(ctx context.Context) (int64, error)
 	// ChargeAudio counts ms of received audio and returns the audio left.
@@ -58,7 +59,7 @@ type Config struct {
 	Lang, Target string
 	Models       Models
 	Transcribe   StartTranscriber
-	Chat         *chat.Service
+	Chat         *llmcall.Model
 	Budget       Budget
 	// Send delivers events in order; an error ends the session (the peer
 	// went away).

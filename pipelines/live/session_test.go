@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"boxd/engine/attest"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/livetest"
 )
@@ -38,28 +37,18 @@ var script = []livetest.Line{
 	{Text: "Our main problem is late deliveries.", Start: 4.4, End: 6.0},
 }
 
-func feed(t *testing.T, s *live.Session, seconds float64) {
-	t.Helper()
-	frame := make([]byte, 3200)
-	for i := 0; i < int(seconds*10); i++ {
-		if err := s.Audio(context.Background(), frame); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestSessionEventsAndStop(t *testing.T) {
 	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 5000, AudioMS: 60000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical: testVertical(), Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
-		Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t, 2048, 2), Budget: budget,
+		Transcribe: livetest.ScriptedTranscriber(script), Chat: livetest.TinyChat(t, 2048, 2), Budget: budget,
 		Send: rec.Send, Debounce: 50 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed(t, s, 6.5)
+	livetest.Feed(t, s, 6.5)
 	if err := s.Audio(context.Background(), make([]byte, 3)); err == nil {
 		t.Error("odd frame accepted")
 	}
@@ -117,7 +106,7 @@ func TestSessionAudioBudget(t *testing.T) {
 	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 5000, AudioMS: 1000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
-		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t, 2048, 2), Budget: budget, Send: rec.Send,
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: livetest.TinyChat(t, 2048, 2), Budget: budget, Send: rec.Send,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +140,7 @@ func TestSessionAudioBudget(t *testing.T) {
 func TestSessionChargesShortFrames(t *testing.T) {
 	budget := &livetest.Budget{Tokens: 5000, AudioMS: 10000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
-		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t, 2048, 2), Budget: budget, Send: (&livetest.Recorder{}).Send,
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: livetest.TinyChat(t, 2048, 2), Budget: budget, Send: (&livetest.Recorder{}).Send,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -176,12 +165,12 @@ func TestSessionPausesAtTheStopReserve(t *testing.T) {
 	rec := &livetest.Recorder{}
 	budget := &livetest.Budget{Tokens: 50, AudioMS: 60000, StopReserveTokens: 100}
 	s, err := live.Start(context.Background(), live.Config{
-		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: tinyChat(t, 2048, 2), Budget: budget, Send: rec.Send, Debounce: 10 * time.Millisecond,
+		Vertical: testVertical(), Transcribe: livetest.ScriptedTranscriber(script), Chat: livetest.TinyChat(t, 2048, 2), Budget: budget, Send: rec.Send, Debounce: 10 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed(t, s, 6.5)
+	livetest.Feed(t, s, 6.5)
 	if err := s.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -197,13 +186,6 @@ func TestSessionPausesAtTheStopReserve(t *testing.T) {
 	if paused != 1 {
 		t.Errorf("%d pause errors, want 1", paused)
 	}
-}
-
-// fakeReceipts signs nothing; the chat pipeline marks the receipt attested.
-type fakeReceipts struct{}
-
-func (fakeReceipts) Issue(ctx context.Context, mc attest.ModelCall, upstream string) (attest.SignedModelCall, error) {
-	return attest.SignedModelCall{ModelCall: mc, Commitment: "c", Sig: "ab"}, nil
 }
 
 // TestPromptFitsTheContext: a lane whose transcript outgrows the model's
@@ -231,7 +213,7 @@ func TestPromptFitsTheContext(t *testing.T) {
 	rec := &livetest.Recorder{}
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical:   &live.Vertical{ID: "field", Final: []*live.LaneSpec{lane}},
-		Transcribe: livetest.ScriptedTranscriber(lines), Chat: tinyChat(t, 2048, 2),
+		Transcribe: livetest.ScriptedTranscriber(lines), Chat: livetest.TinyChat(t, 2048, 2),
 		Budget: &livetest.Budget{Tokens: 1e6, AudioMS: 1e7, StopReserveTokens: 10}, Send: rec.Send,
 	})
 	if err != nil {

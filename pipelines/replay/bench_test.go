@@ -24,8 +24,11 @@ import (
 	"boxd/gpu"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
+	"boxd/pipelines/live/field"
 	"boxd/pipelines/live/livetest"
+	"boxd/pipelines/live/sales"
 	"boxd/pipelines/live/scripts"
+	"boxd/pipelines/live/translate"
 	"boxd/pipelines/replay"
 )
 
@@ -373,11 +376,11 @@ func benchScript(b *testing.B, id string, cut float64) (scripts.Script, []byte, 
 func verticalFor(sc scripts.Script) *live.Vertical {
 	switch sc.Vertical {
 	case "sales":
-		return live.Sales()
+		return sales.New()
 	case "field":
-		return live.Field()
+		return field.New()
 	case "translate":
-		return live.Translate()
+		return translate.New()
 	}
 	return nil
 }

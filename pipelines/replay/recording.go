@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"boxd/atomicfile"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/scripts"
 )
@@ -110,23 +111,7 @@ func (r *Recorder) Save(dir string, now time.Time) error {
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return fmt.Errorf("replay: recordings directory: %w", err)
 	}
-	f, err := os.CreateTemp(dir, "."+rec.ID+".json.*")
-	if err != nil {
-		return fmt.Errorf("replay: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, rec.ID+".json"))
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(filepath.Join(dir, rec.ID+".json"), b, 0o600); err != nil {
 		return fmt.Errorf("replay: saving the recording of %s: %w", rec.ID, err)
 	}
 	return nil

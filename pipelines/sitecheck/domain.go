@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"boxd/problem"
 )
 
 // maxDomainLen bounds the domain field (a URL may be sent).
@@ -27,14 +29,10 @@ type Target struct {
 	Schemes []string
 }
 
-// InputError is a domain the check cannot use; its message says what to
-// send instead.
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
-
-func inputErr(format string, args ...any) *InputError {
-	return &InputError{Msg: fmt.Sprintf(format, args...)}
+// inputErr is a domain or name the check cannot use (problem.Invalid); its
+// message says what to send instead.
+func inputErr(format string, args ...any) *problem.Error {
+	return problem.New(problem.Invalid, format, args...)
 }
 
 // ParseDomain reads the domain field: a host name ("example.com"), a host

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"boxd/pipelines/chat"
+	"boxd/pipelines/llmcall"
 	"boxd/pipelines/sitecheck/replyguard"
+	"boxd/run"
 )
 
 // DefaultReplyTokens bounds one drafted reply.
@@ -22,7 +23,7 @@ const (
 
 // Drafter writes review replies with the chat model under the reply guard.
 type Drafter struct {
-	Chat *chat.Service
+	Chat *llmcall.Model
 	// MaxTokens bounds each call (0: DefaultReplyTokens).
 	MaxTokens int
 }
@@ -42,8 +43,8 @@ type Attempt struct {
 	Text         string            `json:"text"`
 	Check        replyguard.Result `json:"check"`
 	FinishReason string            `json:"finish_reason"`
-	Usage        chat.Usage        `json:"usage"`
-	Receipt      chat.ReceiptRef   `json:"receipt"`
+	Usage        llmcall.Usage     `json:"usage"`
+	Receipt      llmcall.Receipt   `json:"receipt"`
 }
 
 // ReplyResult is the answer of POST /reviews/reply: the reply to post, where
@@ -56,8 +57,8 @@ type ReplyResult struct {
 	Healthcare bool              `json:"healthcare"`
 	Check      replyguard.Result `json:"check"`
 	Attempts   []Attempt         `json:"attempts"`
-	Receipts   []chat.ReceiptRef `json:"receipts"`
-	Usage      chat.Usage        `json:"usage"`
+	Receipts   []llmcall.Receipt `json:"receipts"`
+	Usage      llmcall.Usage     `json:"usage"`
 	// RedraftError says why a redraft could not be made (the budget ran
 	// out, the model failed); the safe reply is used then.
 	RedraftError string `json:"redraft_error,omitempty"`
@@ -70,7 +71,7 @@ var ErrNotEnglish = errors.New("the review is not in English; the reply guard ch
 // redraft told which phrases were blocked, else the fixed safe reply. budget
 // pays for each call; an error before any draft (budget, model) is
 // returned as it is.
-func (d *Drafter) Draft(ctx context.Context, req ReplyRequest, budget chat.Budget) (*ReplyResult, error) {
+func (d *Drafter) Draft(ctx context.Context, req ReplyRequest, budget run.Budget) (*ReplyResult, error) {
 	hc := replyguard.IsHealthcare(req.BusinessName, req.BusinessType)
 	safe := replyguard.SafeReply(req.BusinessName, hc)
 	pre := replyguard.Check(replyguard.Input{Review: req.Review, Rating: req.Rating, BusinessName: req.BusinessName,
@@ -80,10 +81,10 @@ func (d *Drafter) Draft(ctx context.Context, req ReplyRequest, budget chat.Budge
 			return nil, ErrNotEnglish
 		}
 	}
-	res := &ReplyResult{Healthcare: hc, Attempts: []Attempt{}, Receipts: []chat.ReceiptRef{}}
-	msgs := []chat.Message{
-		{Role: "system", Content: chat.Content{Text: systemPrompt(hc), Set: true}},
-		{Role: "user", Content: chat.Content{Text: userPrompt(req), Set: true}},
+	res := &ReplyResult{Healthcare: hc, Attempts: []Attempt{}, Receipts: []llmcall.Receipt{}}
+	msgs := []llmcall.Message{
+		{Role: "system", Content: systemPrompt(hc)},
+		{Role: "user", Content: userPrompt(req)},
 	}
 	draft, err := d.call(ctx, msgs, budget, SourceDraft, req)
 	if err != nil {
@@ -94,8 +95,8 @@ func (d *Drafter) Draft(ctx context.Context, req ReplyRequest, budget chat.Budge
 		return res.finish(draft.Text, SourceDraft, draft.Check), nil
 	}
 	msgs = append(msgs,
-		chat.Message{Role: "assistant", Content: chat.Content{Text: draft.Text, Set: true}},
-		chat.Message{Role: "user", Content: chat.Content{Text: redraftPrompt(draft.Check), Set: true}})
+		llmcall.Message{Role: "assistant", Content: draft.Text},
+		llmcall.Message{Role: "user", Content: redraftPrompt(draft.Check)})
 	redraft, err := d.call(ctx, msgs, budget, SourceRedraft, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -125,27 +126,22 @@ func (r *ReplyResult) finish(text, source string, check replyguard.Result) *Repl
 }
 
 // call runs one completion and checks its text.
-func (d *Drafter) call(ctx context.Context, msgs []chat.Message, budget chat.Budget, kind string, req ReplyRequest) (Attempt, error) {
+func (d *Drafter) call(ctx context.Context, msgs []llmcall.Message, budget run.Budget, kind string, req ReplyRequest) (Attempt, error) {
 	maxTok := d.MaxTokens
 	if maxTok <= 0 {
 		maxTok = DefaultReplyTokens
 	}
-	temp := 0.7
-	call, err := d.Chat.Prepare(&chat.Request{Model: d.Chat.ModelID, Messages: msgs, MaxTokens: &maxTok, Temperature: &temp})
+	out, err := d.Chat.Text(ctx, budget, llmcall.Request{Messages: msgs, Sampling: llmcall.Temperature(0.7), MaxTokens: maxTok})
 	if err != nil {
 		return Attempt{}, err
 	}
-	out, err := call.Run(ctx, chat.NewID(), budget, nil)
-	if err != nil {
-		return Attempt{}, err
-	}
-	text := cleanDraft(out.Content)
+	text := cleanDraft(out.Text)
 	check := replyguard.Check(replyguard.Input{Review: req.Review, Rating: req.Rating, BusinessName: req.BusinessName,
 		BusinessType: req.BusinessType, Reply: text})
 	if text == "" {
 		check.OK = false
 	}
-	return Attempt{Kind: kind, Text: text, Check: check, FinishReason: out.FinishReason, Usage: out.Usage, Receipt: out.Receipt}, nil
+	return Attempt{Kind: kind, Text: text, Check: check, FinishReason: out.FinishReason, Usage: out.Usage, Receipt: *out.Receipt}, nil
 }
 
 // cleanDraft trims a model's reply of whitespace and of quotes around the

@@ -2,8 +2,6 @@ package sitecheck
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,9 +12,11 @@ import (
 	"time"
 
 	"boxd/engine/attest"
+	"boxd/ids"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/sitecheck/pagecheck"
 	"boxd/pipelines/sitecheck/robots"
+	"boxd/problem"
 )
 
 // Fetch limits of a site check.
@@ -45,17 +45,23 @@ type Request struct {
 	Name   string `json:"name"`
 }
 
-// FetchError is a failure to read the home page. Status is 400 when the
-// request named something the box will not or cannot fetch (a refused
-// address, a host that does not resolve, a bad URL) and 502 when the site
-// failed (connection, TLS, timeout, too large, too many redirects).
+// FetchError is a failure to read the home page, the cause of the
+// problem.Error Run returns: problem.Invalid when the request named
+// something the box will not or cannot fetch (a refused address, a host
+// that does not resolve, a bad URL), problem.Upstream when the site failed
+// (connection, TLS, timeout, too large, too many redirects). Kind names
+// the failure for logs.
 type FetchError struct {
-	Status int
-	Kind   string
-	Msg    string
+	Kind string
+	Msg  string
 }
 
 func (e *FetchError) Error() string { return e.Msg }
+
+// fetchFailed is a failure to read the home page as a problem of kind k.
+func fetchFailed(k problem.Kind, kind, msg string) error {
+	return problem.Wrap(k, &FetchError{Kind: kind, Msg: msg}, "%s", msg)
+}
 
 // Report is the answer of a site check.
 type Report struct {
@@ -158,8 +164,9 @@ type Summary struct {
 	Infos           int    `json:"infos"`
 }
 
-// Run checks the site named by req. Errors are *InputError (a domain or
-// name to fix) and *FetchError (the home page could not be read).
+// Run checks the site named by req. Errors are *problem.Error: Invalid
+// for a domain or name to fix, Invalid or Upstream with a *FetchError
+// cause when the home page could not be read.
 func (c *Checker) Run(ctx context.Context, req Request) (*Report, error) {
 	t, err := ParseDomain(req.Domain)
 	if err != nil {
@@ -230,21 +237,20 @@ func (c *Checker) fetchHome(ctx context.Context, t Target) (resp *outbound.Respo
 		}
 		var oe *outbound.Error
 		if !errors.As(err, &oe) {
-			return nil, "", &FetchError{Status: http.StatusBadGateway, Kind: "fetch", Msg: fmt.Sprintf("%s: %v", u, err)}
+			return nil, "", fetchFailed(problem.Upstream, "fetch", fmt.Sprintf("%s: %v", u, err))
 		}
 		switch oe.Kind {
 		case outbound.KindCanceled:
 			return nil, "", ctx.Err()
 		case outbound.KindRefused, outbound.KindDNS, outbound.KindBadURL:
-			return nil, "", &FetchError{Status: http.StatusBadRequest, Kind: oe.Kind, Msg: fetchMsg(oe)}
+			return nil, "", fetchFailed(problem.Invalid, oe.Kind, fetchMsg(oe))
 		case outbound.KindConnect, outbound.KindTLS:
 			tried = append(tried, oe.Msg)
 			continue
 		}
-		return nil, "", &FetchError{Status: http.StatusBadGateway, Kind: oe.Kind, Msg: fetchMsg(oe)}
+		return nil, "", fetchFailed(problem.Upstream, oe.Kind, fetchMsg(oe))
 	}
-	return nil, "", &FetchError{Status: http.StatusBadGateway, Kind: "unreachable",
-		Msg: "the site could not be reached: " + strings.Join(tried, "; ")}
+	return nil, "", fetchFailed(problem.Upstream, "unreachable", "the site could not be reached: "+strings.Join(tried, "; "))
 }
 
 // fetchMsg words an outbound error about the home page for the caller.
@@ -337,11 +343,7 @@ func (c *Checker) record(rep *Report) (*attest.Record, error) {
 }
 
 // newID makes a site-check id.
-func newID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "sc_" + hex.EncodeToString(b[:])
-}
+func newID() string { return ids.New("sc_", 12) }
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -1,12 +1,13 @@
 package studio
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"boxd/ids"
+	"boxd/problem"
 )
 
 // Status is a job's state.
@@ -147,10 +148,12 @@ func (q *Queue) roomLocked(now time.Time, owner, network string) error {
 		}
 	}
 	if n >= per {
-		return fmt.Errorf("%w: %d of %d", ErrJobLimit, n, per)
+		return problem.Wrap(problem.RateLimited, fmt.Errorf("%w: %d of %d", ErrJobLimit, n, per),
+			"this studio token has submitted %d jobs, the limit per token; create a new studio session for more", per)
 	}
 	if nn >= perNet {
-		return &NetLimitError{Held: nn, RetryAfter: first.Sub(now)}
+		nl := &NetLimitError{Held: nn, RetryAfter: first.Sub(now)}
+		return problem.Wrap(problem.RateLimited, nl, "this network holds %d studio jobs, the limit per client network; retry after the time in Retry-After, when the oldest is forgotten (24 hours after it was submitted)", perNet).Retry(nl.RetryAfter)
 	}
 	return nil
 }
@@ -169,9 +172,10 @@ func (e *NetLimitError) Error() string {
 // Unwrap makes errors.Is(err, ErrNetLimit) true.
 func (e *NetLimitError) Unwrap() error { return ErrNetLimit }
 
-// Submit queues a job for owner from network. It returns ErrJobLimit when
-// the owner already has PerOwner jobs held, ErrNetLimit when the network
-// has PerNetwork, a *FullError when the queue holds Max jobs.
+// Submit queues a job for owner from network. Its refusals are
+// *problem.Error wrapping ErrJobLimit when the owner already has PerOwner
+// jobs held, a *NetLimitError (ErrNetLimit) when the network has
+// PerNetwork, a *FullError when the queue holds Max jobs.
 func (q *Queue) Submit(owner, network string, sp Spec) (View, error) {
 	now := q.now()
 	q.mu.Lock()
@@ -185,7 +189,8 @@ func (q *Queue) Submit(owner, network string, sp Spec) (View, error) {
 		max = MaxJobs
 	}
 	if len(q.order) >= max {
-		return View{}, &FullError{RetryAfter: q.order[0].expires().Sub(now)}
+		full := &FullError{RetryAfter: q.order[0].expires().Sub(now)}
+		return View{}, problem.Wrap(problem.Busy, full, "the studio queue holds %d jobs, its limit; retry after the time in Retry-After", max).Retry(full.RetryAfter)
 	}
 	if q.jobs == nil {
 		q.jobs = map[string]*Job{}
@@ -323,8 +328,4 @@ func (q *Queue) end(id string, to Status, url, notice string) error {
 	return nil
 }
 
-func newJobID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "job_" + hex.EncodeToString(b[:])
-}
+func newJobID() string { return ids.New("job_", 12) }

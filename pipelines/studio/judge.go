@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"boxd/pipelines/chat"
+	"boxd/pipelines/llmcall"
+	"boxd/run"
 )
 
 // JudgeTokens bounds one judge answer: {"category": "..."} is about a
@@ -20,11 +21,11 @@ var judgeSchema = json.RawMessage(`{"type":"object","properties":{"category":{"t
 // ChatJudge judges prompts with the box's chat model, its answer held to
 // judgeSchema by a JSON-schema grammar.
 type ChatJudge struct {
-	Chat *chat.Service
+	Chat *llmcall.Model
 }
 
 // Ready reports whether a chat model is loaded.
-func (j *ChatJudge) Ready() bool { return j != nil && j.Chat != nil && j.Chat.Engine != nil }
+func (j *ChatJudge) Ready() bool { return j != nil && j.Chat.Ready() }
 
 const judgeSystem = `You check prompts for a media generator (music, images, video) against a content policy. Answer with JSON only: {"category": "<one value>"}.
 Values:
@@ -43,7 +44,7 @@ func jsonString(s string) string {
 }
 
 // Judge asks the chat model for the category of a prompt (and lyrics).
-func (j *ChatJudge) Judge(ctx context.Context, kind Kind, prompt, lyrics string, budget chat.Budget) (Category, string, error) {
+func (j *ChatJudge) Judge(ctx context.Context, kind Kind, prompt, lyrics string, budget run.Budget) (Category, string, error) {
 	if !j.Ready() {
 		return "", "", ErrNoJudge
 	}
@@ -55,33 +56,28 @@ func (j *ChatJudge) Judge(ctx context.Context, kind Kind, prompt, lyrics string,
 	if lyrics != "" {
 		fmt.Fprintf(&user, "Lyrics (a JSON string): %s\n", jsonString(lyrics))
 	}
-	maxTok, temp := JudgeTokens, 0.0
-	call, err := j.Chat.Prepare(&chat.Request{
-		Model: j.Chat.ModelID, MaxTokens: &maxTok, Temperature: &temp,
-		Messages: []chat.Message{
-			{Role: "system", Content: chat.Content{Text: judgeSystem, Set: true}},
-			{Role: "user", Content: chat.Content{Text: user.String(), Set: true}},
-		},
-		ResponseFormat: &chat.ResponseFormat{Type: "json_schema", JSONSchema: &chat.JSONSchema{Name: "studio_policy", Schema: judgeSchema}},
+	answer, res, err := j.Chat.JSON(ctx, budget, judgeSchema, llmcall.Request{
+		Messages: []llmcall.Message{{Role: "system", Content: judgeSystem}, {Role: "user", Content: user.String()}},
+		Sampling: llmcall.Temperature(0), MaxTokens: JudgeTokens,
 	})
-	if err != nil {
-		return "", "", fmt.Errorf("policy judge: %w", err)
+	receipt := ""
+	if res != nil && res.Receipt != nil {
+		receipt = res.Receipt.ID
 	}
-	out, err := call.Run(ctx, chat.NewID(), budget, nil)
 	if err != nil {
-		return "", "", fmt.Errorf("policy judge: %w", err)
+		return "", receipt, fmt.Errorf("policy judge: %w", err)
 	}
 	var ans struct {
 		Category string `json:"category"`
 	}
-	if err := json.Unmarshal([]byte(out.Content), &ans); err != nil {
-		return "", out.Receipt.ID, fmt.Errorf("policy judge: unreadable answer (finish %s): %w", out.FinishReason, err)
+	if err := json.Unmarshal(answer, &ans); err != nil {
+		return "", receipt, fmt.Errorf("policy judge: unreadable answer: %w", err)
 	}
 	switch c := Category(ans.Category); c {
 	case "none":
-		return "", out.Receipt.ID, nil
+		return "", receipt, nil
 	case RealArtist, RealSong, VoiceImitation, CopyrightedCharacter, Infringing:
-		return c, out.Receipt.ID, nil
+		return c, receipt, nil
 	}
-	return "", out.Receipt.ID, fmt.Errorf("policy judge: unknown category %q", ans.Category)
+	return "", receipt, fmt.Errorf("policy judge: unknown category %q", ans.Category)
 }

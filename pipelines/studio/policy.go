@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"boxd/pipelines/chat"
+	"boxd/run"
 )
 
 // Category is why the prompt policy refused a job (the 422 body's
@@ -184,7 +184,7 @@ type Judge interface {
 	Ready() bool
 	// Judge returns the category of text ("" for none) and the receipt id
 	// of its model call, charging budget.
-	Judge(ctx context.Context, kind Kind, prompt, lyrics string, budget chat.Budget) (Category, string, error)
+	Judge(ctx context.Context, kind Kind, prompt, lyrics string, budget run.Budget) (Category, string, error)
 }
 
 // Policy applies the rule layer and, where the rules cannot clear a
@@ -209,7 +209,7 @@ func Rules(sp Spec) (cat Category, ruleID string, needJudge bool) {
 
 // Check decides whether a job may be queued. A judge that is needed but
 // not ready, or that fails, yields Unavailable (fail closed).
-func (p *Policy) Check(ctx context.Context, sp Spec, budget chat.Budget) Decision {
+func (p *Policy) Check(ctx context.Context, sp Spec, budget run.Budget) Decision {
 	cat, id, needJudge := Rules(sp)
 	if cat != "" {
 		return Decision{Category: cat, Rule: id}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"boxd/pipelines/chat"
+	"boxd/run"
 )
 
 func TestRules(t *testing.T) {
@@ -85,7 +86,7 @@ type fakeJudge struct {
 
 func (f *fakeJudge) Ready() bool { return f.ready }
 
-func (f *fakeJudge) Judge(ctx context.Context, kind Kind, prompt, lyrics string, budget chat.Budget) (Category, string, error) {
+func (f *fakeJudge) Judge(ctx context.Context, kind Kind, prompt, lyrics string, budget run.Budget) (Category, string, error) {
 	f.calls++
 	return f.cat, "chatcmpl-test", f.err
 }

@@ -1,8 +1,6 @@
 package studio
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +9,11 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"boxd/atomicfile"
+	"boxd/ids"
+	"boxd/problem"
+	"boxd/window"
 )
 
 // Report limits.
@@ -57,6 +60,11 @@ func CheckTargetID(field, id string) error {
 
 // ValidateReport checks a report body; errors are *InputError.
 func ValidateReport(in ReportInput) (Report, error) {
+	r, err := validateReport(in)
+	return r, invalid(err)
+}
+
+func validateReport(in ReportInput) (Report, error) {
 	var r Report
 	switch {
 	case in.Item != nil && in.Job != nil:
@@ -125,8 +133,8 @@ type Reports struct {
 	MaxStored int
 
 	mu      sync.Mutex
-	recent  map[string][]time.Time // per network: reports stored in the last hour
-	stored  int                    // reports in Dir, once counted
+	recent  *window.Limiter // per network: reports stored in the last hour
+	stored  int             // reports in Dir, once counted
 	counted bool
 }
 
@@ -153,21 +161,11 @@ func (rs *Reports) File(network string, r Report) (Report, error) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock() // held across the write: the count and the file agree
 	if rs.recent == nil {
-		rs.recent = map[string][]time.Time{}
+		rs.recent = window.New(reportWindow)
 	}
-	for k, ts := range rs.recent {
-		cut := 0
-		for cut < len(ts) && !ts[cut].After(now.Add(-reportWindow)) {
-			cut++
-		}
-		if cut == len(ts) {
-			delete(rs.recent, k)
-		} else {
-			rs.recent[k] = ts[cut:]
-		}
-	}
-	if mine := rs.recent[network]; len(mine) >= ReportsPerHour {
-		return Report{}, &RateError{Count: len(mine), RetryAfter: mine[0].Add(reportWindow).Sub(now)}
+	if v := rs.recent.Check(network, ReportsPerHour, now); !v.OK {
+		re := &RateError{Count: v.Count, RetryAfter: v.RetryAfter}
+		return Report{}, problem.Wrap(problem.RateLimited, re, "%s", re.Error()).Retry(re.RetryAfter)
 	}
 	if !rs.counted {
 		n, err := countReports(rs.Dir)
@@ -187,7 +185,8 @@ func (rs *Reports) File(network string, r Report) (Report, error) {
 			return Report{}, err
 		}
 		if rs.stored = n; n >= max {
-			return Report{}, fmt.Errorf("%w: %d reports in %s", ErrReportsFull, n, rs.Dir)
+			return Report{}, problem.Wrap(problem.Unavailable, fmt.Errorf("%w: %d reports in %s", ErrReportsFull, n, rs.Dir),
+				"this box holds the most studio reports it keeps; the operator must review them before more are taken")
 		}
 	}
 	r.ReportID = newReportID()
@@ -196,7 +195,7 @@ func (rs *Reports) File(network string, r Report) (Report, error) {
 		return Report{}, err
 	}
 	rs.stored++
-	rs.recent[network] = append(rs.recent[network], now)
+	rs.recent.Record(network, now)
 	return r, nil
 }
 
@@ -228,35 +227,10 @@ func (rs *Reports) write(r Report) error {
 	if err != nil {
 		return fmt.Errorf("studio reports: %w", err)
 	}
-	f, err := os.CreateTemp(rs.Dir, ".report-*")
-	if err != nil {
-		return fmt.Errorf("studio reports: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename there is nothing to remove
-	if err := f.Chmod(reportFilePerm); err != nil {
-		f.Close()
-		return fmt.Errorf("studio reports: %w", err)
-	}
-	if _, err := f.Write(append(raw, '\n')); err != nil {
-		f.Close()
+	if err := atomicfile.Write(filepath.Join(rs.Dir, r.ReportID+".json"), append(raw, '\n'), reportFilePerm); err != nil {
 		return fmt.Errorf("studio reports: write %s: %w", r.ReportID, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("studio reports: sync %s: %w", r.ReportID, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("studio reports: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(rs.Dir, r.ReportID+".json")); err != nil {
-		return fmt.Errorf("studio reports: %w", err)
 	}
 	return nil
 }
 
-func newReportID() string {
-	b := make([]byte, reportIDRandBytes)
-	_, _ = rand.Read(b)
-	return reportIDPrefix + hex.EncodeToString(b)
-}
+func newReportID() string { return ids.New(reportIDPrefix, reportIDRandBytes) }

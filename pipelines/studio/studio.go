@@ -10,11 +10,14 @@
 package studio
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"boxd/problem"
 )
 
 // Kind is what a job renders.
@@ -86,6 +89,21 @@ var engineName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
 
 // Validate checks a request and returns its spec, or an *InputError.
 func Validate(req Request) (Spec, error) {
+	sp, err := validate(req)
+	return sp, invalid(err)
+}
+
+// invalid is an *InputError as the problem.Invalid it is told as (the
+// *InputError stays in the chain); other errors pass through.
+func invalid(err error) error {
+	var ie *InputError
+	if errors.As(err, &ie) {
+		return problem.Wrap(problem.Invalid, ie, "%s", ie.Msg)
+	}
+	return err
+}
+
+func validate(req Request) (Spec, error) {
 	var sp Spec
 	if req.Kind == nil || *req.Kind == "" {
 		return sp, inputErr("kind is required: music, image or video")

@@ -1,16 +1,17 @@
 package platform
 
 import (
+	"boxd/problem"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"time"
 
-	"boxd/web/store"
+	"boxd/ids"
+	"boxd/store"
 )
 
 // KeySpec is the body of POST /v1/keys. Pointers tell absent from zero.
@@ -31,9 +32,9 @@ var planPattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 const MaxLabel = 200
 
 // Limits validates a spec and fills the free-plan defaults.
-func (s KeySpec) Limits() (label, plan string, l store.Limits, d *Denial) {
-	bad := func(format string, args ...any) *Denial {
-		return deny(http.StatusBadRequest, 4400, format, args...)
+func (s KeySpec) Limits() (label, plan string, l store.Limits, d *problem.Error) {
+	bad := func(format string, args ...any) *problem.Error {
+		return deny(problem.Invalid, format, args...)
 	}
 	plan = "free"
 	if s.Plan != nil {
@@ -74,7 +75,7 @@ func (s KeySpec) Limits() (label, plan string, l store.Limits, d *Denial) {
 			return "", "", l, bad(`verticals: use "all" or an array of vertical ids (strings)`)
 		}
 	}
-	num := func(name string, v *int64, def, lo, hi int64) (int64, *Denial) {
+	num := func(name string, v *int64, def, lo, hi int64) (int64, *problem.Error) {
 		if v == nil {
 			return def, nil
 		}
@@ -100,13 +101,13 @@ func (s KeySpec) Limits() (label, plan string, l store.Limits, d *Denial) {
 
 // CreateKey validates spec and stores a new key. The secret is returned
 // once; only its SHA-256 is kept.
-func (p *Platform) CreateKey(ctx context.Context, spec KeySpec) (secret string, k store.Key, d *Denial) {
+func (p *Platform) CreateKey(ctx context.Context, spec KeySpec) (secret string, k store.Key, d *problem.Error) {
 	label, plan, limits, d := spec.Limits()
 	if d != nil {
 		return "", store.Key{}, d
 	}
-	secret = "dk_" + randomToken()
-	id := "key_" + randomHex(8)
+	secret = ids.Token("dk_", 32)
+	id := ids.New("key_", 8)
 	k, err := p.store.CreateKey(ctx, id, secret, label, plan, limits, p.now())
 	if err != nil {
 		return "", store.Key{}, storeDenial(err)
@@ -170,10 +171,10 @@ func seconds(ms int64) int64 { return (ms + 999) / 1000 }
 
 // KeyRecord reads a key with today's use and the 30 days before today,
 // newest first, every day present (zeros included).
-func (p *Platform) KeyRecord(ctx context.Context, id string) (KeyRecord, *Denial) {
+func (p *Platform) KeyRecord(ctx context.Context, id string) (KeyRecord, *problem.Error) {
 	k, err := p.store.KeyByID(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return KeyRecord{}, deny(http.StatusNotFound, 0, "no developer key %q", id)
+		return KeyRecord{}, deny(problem.NotFound, "no developer key %q", id)
 	}
 	if err != nil {
 		return KeyRecord{}, storeDenial(err)
@@ -209,10 +210,10 @@ func (p *Platform) KeyRecord(ctx context.Context, id string) (KeyRecord, *Denial
 }
 
 // RevokeKey revokes a key at once: its next request gets 401.
-func (p *Platform) RevokeKey(ctx context.Context, id string) (store.Key, *Denial) {
+func (p *Platform) RevokeKey(ctx context.Context, id string) (store.Key, *problem.Error) {
 	k, err := p.store.RevokeKey(ctx, id, p.now())
 	if errors.Is(err, store.ErrNotFound) {
-		return store.Key{}, deny(http.StatusNotFound, 0, "no developer key %q", id)
+		return store.Key{}, deny(problem.NotFound, "no developer key %q", id)
 	}
 	if err != nil {
 		return store.Key{}, storeDenial(err)

@@ -7,13 +7,9 @@
 package platform
 
 import (
-	"crypto/rand"
+	"boxd/problem"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"fmt"
-	"math"
-	"net/http"
 	"net/netip"
 	"sort"
 	"strings"
@@ -21,60 +17,27 @@ import (
 	"time"
 
 	"boxd/configs"
-	"boxd/web/store"
+	"boxd/families"
+	"boxd/ids"
+	"boxd/store"
+	"boxd/window"
 )
 
-// Verticals are the demo-session verticals of contract section 1.
-var Verticals = []string{
-	"clinical", "sales", "field", "translate",
-	"code", "studio",
-	"auditor", "walkthrough-to-quote", "expert-to-sop", "storefront-accessibility-pass",
-	"fill-and-stop", "oral-assessment", "virtual-staging", "migration-check",
-	"geo-audit", "review-reply",
-}
-
-// liveVerticals take live audio (section 6) and count against the live cap.
-var liveVerticals = map[string]bool{"clinical": true, "sales": true, "field": true, "translate": true}
+// Verticals are the demo-session verticals of contract section 1, in the
+// order messages list them (the families table).
+var Verticals = families.IDs()
 
 // IsVertical reports whether v is a known vertical.
-func IsVertical(v string) bool {
-	for _, x := range Verticals {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
+func IsVertical(v string) bool { return families.Known(v) }
 
-// IsLiveVertical reports whether v is a live audio vertical.
-func IsLiveVertical(v string) bool { return liveVerticals[v] }
+// IsLiveVertical reports whether v is a live audio vertical (section 6):
+// its sessions count against the live cap.
+func IsLiveVertical(v string) bool { return families.IsLive(v) }
 
-// Denial is a refusal with the contract's HTTP status, the WebSocket close
-// code for the same case, a message that tells the caller what to do, and
-// Retry-After when waiting helps.
-type Denial struct {
-	Status     int
-	Close      int
-	Message    string
-	RetryAfter time.Duration
-}
-
-func (d *Denial) Error() string { return d.Message }
-
-// CloseCode is the WebSocket close code of the refusal (4402, 4409, …).
-func (d *Denial) CloseCode() int { return d.Close }
-
-// RetryAfterSeconds is Retry-After as whole seconds, at least 1.
-func (d *Denial) RetryAfterSeconds() int {
-	s := int(math.Ceil(d.RetryAfter.Seconds()))
-	if s < 1 {
-		s = 1
-	}
-	return s
-}
-
-func deny(status, closeCode int, format string, args ...any) *Denial {
-	return &Denial{Status: status, Close: closeCode, Message: fmt.Sprintf(format, args...)}
+// deny is a refusal: problem kinds carry what web maps to the HTTP status
+// and the WebSocket close code.
+func deny(k problem.Kind, format string, args ...any) *problem.Error {
+	return problem.New(k, format, args...)
 }
 
 // Clock tells the time; tests move it.
@@ -102,11 +65,12 @@ type Platform struct {
 	mu        sync.Mutex
 	reserveMu sync.Mutex // serialises budget reservations (read left, then reserve)
 	sessions  map[[32]byte]*Session
-	creations []creation // demo sessions created in the last hour
-	live      int        // live sessions (sockets and replays) on the box
+	perNet    *window.Limiter // demo sessions created in the last hour, per client network
+	perBox    *window.Limiter // and on the box (one key, "")
+	live      int             // live sessions (sockets and replays) on the box
 	liveByKey map[string]int
-	rate      map[string][]time.Time // per key: request times in the last minute
-	reserved  map[string]int64       // per key: tokens reserved by running calls
+	rate      *window.Limiter  // per key: requests in the last minute
+	reserved  map[string]int64 // per key: tokens reserved by running calls
 	// Keys revoked while the box runs, and what to call when one is: a
 	// revocation reaches live sessions and replays already open with it.
 	revoked  map[string]time.Time
@@ -122,11 +86,6 @@ const revocationCheckEvery = 2 * time.Second
 
 type revokeWatch struct{ fn func(msg string) }
 
-type creation struct {
-	network string
-	at      time.Time
-}
-
 // New makes a platform over an open store. now may be nil (time.Now).
 func New(cfg *configs.Config, st *store.Store, now Clock) *Platform {
 	if now == nil {
@@ -136,7 +95,9 @@ func New(cfg *configs.Config, st *store.Store, now Clock) *Platform {
 		cfg: cfg, store: st, now: now,
 		sessions:      map[[32]byte]*Session{},
 		liveByKey:     map[string]int{},
-		rate:          map[string][]time.Time{},
+		perNet:        window.New(time.Hour),
+		perBox:        window.New(time.Hour),
+		rate:          window.New(time.Minute),
 		reserved:      map[string]int64{},
 		revoked:       map[string]time.Time{},
 		watchers:      map[string]map[*revokeWatch]struct{}{},
@@ -187,9 +148,9 @@ func Network(remoteAddr string) string {
 
 // CreateSession makes a demo session for vertical, from a client at
 // remoteAddr (host:port), under the per-address, total and live limits.
-func (p *Platform) CreateSession(vertical, remoteAddr string) (token string, s *Session, d *Denial) {
+func (p *Platform) CreateSession(vertical, remoteAddr string) (token string, s *Session, d *problem.Error) {
 	if !IsVertical(vertical) {
-		return "", nil, deny(http.StatusBadRequest, 4400, "unknown vertical %q; use one of: %s", vertical, strings.Join(Verticals, ", "))
+		return "", nil, deny(problem.Invalid, "unknown vertical %q; use one of: %s", vertical, strings.Join(Verticals, ", "))
 	}
 	now := p.now()
 	network := Network(remoteAddr)
@@ -198,31 +159,25 @@ func (p *Platform) CreateSession(vertical, remoteAddr string) (token string, s *
 	defer p.mu.Unlock()
 	p.sweepLocked(now)
 
-	var mine []time.Time
-	for _, c := range p.creations {
-		if c.network == network {
-			mine = append(mine, c.at)
-		}
-	}
-	if len(mine) >= p.cfg.Limits.SessionsPerAddressPerHour {
-		d := deny(http.StatusTooManyRequests, 4429, "this address created %d demo sessions in the last hour (limit %d); retry after the time in Retry-After, or use a developer key",
-			len(mine), p.cfg.Limits.SessionsPerAddressPerHour)
-		d.RetryAfter = mine[0].Add(time.Hour).Sub(now)
+	if v := p.perNet.Check(network, p.cfg.Limits.SessionsPerAddressPerHour, now); !v.OK {
+		d := deny(problem.RateLimited, "this address created %d demo sessions in the last hour (limit %d); retry after the time in Retry-After, or use a developer key",
+			v.Count, p.cfg.Limits.SessionsPerAddressPerHour)
+		d.RetryAfter = v.RetryAfter
 		return "", nil, d
 	}
-	if len(p.creations) >= p.cfg.Limits.SessionsPerHour {
-		d := deny(http.StatusTooManyRequests, 4429, "the box created %d demo sessions in the last hour (limit %d); retry after the time in Retry-After",
-			len(p.creations), p.cfg.Limits.SessionsPerHour)
-		d.RetryAfter = p.creations[0].at.Add(time.Hour).Sub(now)
+	if v := p.perBox.Check("", p.cfg.Limits.SessionsPerHour, now); !v.OK {
+		d := deny(problem.RateLimited, "the box created %d demo sessions in the last hour (limit %d); retry after the time in Retry-After",
+			v.Count, p.cfg.Limits.SessionsPerHour)
+		d.RetryAfter = v.RetryAfter
 		return "", nil, d
 	}
 	if IsLiveVertical(vertical) && p.live >= p.cfg.Limits.LiveCap {
-		d := deny(http.StatusTooManyRequests, 4429, "all %d live sessions are in use; retry in 30 seconds", p.cfg.Limits.LiveCap)
+		d := deny(problem.RateLimited, "all %d live sessions are in use; retry in 30 seconds", p.cfg.Limits.LiveCap)
 		d.RetryAfter = 30 * time.Second
 		return "", nil, d
 	}
 
-	token = "ds_" + randomToken()
+	token = ids.Token("ds_", 32)
 	sum := sha256.Sum256([]byte(token))
 	s = &Session{
 		ID:          hex.EncodeToString(sum[:4]),
@@ -233,18 +188,14 @@ func (p *Platform) CreateSession(vertical, remoteAddr string) (token string, s *
 		audioLeftMS: int64(p.cfg.Limits.AudioBudgetS) * 1000,
 	}
 	p.sessions[sum] = s
-	p.creations = append(p.creations, creation{network: network, at: now})
+	p.perNet.Record(network, now)
+	p.perBox.Record("", now)
 	return token, s, nil
 }
 
-// sweepLocked forgets creations older than an hour and expired sessions
-// that nothing holds.
+// sweepLocked forgets expired sessions that nothing holds (the creation
+// limiters forget old creations themselves).
 func (p *Platform) sweepLocked(now time.Time) {
-	cut := 0
-	for cut < len(p.creations) && !p.creations[cut].at.After(now.Add(-time.Hour)) {
-		cut++
-	}
-	p.creations = p.creations[cut:]
 	for k, s := range p.sessions {
 		if !now.Before(s.Expires) && !s.busy && !s.liveOpen {
 			delete(p.sessions, k)
@@ -256,23 +207,6 @@ func (p *Platform) sweepLocked(now time.Time) {
 // generated tokens).
 func (s *Session) Budget() (seconds, tokens int64) {
 	return s.audioLeftMS / 1000, s.tokensLeft
-}
-
-// randomToken is 256 random bits, base64url.
-func randomToken() string {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("platform: no randomness: %v", err))
-	}
-	return base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(fmt.Sprintf("platform: no randomness: %v", err))
-	}
-	return hex.EncodeToString(b)
 }
 
 // LiveSessions is the number of live sessions (sockets and replays) open.
@@ -310,6 +244,6 @@ func keyVerticals(v []string) string {
 }
 
 // ctxErr turns a store error into a 500-class denial.
-func storeDenial(err error) *Denial {
-	return &Denial{Status: http.StatusInternalServerError, Close: 1011, Message: "the key store failed: " + err.Error()}
+func storeDenial(err error) *problem.Error {
+	return problem.Wrap(problem.Internal, err, "the key store failed: %v", err)
 }

@@ -1,14 +1,14 @@
 package platform
 
 import (
+	"boxd/problem"
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"boxd/configs"
-	"boxd/web/store"
+	"boxd/store"
 )
 
 func newPlatform(t *testing.T, now Clock) (*Platform, *configs.Config) {
@@ -51,7 +51,7 @@ func TestLiveSlots(t *testing.T) {
 	if d != nil {
 		t.Fatal(d)
 	}
-	if _, d := pr.AcquireLive(); d == nil || d.Status != http.StatusConflict || d.Close != 4409 {
+	if _, d := pr.AcquireLive(); d == nil || d.Kind != problem.Conflict {
 		t.Errorf("second socket on one token: %+v", d)
 	}
 	secret, _, _ := p.CreateKey(ctx, KeySpec{})
@@ -61,7 +61,7 @@ func TestLiveSlots(t *testing.T) {
 	if d1 != nil || d2 != nil {
 		t.Fatalf("key live sessions: %v %v", d1, d2)
 	}
-	if _, d := kp.AcquireLive(); d == nil || d.Status != 429 || d.Close != 4429 {
+	if _, d := kp.AcquireLive(); d == nil || d.Kind != problem.RateLimited {
 		t.Errorf("third live session on a key with limit 2: %+v", d)
 	}
 	if p.LiveSessions() != 3 {
@@ -79,7 +79,7 @@ func TestLiveSlots(t *testing.T) {
 		t.Fatal(d)
 	}
 	tok3, _, d := p.CreateSession("sales", "127.0.0.1:1")
-	if d == nil || d.RetryAfterSeconds() != 30 {
+	if d == nil || problem.RetrySeconds(d.RetryAfter) != 30 {
 		t.Errorf("session with the live cap full: %v %+v", tok3, d)
 	}
 	rel()
@@ -105,10 +105,10 @@ func TestExpiredSessionsAreForgotten(t *testing.T) {
 	now = now.Add(2 * time.Hour)
 	_, _, _ = p.CreateSession("code", "127.0.0.1:1")
 	p.mu.Lock()
-	n, c := len(p.sessions), len(p.creations)
+	n, c, nets := len(p.sessions), p.perBox.Count("", now), p.perNet.Keys()
 	p.mu.Unlock()
-	if n != 1 || c != 1 {
-		t.Errorf("after expiry: %d sessions, %d creations remembered", n, c)
+	if n != 1 || c != 1 || nets != 1 {
+		t.Errorf("after expiry: %d sessions, %d creations remembered from %d networks", n, c, nets)
 	}
 }
 
@@ -134,7 +134,7 @@ func TestReservationRelease(t *testing.T) {
 	if left, _ := pr.TokensLeft(ctx); left != 30 {
 		t.Errorf("left after commit = %d", left)
 	}
-	if d := pr.RequireTokens(ctx, 31); d == nil || d.Status != 402 {
+	if d := pr.RequireTokens(ctx, 31); d == nil || d.Kind != problem.Budget {
 		t.Errorf("require 31 of 30: %+v", d)
 	}
 	if ms, _ := pr.ChargeAudio(ctx, 1500); ms != int64(cfg.Limits.AudioBudgetS)*1000-1500 {
@@ -173,7 +173,7 @@ func TestRevocationReachesOpenPrincipals(t *testing.T) {
 	if len(told) != 1 || !strings.Contains(told[0], "this developer key was revoked at ") || len(stoppedTold) != 0 || len(otherTold) != 0 {
 		t.Errorf("watchers told %q; stopped watch %q; other key %q", told, stoppedTold, otherTold)
 	}
-	if _, d := pr.ReserveTokens(ctx, 10); d == nil || d.Status != http.StatusUnauthorized || d.Close != 4401 || !strings.Contains(d.Message, "revoked") {
+	if _, d := pr.ReserveTokens(ctx, 10); d == nil || d.Kind != problem.Unauthorized || !strings.Contains(d.Message, "revoked") {
 		t.Errorf("reserving after the revocation: %+v", d)
 	}
 	if _, d := other.ReserveTokens(ctx, 10); d != nil {
@@ -184,7 +184,7 @@ func TestRevocationReachesOpenPrincipals(t *testing.T) {
 	if len(late) != 1 {
 		t.Errorf("a watch started after the revocation: %q", late)
 	}
-	if _, d := p.Authenticate(ctx, secret, "sales"); d == nil || d.Status != http.StatusUnauthorized {
+	if _, d := p.Authenticate(ctx, secret, "sales"); d == nil || d.Kind != problem.Unauthorized {
 		t.Errorf("authenticating the revoked key: %+v", d)
 	}
 }
@@ -222,7 +222,7 @@ func TestRevocationByAnotherProcess(t *testing.T) {
 	if len(told) != 1 || !strings.Contains(told[0], "revoked") {
 		t.Fatalf("the session was told %q", told)
 	}
-	if _, d := pr.ReserveTokens(ctx, 5); d == nil || d.Close != 4401 {
+	if _, d := pr.ReserveTokens(ctx, 5); d == nil || d.Kind != problem.Unauthorized {
 		t.Errorf("reserving after the revocation: %+v", d)
 	}
 	// A chat call's reservation notices it too, without a watcher.
@@ -237,7 +237,7 @@ func TestRevocationByAnotherProcess(t *testing.T) {
 		t.Fatal(d)
 	}
 	now = now.Add(revocationCheckEvery)
-	if _, d := pr2.ReserveTokens(ctx, 5); d == nil || d.Status != http.StatusUnauthorized {
+	if _, d := pr2.ReserveTokens(ctx, 5); d == nil || d.Kind != problem.Unauthorized {
 		t.Errorf("reserving after another process revoked the key: %+v", d)
 	}
 }

@@ -1,14 +1,14 @@
 package platform
 
 import (
+	"boxd/problem"
 	"context"
 	"crypto/sha256"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 
-	"boxd/web/store"
+	"boxd/store"
 )
 
 // Principal is who is calling: a demo session or a developer key.
@@ -53,9 +53,9 @@ func (pr *Principal) Vertical() string {
 // Authenticate resolves a bearer token (demo token or dk_ key) for a route
 // of vertical ("" when the route takes any vertical). For a key it also
 // applies the per-minute request limit and counts the request.
-func (p *Platform) Authenticate(ctx context.Context, token, vertical string) (*Principal, *Denial) {
+func (p *Platform) Authenticate(ctx context.Context, token, vertical string) (*Principal, *problem.Error) {
 	if token == "" {
-		return nil, deny(http.StatusUnauthorized, 4401, "missing token: send Authorization: Bearer <demo session token or dk_ developer key> (get a token from POST /demo/session)")
+		return nil, deny(problem.Unauthorized, "missing token: send Authorization: Bearer <demo session token or dk_ developer key> (get a token from POST /demo/session)")
 	}
 	if strings.HasPrefix(token, "dk_") {
 		return p.authKey(ctx, token, vertical)
@@ -66,10 +66,10 @@ func (p *Platform) Authenticate(ctx context.Context, token, vertical string) (*P
 	s, ok := p.sessions[sum]
 	p.mu.Unlock()
 	if !ok {
-		return nil, deny(http.StatusUnauthorized, 4401, "unknown demo session token; create a session with POST /demo/session")
+		return nil, deny(problem.Unauthorized, "unknown demo session token; create a session with POST /demo/session")
 	}
 	if !now.Before(s.Expires) {
-		return nil, deny(http.StatusUnauthorized, 4401, "this demo session expired at %s; create a new one with POST /demo/session", s.Expires.UTC().Format(time.RFC3339))
+		return nil, deny(problem.Unauthorized, "this demo session expired at %s; create a new one with POST /demo/session", s.Expires.UTC().Format(time.RFC3339))
 	}
 	pr := &Principal{p: p, session: s}
 	if d := pr.Allow(vertical); d != nil {
@@ -80,49 +80,38 @@ func (p *Platform) Authenticate(ctx context.Context, token, vertical string) (*P
 
 // Allow checks that the caller may use vertical: a demo token only its own,
 // a key the verticals it was created with (403 / 4403). "" is allowed.
-func (pr *Principal) Allow(vertical string) *Denial {
+func (pr *Principal) Allow(vertical string) *problem.Error {
 	switch {
 	case vertical == "":
 		return nil
 	case pr.session != nil && pr.session.Vertical != vertical:
-		return deny(http.StatusForbidden, 4403, "this demo token is for the %s vertical; this route needs a %s token", pr.session.Vertical, vertical)
+		return deny(problem.Forbidden, "this demo token is for the %s vertical; this route needs a %s token", pr.session.Vertical, vertical)
 	case pr.key != nil && !allows(pr.key.Limits.Verticals, vertical):
-		return deny(http.StatusForbidden, 4403, "this developer key is not allowed the %s vertical (allowed: %s)", vertical, keyVerticals(pr.key.Limits.Verticals))
+		return deny(problem.Forbidden, "this developer key is not allowed the %s vertical (allowed: %s)", vertical, keyVerticals(pr.key.Limits.Verticals))
 	}
 	return nil
 }
 
-func (p *Platform) authKey(ctx context.Context, token, vertical string) (*Principal, *Denial) {
+func (p *Platform) authKey(ctx context.Context, token, vertical string) (*Principal, *problem.Error) {
 	k, err := p.store.KeyBySecret(ctx, token)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, deny(http.StatusUnauthorized, 4401, "unknown developer key; check the key, or ask the operator for one (POST /v1/keys)")
+		return nil, deny(problem.Unauthorized, "unknown developer key; check the key, or ask the operator for one (POST /v1/keys)")
 	}
 	if err != nil {
 		return nil, storeDenial(err)
 	}
 	if k.Revoked() {
-		return nil, deny(http.StatusUnauthorized, 4401, "%s", revokedMessage(*k.RevokedAt))
+		return nil, deny(problem.Unauthorized, "%s", revokedMessage(*k.RevokedAt))
 	}
 	if d := (&Principal{p: p, key: &k}).Allow(vertical); d != nil {
 		return nil, d
 	}
 	now := p.now()
-	p.mu.Lock()
-	window := p.rate[k.ID]
-	cut := 0
-	for cut < len(window) && !window[cut].After(now.Add(-time.Minute)) {
-		cut++
-	}
-	window = window[cut:]
-	if int64(len(window)) >= k.Limits.RequestsPerMinute {
-		p.rate[k.ID] = window
-		p.mu.Unlock()
-		d := deny(http.StatusTooManyRequests, 4429, "this developer key made %d requests in the last minute (limit %d); retry after the time in Retry-After", len(window), k.Limits.RequestsPerMinute)
-		d.RetryAfter = window[0].Add(time.Minute).Sub(now)
+	if v := p.rate.Allow(k.ID, int(k.Limits.RequestsPerMinute), now); !v.OK {
+		d := deny(problem.RateLimited, "this developer key made %d requests in the last minute (limit %d); retry after the time in Retry-After", v.Count, k.Limits.RequestsPerMinute)
+		d.RetryAfter = v.RetryAfter
 		return nil, d
 	}
-	p.rate[k.ID] = append(window, now)
-	p.mu.Unlock()
 	if err := p.store.AddUsage(ctx, k.ID, Day(now), 0, 0, 1); err != nil {
 		return nil, storeDenial(err)
 	}
@@ -188,28 +177,28 @@ func (pr *Principal) StopReserve() int64 { return int64(pr.p.cfg.Limits.StopRese
 
 // RequireTokens refuses (402) when fewer than need generated tokens are
 // left; need 1 means "any budget at all".
-func (pr *Principal) RequireTokens(ctx context.Context, need int64) *Denial {
+func (pr *Principal) RequireTokens(ctx context.Context, need int64) *problem.Error {
 	left, err := pr.TokensLeft(ctx)
 	if err != nil {
 		return storeDenial(err)
 	}
 	if left < max(need, 1) {
 		if left == 0 {
-			return deny(http.StatusPaymentRequired, 4402, "token budget used up%s", pr.budgetSuffix())
+			return deny(problem.Budget, "token budget used up%s", pr.budgetSuffix())
 		}
-		return deny(http.StatusPaymentRequired, 4402, "not enough token budget: %d generated tokens left, this needs about %d%s", left, need, pr.budgetSuffix())
+		return deny(problem.Budget, "not enough token budget: %d generated tokens left, this needs about %d%s", left, need, pr.budgetSuffix())
 	}
 	return nil
 }
 
 // RequireAudio refuses (402) when the audio budget is used up.
-func (pr *Principal) RequireAudio(ctx context.Context) *Denial {
+func (pr *Principal) RequireAudio(ctx context.Context) *problem.Error {
 	left, err := pr.AudioLeftMS(ctx)
 	if err != nil {
 		return storeDenial(err)
 	}
 	if left <= 0 {
-		return deny(http.StatusPaymentRequired, 4402, "audio budget used up%s", pr.budgetSuffix())
+		return deny(problem.Budget, "audio budget used up%s", pr.budgetSuffix())
 	}
 	return nil
 }
@@ -225,7 +214,7 @@ type Reservation struct {
 // ReserveTokens reserves up to want tokens (at least 1 must be left) and
 // grants min(want, left). Reading what is left and reserving happen under
 // one lock, so concurrent calls never together exceed the budget.
-func (pr *Principal) ReserveTokens(ctx context.Context, want int64) (*Reservation, *Denial) {
+func (pr *Principal) ReserveTokens(ctx context.Context, want int64) (*Reservation, *problem.Error) {
 	p := pr.p
 	p.reserveMu.Lock()
 	defer p.reserveMu.Unlock()
@@ -240,7 +229,7 @@ func (pr *Principal) ReserveTokens(ctx context.Context, want int64) (*Reservatio
 		return nil, storeDenial(err)
 	}
 	if left <= 0 {
-		return nil, deny(http.StatusPaymentRequired, 4402, "token budget used up%s", pr.budgetSuffix())
+		return nil, deny(problem.Budget, "token budget used up%s", pr.budgetSuffix())
 	}
 	grant := min(want, left)
 	p.mu.Lock()
@@ -307,7 +296,7 @@ func (pr *Principal) ChargeAudio(ctx context.Context, ms int64) (int64, error) {
 
 // Lock takes a demo token's one-run-at-a-time lock (409 when a run is
 // going). Keys are not limited to one run; their unlock does nothing.
-func (pr *Principal) Lock() (unlock func(), d *Denial) {
+func (pr *Principal) Lock() (unlock func(), d *problem.Error) {
 	if pr.session == nil {
 		return func() {}, nil
 	}
@@ -315,7 +304,7 @@ func (pr *Principal) Lock() (unlock func(), d *Denial) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pr.session.busy {
-		return nil, deny(http.StatusConflict, 4409, "this demo token already has a run in progress; wait for it to finish (demo tokens run one request at a time)")
+		return nil, deny(problem.Conflict, "this demo token already has a run in progress; wait for it to finish (demo tokens run one request at a time)")
 	}
 	pr.session.busy = true
 	var once bool
@@ -331,7 +320,7 @@ func (pr *Principal) Lock() (unlock func(), d *Denial) {
 
 // revokedDenial is 401 (close 4401) for a key revoked since it was
 // authenticated, nil otherwise.
-func (pr *Principal) revokedDenial() *Denial {
+func (pr *Principal) revokedDenial() *problem.Error {
 	if pr.key == nil {
 		return nil
 	}
@@ -341,7 +330,7 @@ func (pr *Principal) revokedDenial() *Denial {
 	if !revoked {
 		return nil
 	}
-	return deny(http.StatusUnauthorized, 4401, "%s", revokedMessage(at))
+	return deny(problem.Unauthorized, "%s", revokedMessage(at))
 }
 
 // OnRevoke calls fn with the refusal message if the principal's key is
@@ -378,20 +367,20 @@ func (pr *Principal) OnRevoke(fn func(msg string)) (stop func()) {
 // AcquireLive takes a live slot for a socket or a replay: one live session
 // per demo token (409 / close 4409), the key's concurrent live sessions and
 // the box's live cap (429 Retry-After 30 / close 4429).
-func (pr *Principal) AcquireLive() (release func(), d *Denial) {
+func (pr *Principal) AcquireLive() (release func(), d *problem.Error) {
 	p := pr.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pr.session != nil && pr.session.liveOpen {
-		return nil, deny(http.StatusConflict, 4409, "this token already has a live session; close the other one or create a new session")
+		return nil, deny(problem.Conflict, "this token already has a live session; close the other one or create a new session")
 	}
 	if p.live >= p.cfg.Limits.LiveCap {
-		d := deny(http.StatusTooManyRequests, 4429, "all %d live sessions on this box are in use; retry in 30 seconds", p.cfg.Limits.LiveCap)
+		d := deny(problem.RateLimited, "all %d live sessions on this box are in use; retry in 30 seconds", p.cfg.Limits.LiveCap)
 		d.RetryAfter = 30 * time.Second
 		return nil, d
 	}
 	if pr.key != nil && int64(p.liveByKey[pr.key.ID]) >= pr.key.Limits.ConcurrentLiveSessions {
-		d := deny(http.StatusTooManyRequests, 4429, "this developer key has %d live sessions open (limit %d); close one or retry in 30 seconds", p.liveByKey[pr.key.ID], pr.key.Limits.ConcurrentLiveSessions)
+		d := deny(problem.RateLimited, "this developer key has %d live sessions open (limit %d); close one or retry in 30 seconds", p.liveByKey[pr.key.ID], pr.key.Limits.ConcurrentLiveSessions)
 		d.RetryAfter = 30 * time.Second
 		return nil, d
 	}

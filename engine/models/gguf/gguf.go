@@ -12,8 +12,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
+
+	"boxd/atomicfile"
 )
 
 // Magic starts every GGUF file.
@@ -217,32 +218,18 @@ func pad(n, align uint64) uint64 { return (align - n%align) % align }
 // WriteFile writes the file to path (through a temporary file, renamed
 // into place).
 func (w *Writer) WriteFile(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("gguf: %w", err)
+	var werr error // w.Write's own error, returned as it is
+	err := atomicfile.WriteFunc(path, 0o644, func(f io.Writer) error {
+		bw := bufio.NewWriterSize(f, 1<<20)
+		if werr = w.Write(bw); werr != nil {
+			return werr
+		}
+		return bw.Flush()
+	})
+	if err != nil && werr == nil {
+		err = fmt.Errorf("gguf: %w", err)
 	}
-	tmp := f.Name()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err := w.Write(bw); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("gguf: %w", err)
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("gguf: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("gguf: %w", err)
-	}
-	return os.Rename(tmp, path)
+	return err
 }
 
 // Write writes the file.

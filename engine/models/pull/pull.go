@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"boxd/atomicfile"
 )
 
 // Options describe one download.
@@ -141,10 +143,7 @@ func File(ctx context.Context, o Options) (Result, error) {
 	if err := os.Rename(partPath, o.Dest); err != nil {
 		return Result{}, fmt.Errorf("pull: %w", err)
 	}
-	if d, err := os.Open(filepath.Dir(o.Dest)); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	_ = atomicfile.SyncDir(filepath.Dir(o.Dest))
 	return Result{Path: o.Dest, Size: have, SHA256: got, Resumed: resumed}, nil
 }
 

@@ -11,7 +11,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"boxd/atomicfile"
 )
 
 // Magic is the file's first four bytes read as a little-endian uint32
@@ -232,23 +233,13 @@ func (m *Model) Write(w io.Writer) error {
 
 // WriteFile writes the model to path through a temporary file.
 func (m *Model) WriteFile(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("whisperbin: %w", err)
+	var werr error // m.Write's own error, returned as it is
+	err := atomicfile.WriteFunc(path, 0o644, func(f io.Writer) error {
+		werr = m.Write(f)
+		return werr
+	})
+	if err != nil && werr == nil {
+		err = fmt.Errorf("whisperbin: %w", err)
 	}
-	tmp := f.Name()
-	if err := m.Write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("whisperbin: %w", err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("whisperbin: %w", err)
-	}
-	return os.Rename(tmp, path)
+	return err
 }

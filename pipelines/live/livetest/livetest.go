@@ -2,7 +2,9 @@
 // stands in for speech recognition in lane tests: random-weight Whisper
 // models give meaningless text, so lane behaviour is tested with a
 // transcriber that emits a script's known sentences at their real times.
-// It is for tests only; nothing outside _test.go files may use it.
+// It also holds the helpers the tests of the core and of every vertical
+// share (helpers.go). It is for tests only; nothing outside _test.go files
+// may use it.
 package livetest
 
 import (
@@ -15,6 +17,7 @@ import (
 
 	"boxd/engine/asr/stream"
 	"boxd/pipelines/live"
+	"boxd/problem"
 )
 
 // Line is one known sentence of a script: its text and where it starts and
@@ -116,12 +119,8 @@ func (b *Budget) Reserve(ctx context.Context, want int64) (int64, func(int64), e
 	}, nil
 }
 
-type budgetErr struct{}
-
-func (budgetErr) Error() string  { return "token budget used up" }
-func (budgetErr) CloseCode() int { return live.CloseBudget }
-
-var errBudget = budgetErr{}
+// errBudget is the refusal of a used-up budget, as web/platform's.
+var errBudget = problem.New(problem.Budget, "token budget used up")
 
 // KeyID is the key paying, nil for a demo token.
 func (b *Budget) KeyID() *string { return b.Key }

@@ -1,4 +1,0 @@
-package live
-
-// ErrAnswerCut lets the external tests hand a lane a cut answer.
-var ErrAnswerCut = errAnswerCut

@@ -1,0 +1,427 @@
+// Package llmcall is the one way boxd calls its chat model: typed text and
+// JSON-schema calls over a Model (the engine plus what a receipt names).
+//
+// Each call reserves the caller's generated-token budget (run.Budget) and
+// commits it exactly once with the tokens actually generated, runs at its
+// GPU priority, and signs and stores exactly one receipt, emitting one
+// receipt event when given an event sink. That holds for a call that fails
+// after it generated (model error, cancellation, a stream callback's
+// error): its receipt says finish_reason "error" or "cancelled" and hashes
+// what was generated, and it comes back in the Result returned beside the
+// error. A call refused before generating (budget, busy, prompt too long)
+// issues no receipt.
+//
+// Errors are *problem.Error (budget refusals pass through as the budget
+// returned them), except the caller's own: its context's error and its
+// stream callback's error come back as they are.
+//
+// Wire formats live with their route: pipelines/chat adapts the OpenAI
+// format to these calls.
+package llmcall
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"strconv"
+	"time"
+
+	"boxd/engine/attest"
+	"boxd/engine/llm"
+	"boxd/engine/models"
+	"boxd/gpu"
+	"boxd/problem"
+	"boxd/run"
+)
+
+// DefaultMaxTokens bounds a call that sets no MaxTokens.
+const DefaultMaxTokens = 2048
+
+// busyRetry is the Retry-After of a busy refusal.
+const busyRetry = 2 * time.Second
+
+// Engine is what a call needs of the model runtime (*llm.Engine is one).
+type Engine interface {
+	Template() models.Template
+	Tokenize(text string, addSpecial, parseSpecial bool) ([]int32, error)
+	Generate(ctx context.Context, r llm.Request) (*llm.Job, error)
+	ContextPerRequest() int
+}
+
+// Receipts signs and stores model-call receipts.
+type Receipts interface {
+	Issue(ctx context.Context, mc attest.ModelCall, upstream string) (attest.SignedModelCall, error)
+}
+
+// Events receives a call's receipt event; run.Emitter is one.
+type Events interface {
+	Emit(typ string, body any)
+}
+
+// EmitFunc is a function as Events.
+type EmitFunc func(typ string, body any)
+
+// Emit calls f.
+func (f EmitFunc) Emit(typ string, body any) { f(typ, body) }
+
+// Model is the chat model and what its receipts name.
+type Model struct {
+	Engine      Engine // nil when no chat model is loaded
+	ModelID     string
+	WeightsRoot string
+	Upstream    string // the model file's name (receipt upstream_model)
+	Provider    string // this box's signing key id
+	Receipts    Receipts
+	Now         func() time.Time
+}
+
+// Ready reports whether a model is loaded.
+func (m *Model) Ready() bool { return m != nil && m.Engine != nil }
+
+// Message is one message of a conversation: a role (system, user,
+// assistant or tool) and its text.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Request is one model call.
+type Request struct {
+	// ID is the completion id and receipt id ("": NewID()).
+	ID string
+	// Messages are rendered with the model's chat template; or Prompt is
+	// the prompt already rendered and tokenized (see Render).
+	Messages []Message
+	Prompt   []int32
+	// RequestHash is the receipt's request hash of a Prompt call ("": the
+	// hash of the tokens). A Messages call hashes its messages and params.
+	RequestHash string
+	// Sampling is the sampler (the zero value is greedy; see Temperature).
+	Sampling llm.Sampling
+	Stop     []string
+	// MaxTokens bounds the answer and is what the call reserves of the
+	// budget (0: DefaultMaxTokens).
+	MaxTokens int
+	// Grammar constrains the answer (GBNF); JSON sets it from the schema.
+	Grammar string
+	// Priority on the GPU arbiter; the zero value (gpu.Background) runs at
+	// gpu.Interactive: model calls are never background work.
+	Priority gpu.Priority
+	// Params are receipt params beside the sampling ones, max_tokens and
+	// finish_reason (which they override, but for the last two).
+	Params map[string]string
+	// Events, when set, receives the call's one receipt event.
+	Events Events
+	// Stream, when set, receives the answer's text as it is generated; an
+	// error from it stops the generation and is returned.
+	Stream func(piece string) error
+	// Answer, when set, turns a finished generation's text and finish
+	// reason into the output the receipt hashes and the finish reason it
+	// and the Result report (chat's tool calls).
+	Answer func(text, finish string) (output, finishReason string)
+}
+
+// Usage counts a call's tokens.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Receipt is a call's signed receipt as answers show it: the completion id,
+// the model, the hex Ed25519 signature (the box's key takes the gateway's
+// place), the provider (this box's key id) and the status.
+type Receipt struct {
+	ID         string `json:"id"`
+	Model      string `json:"model"`
+	GatewaySig string `json:"gateway_sig"`
+	Provider   string `json:"provider"`
+	Status     string `json:"status"`
+}
+
+// Result is what a call generated. It comes with an error too when the
+// call failed after generating: then FinishReason is "error" or
+// "cancelled" and Receipt is that of the failed call (nil if signing it
+// failed).
+type Result struct {
+	ID           string
+	Created      int64 // Unix seconds
+	Text         string
+	FinishReason string
+	Usage        Usage
+	Receipt      *Receipt
+}
+
+// ErrCut is (wrapped in a problem.Upstream error) a JSON answer cut off at
+// MaxTokens: finish_reason "length".
+var ErrCut = errors.New("llmcall: the answer was cut at max tokens")
+
+// NewID makes a completion id.
+func NewID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "chatcmpl-" + hex.EncodeToString(b[:])
+}
+
+// Temperature is llama.cpp's default sampling (top_k 40, top_p 0.95,
+// min_p 0.05) at temperature t; 0.8 is its default temperature.
+func Temperature(t float32) llm.Sampling {
+	return llm.Sampling{Temperature: t, TopK: 40, TopP: 0.95, MinP: 0.05}
+}
+
+// SamplingParams writes a call's sampling and stop strings as receipt
+// params (numbers as strings, penalties only when set).
+func SamplingParams(s llm.Sampling, stop []string) map[string]string {
+	p := map[string]string{
+		"temperature": ftoa(s.Temperature), "top_p": ftoa(s.TopP),
+		"top_k": strconv.Itoa(s.TopK), "min_p": ftoa(s.MinP),
+	}
+	if s.RepeatPenalty != 0 {
+		p["repeat_penalty"] = ftoa(s.RepeatPenalty)
+	}
+	if s.FrequencyPenalty != 0 || s.PresencePenalty != 0 {
+		p["frequency_penalty"] = ftoa(s.FrequencyPenalty)
+		p["presence_penalty"] = ftoa(s.PresencePenalty)
+	}
+	if s.Seed != nil {
+		p["seed"] = strconv.FormatUint(uint64(*s.Seed), 10)
+	}
+	if len(stop) > 0 {
+		p["stop"] = strconv.Itoa(len(stop))
+	}
+	return p
+}
+
+func ftoa(f float32) string { return strconv.FormatFloat(float64(f), 'g', -1, 32) }
+
+// noModel is the refusal of a call when no chat model is loaded.
+func noModel() error {
+	return problem.New(problem.Upstream, "no chat model is loaded on this box; the operator sets models.llm.path")
+}
+
+// Render renders msgs with the model's chat template and tokenizes them,
+// refusing a prompt that leaves no room for an answer in the context.
+func (m *Model) Render(msgs []Message) ([]int32, error) {
+	if !m.Ready() {
+		return nil, noModel()
+	}
+	mm := make([]models.Message, len(msgs))
+	for i, msg := range msgs {
+		mm[i] = models.Message{Role: msg.Role, Content: msg.Content}
+	}
+	text, err := models.Render(m.Engine.Template(), mm)
+	if err != nil {
+		return nil, problem.Wrap(problem.Upstream, err, "the chat model cannot be prompted: %v", err)
+	}
+	toks, err := m.Engine.Tokenize(text, true, true)
+	if err != nil {
+		return nil, problem.Wrap(problem.Upstream, err, "tokenizing the prompt failed: %v", err)
+	}
+	if ctxLen := m.Engine.ContextPerRequest(); len(toks) >= ctxLen {
+		return nil, problem.New(problem.TooLarge, "the prompt is %d tokens; this model's context holds %d tokens for prompt and answer together", len(toks), ctxLen)
+	}
+	return toks, nil
+}
+
+// JSON runs a call whose answer follows schema (through a grammar) and
+// returns the answer. An answer cut at MaxTokens is an error holding
+// ErrCut; the Result (and its receipt) comes with it.
+func (m *Model) JSON(ctx context.Context, b run.Budget, schema json.RawMessage, r Request) (json.RawMessage, *Result, error) {
+	g, err := llm.SchemaGrammar(schema)
+	if err != nil {
+		return nil, nil, problem.Wrap(problem.Invalid, err, "the answer's JSON schema: %v", err)
+	}
+	r.Grammar = g
+	params := map[string]string{"response_format": "json_schema", "schema_sha256": attest.HashText(string(schema))}
+	maps.Copy(params, r.Params)
+	r.Params = params
+	res, err := m.Text(ctx, b, r)
+	if err != nil {
+		return nil, res, err
+	}
+	if res.FinishReason == string(llm.FinishLength) {
+		return nil, res, problem.Wrap(problem.Upstream, ErrCut, "the answer was cut at %d tokens", res.Usage.CompletionTokens)
+	}
+	if !json.Valid([]byte(res.Text)) {
+		return nil, res, problem.New(problem.Upstream, "the model's answer is not JSON")
+	}
+	return json.RawMessage(res.Text), res, nil
+}
+
+// Text runs a call and returns what it generated.
+func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, error) {
+	if !m.Ready() {
+		return nil, noModel()
+	}
+	if b == nil {
+		return nil, problem.New(problem.Internal, "llmcall: a call needs a budget")
+	}
+	if r.ID == "" {
+		r.ID = NewID()
+	}
+	if r.MaxTokens <= 0 {
+		r.MaxTokens = DefaultMaxTokens
+	}
+	if r.Priority == gpu.Background {
+		r.Priority = gpu.Interactive
+	}
+	params := SamplingParams(r.Sampling, r.Stop)
+	maps.Copy(params, r.Params)
+	prompt, reqHash := r.Prompt, r.RequestHash
+	var err error
+	if prompt == nil {
+		if prompt, err = m.Render(r.Messages); err != nil {
+			return nil, err
+		}
+		reqHash, err = attest.HashJSON(map[string]any{"model": m.ModelID, "messages": r.Messages, "params": params})
+	} else if reqHash == "" {
+		reqHash, err = attest.HashJSON(map[string]any{"model": m.ModelID, "prompt": prompt, "params": params})
+	}
+	if err != nil {
+		return nil, problem.Wrap(problem.Internal, err, "hashing the request failed: %v", err)
+	}
+
+	granted, commit, err := b.Reserve(ctx, int64(r.MaxTokens))
+	if err != nil {
+		return nil, err
+	}
+	used := int64(0)
+	defer func() { commit(used) }()
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel() // a failed stream stops the generation
+	j, err := m.start(gctx, llm.Request{
+		Prompt: prompt, MaxTokens: int(granted), Sampling: r.Sampling, Stop: r.Stop,
+		Grammar: r.Grammar, Priority: r.Priority,
+	})
+	if err != nil {
+		return nil, refusal(ctx, err)
+	}
+
+	var stopErr error // the context's or the stream's error that ended it
+	for {
+		piece, err := j.Next(gctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil { // only the caller's context ends Next early
+			stopErr = cmp.Or(ctx.Err(), err)
+			break
+		}
+		if r.Stream != nil {
+			if err := r.Stream(piece); err != nil {
+				stopErr = err
+				cancel()
+				break
+			}
+		}
+	}
+	res := j.Result()
+	if stopErr != nil {
+		res, _ = j.Wait(context.Background())
+	}
+	used = int64(res.CompletionTokens)
+
+	finish, output := string(res.Finish), res.Text
+	switch {
+	case stopErr != nil:
+		finish = string(llm.FinishCancelled)
+	case res.Err != nil && ctx.Err() != nil:
+		finish, stopErr = string(llm.FinishCancelled), ctx.Err()
+	case res.Err != nil:
+		finish, stopErr = string(llm.FinishError), problem.Wrap(problem.Upstream, res.Err, "the model failed: %v", res.Err)
+	case r.Answer != nil:
+		output, finish = r.Answer(res.Text, finish)
+	}
+	out := &Result{
+		ID: r.ID, Created: m.now().Unix(), Text: res.Text, FinishReason: finish,
+		Usage: Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens},
+	}
+	if stopErr != nil && res.CompletionTokens == 0 {
+		return nil, stopErr // nothing generated, nothing charged: no receipt
+	}
+	rc, serr := m.sign(ctx, b, &r, reqHash, params, output, out)
+	out.Receipt = rc
+	if stopErr != nil {
+		return out, stopErr
+	}
+	if serr != nil {
+		return out, problem.Wrap(problem.Upstream, serr, "signing the receipt failed: %v", serr)
+	}
+	return out, nil
+}
+
+// refusal is the error of a generation that never started.
+func refusal(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, llm.ErrBusy):
+		return problem.Wrap(problem.Busy, err, "the box is busy: every sequence is in use and the queue is full; retry shortly").Retry(busyRetry)
+	case errors.Is(err, llm.ErrPromptTooLong):
+		return problem.Wrap(problem.TooLarge, err, "%v", err)
+	case errors.Is(err, llm.ErrGrammar):
+		return problem.Wrap(problem.Invalid, err, "%v", err)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return problem.Wrap(problem.Upstream, err, "the model failed: %v", err)
+}
+
+// sign issues the call's one receipt and emits its event. It signs even
+// when the caller's context has ended: the call was charged.
+func (m *Model) sign(ctx context.Context, b run.Budget, r *Request, reqHash string, params map[string]string, output string, out *Result) (*Receipt, error) {
+	if m.Receipts == nil {
+		return nil, errors.New("no receipt issuer")
+	}
+	p := make(map[string]string, len(params)+2)
+	maps.Copy(p, params)
+	p["max_tokens"] = strconv.Itoa(r.MaxTokens)
+	p["finish_reason"] = out.FinishReason
+	keyID := b.KeyID()
+	signed, err := m.Receipts.Issue(context.WithoutCancel(ctx), attest.ModelCall{
+		ID: out.ID, Model: m.ModelID, WeightsRoot: m.WeightsRoot,
+		RequestHash: reqHash, OutputHash: attest.HashText(output), Params: p,
+		Usage: attest.NewUsage(out.Usage.PromptTokens, out.Usage.CompletionTokens), KeyID: keyID,
+	}, m.Upstream)
+	if err != nil {
+		return nil, err
+	}
+	rc := &Receipt{ID: out.ID, Model: m.ModelID, GatewaySig: signed.Sig, Provider: m.Provider, Status: "attested"}
+	if r.Events != nil {
+		r.Events.Emit(run.TypeReceipt, run.ReceiptBody{ID: rc.ID, Model: rc.Model, GatewaySig: rc.GatewaySig, Provider: rc.Provider, Status: rc.Status, KeyID: keyID})
+	}
+	return rc, nil
+}
+
+func (m *Model) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}
+
+// job is a running generation as a call reads it (*llm.Job).
+type job interface {
+	Next(ctx context.Context) (string, error)
+	Wait(ctx context.Context) (llm.Result, error)
+	Result() llm.Result
+}
+
+// starter is an engine that hands out jobs other than *llm.Job (tests).
+type starter interface {
+	start(ctx context.Context, r llm.Request) (job, error)
+}
+
+func (m *Model) start(ctx context.Context, r llm.Request) (job, error) {
+	if s, ok := m.Engine.(starter); ok {
+		return s.start(ctx, r)
+	}
+	j, err := m.Engine.Generate(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}

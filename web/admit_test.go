@@ -1,0 +1,311 @@
+package web
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"boxd/configs"
+	"boxd/problem"
+	"boxd/run"
+	"boxd/web/upload"
+)
+
+// otherVertical is a demo vertical no declared route is limited to.
+const otherVertical = "clinical"
+
+// TestAdmissionOrderEveryRoute checks, for every route declared through
+// declare, that admission refuses in the one documented order: 401 before
+// 400/413/415, 400 before 403, 403 before the run, 409 before 402, and 402
+// before a live slot's 409/429. Each request fails two steps at once and
+// must be refused by the earlier one.
+func TestAdmissionOrderEveryRoute(t *testing.T) {
+	cfg := configs.Defaults()
+	ts := start(t, cfg, Probes{}, nil)
+	ctx := context.Background()
+	ts.mu.Lock()
+	routes := append([]Route(nil), ts.declared...)
+	ts.mu.Unlock()
+	if len(routes) < 6 {
+		t.Fatalf("only %d declared routes; chat, models, site check, reviews, studio jobs and replay are declared", len(routes))
+	}
+	for _, rt := range routes {
+		t.Run(rt.Method+" "+rt.Path, func(t *testing.T) {
+			if rt.Auth != Bearer {
+				return
+			}
+			vertical := otherVertical
+			if len(rt.Verticals) > 0 {
+				vertical = rt.Verticals[0]
+			}
+			if rt.Path == "/demo/replay" {
+				vertical = "sales" // the example's script
+			}
+			tok := session(t, ts, vertical)
+			wrong := session(t, ts, "translate")
+			send := func(token, body string) reply {
+				c := call{method: rt.Method, path: rt.Path, token: token}
+				if rt.Body > 0 {
+					c.body = body
+				}
+				return ts.do(t, c)
+			}
+			expect := func(step string, r reply, want int) {
+				t.Helper()
+				if r.status != want {
+					t.Errorf("%s: status %d, want %d: %s", step, r.status, want, r.body)
+				}
+				if r.status >= 400 {
+					r.errMsg(t)
+				}
+			}
+			// 1. No credentials and a broken body: 401.
+			expect("no token, broken body", send("", "{"), http.StatusUnauthorized)
+			if rt.Body == 0 {
+				return
+			}
+			if rt.Example == "" {
+				t.Fatal("a route with a body declares an Example")
+			}
+			// 2. A token of another vertical and a broken body: 400.
+			expect("wrong vertical, broken body", send(wrong, "{"), http.StatusBadRequest)
+			// 3. A token of another vertical and a good body: 403.
+			expect("wrong vertical, good body", send(wrong, rt.Example), http.StatusForbidden)
+
+			pr, err := ts.platform.Authenticate(ctx, tok, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			spend := func() {
+				res, err := pr.ReserveTokens(ctx, 1<<40)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = res.Commit(ctx, res.Granted)
+			}
+			needsBudget := rt.MinTokens > 0
+			switch {
+			case rt.OneRun:
+				// 5. A run in progress and no budget: 409, not 402.
+				unlock, err := pr.Lock()
+				if err != nil {
+					t.Fatal(err)
+				}
+				spend()
+				expect("run in progress, no budget", send(tok, rt.Example), http.StatusConflict)
+				unlock()
+				if needsBudget {
+					expect("no budget", send(tok, rt.Example), http.StatusPaymentRequired)
+				}
+			case rt.LiveSlot:
+				// 7. A live slot held: 409; with no budget too: 402 first.
+				release, err := pr.AcquireLive()
+				if err != nil {
+					t.Fatal(err)
+				}
+				expect("live slot held", send(tok, rt.Example), http.StatusConflict)
+				spend()
+				expect("live slot held, no budget", send(tok, rt.Example), http.StatusPaymentRequired)
+				release()
+			case needsBudget:
+				spend()
+				expect("no budget", send(tok, rt.Example), http.StatusPaymentRequired)
+			}
+		})
+	}
+}
+
+// TestKindTableCoversEveryKind: every problem kind has a status and a
+// close code, and the statuses are the contract's.
+func TestKindTableCoversEveryKind(t *testing.T) {
+	want := map[problem.Kind]int{problem.Invalid: 400, problem.Unauthorized: 401, problem.Budget: 402,
+		problem.Forbidden: 403, problem.NotFound: 404, problem.Conflict: 409, problem.TooLarge: 413,
+		problem.RateLimited: 429, problem.Upstream: 502, problem.Busy: 503}
+	for _, k := range problem.Kinds() {
+		a, ok := answers[k]
+		if !ok || a.status == 0 || a.close == 0 {
+			t.Errorf("kind %v has no answer", k)
+		}
+		if w, ok := want[k]; ok && a.status != w {
+			t.Errorf("kind %v: status %d, want %d", k, a.status, w)
+		}
+	}
+	for k, code := range map[problem.Kind]int{problem.Invalid: 4400, problem.Unauthorized: 4401, problem.Budget: 4402,
+		problem.Forbidden: 4403, problem.Conflict: 4409, problem.RateLimited: 4429, problem.Unavailable: 1011, problem.ShuttingDown: 1001} {
+		if answers[k].close != code {
+			t.Errorf("kind %v: close %d, want %d", k, answers[k].close, code)
+		}
+	}
+}
+
+// TestSSEHeartbeat: a started stream that stays silent gets comment lines
+// at least every heartbeat; none before the first event (a refusal there
+// is still a status) and nothing after the ending event.
+func TestSSEHeartbeat(t *testing.T) {
+	old := sseHeartbeat
+	sseHeartbeat = 60 * time.Millisecond
+	t.Cleanup(func() { sseHeartbeat = old })
+	ts := start(t, configs.Defaults(), Probes{}, func(s *Server) {
+		s.Handle(http.MethodGet, "/test/sse", func(w http.ResponseWriter, r *http.Request) {
+			sse := newSSE(w)
+			defer sse.close()
+			time.Sleep(200 * time.Millisecond) // silent before the first event: no heartbeat
+			_ = sse.send(map[string]string{"type": "ready"})
+			time.Sleep(400 * time.Millisecond)
+			_ = sse.end(map[string]string{"type": "done"})
+			time.Sleep(200 * time.Millisecond)
+			if err := sse.send(map[string]string{"type": "late"}); err == nil {
+				t.Error("send after the ending event must fail")
+			}
+		})
+		s.Handle(http.MethodGet, "/test/sse-refused", func(w http.ResponseWriter, r *http.Request) {
+			sse := newSSE(w)
+			defer sse.close()
+			time.Sleep(200 * time.Millisecond)
+			sse.fail(problem.New(problem.Budget, "token budget used up"), map[string]string{"type": "error"})
+		})
+	})
+	resp, err := http.Get(ts.url + "/test/sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+	var lines []string
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if l := sc.Text(); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) < 4 || lines[0] != `data: {"type":"ready"}` || lines[len(lines)-1] != `data: {"type":"done"}` {
+		t.Fatalf("stream: %q", lines)
+	}
+	beats := 0
+	for _, l := range lines[1 : len(lines)-1] {
+		if l != ": keep-alive" {
+			t.Fatalf("unexpected line between the events: %q", l)
+		}
+		beats++
+	}
+	if beats < 2 {
+		t.Fatalf("%d heartbeats in 400 ms at a 60 ms heartbeat: %q", beats, lines)
+	}
+
+	r := ts.do(t, call{method: "GET", path: "/test/sse-refused"})
+	if r.status != http.StatusPaymentRequired || !strings.Contains(r.errMsg(t), "used up") {
+		t.Fatalf("refusal before the first event: %d %s", r.status, r.body)
+	}
+}
+
+// testRunBody is the body of the test run route.
+type testRunBody struct {
+	Fail   string `json:"fail"` // "", "before" or "after"
+	Stream bool   `json:"stream"`
+}
+
+// TestRunRouteStreamsOrCollects declares a route the way a new family
+// does and runs it both ways: SSE when asked (stream: true or Accept),
+// else one JSON answer with the receipt ids; a failure before the first
+// event is a status, after it an error event that ends the stream.
+func TestRunRouteStreamsOrCollects(t *testing.T) {
+	ts := start(t, configs.Defaults(), Probes{}, func(s *Server) {
+		declare(s, Declared[testRunBody]{
+			Route: Route{Method: http.MethodPost, Path: "/test/run", Auth: Bearer, Verticals: []string{"code"},
+				Body: 1 << 10, OneRun: true, MinTokens: 1, Stream: true, Example: `{}`},
+			StreamOf: func(b *testRunBody) bool { return b.Stream },
+			Serve: func(a *Admitted, b *testRunBody) {
+				s.serveRun(a, func(ctx context.Context, em *run.Emitter) (any, error) {
+					if b.Fail == "before" {
+						return nil, problem.New(problem.Upstream, "the model failed")
+					}
+					em.Emit(run.TypeReceipt, run.ReceiptBody{ID: "chatcmpl-1", Status: "attested"})
+					if b.Fail == "after" {
+						return nil, problem.New(problem.Upstream, "the model failed later")
+					}
+					em.Emit(run.TypeDone, map[string]any{"summary": map[string]int{"n": 1}})
+					return map[string]any{"run_id": "run_1"}, nil
+				})
+			},
+		})
+	})
+	tok := session(t, ts, "code")
+
+	r := ts.do(t, call{method: "POST", path: "/test/run", token: tok, body: `{}`})
+	if r.status != http.StatusOK || r.json(t)["run_id"] != "run_1" || r.header.Get("x-service-receipt") != "chatcmpl-1" {
+		t.Fatalf("collected: %d %v %s", r.status, r.header, r.body)
+	}
+	r = ts.do(t, call{method: "POST", path: "/test/run", token: tok, body: `{"fail": "before", "stream": true}`})
+	if r.status != http.StatusBadGateway || r.errMsg(t) != "the model failed" {
+		t.Fatalf("failed before the first event: %d %s", r.status, r.body)
+	}
+	for _, c := range []struct {
+		body    string
+		headers map[string]string
+		last    string
+	}{
+		{`{"stream": true}`, nil, `"type":"done"`},
+		{`{}`, map[string]string{"Accept": "text/event-stream"}, `"type":"done"`},
+		{`{"fail": "after", "stream": true}`, nil, `"type":"error","at_ms":`},
+	} {
+		r := ts.do(t, call{method: "POST", path: "/test/run", token: tok, body: c.body, headers: c.headers})
+		lines := strings.Split(strings.TrimSpace(string(r.body)), "\n\n")
+		if r.status != http.StatusOK || r.header.Get("Content-Type") != "text/event-stream" || len(lines) != 2 ||
+			!strings.Contains(lines[0], `"type":"receipt"`) || !strings.Contains(lines[1], c.last) {
+			t.Fatalf("%s: %d %q", c.body, r.status, lines)
+		}
+	}
+}
+
+// testUploadBody is the body of the test upload route (file_b64 is the
+// upload field).
+type testUploadBody struct {
+	Title string `json:"title"`
+}
+
+// TestDeclaredUploadRoute: a route that declares an upload field gets it
+// as a temporary file (removed after the run), its other fields decoded
+// as usual, and 413 naming the limit above it.
+func TestDeclaredUploadRoute(t *testing.T) {
+	var kept string
+	ts := start(t, configs.Defaults(), Probes{}, func(s *Server) {
+		declare(s, Declared[testUploadBody]{
+			Route: Route{Method: http.MethodPost, Path: "/test/upload", Auth: Bearer, Verticals: []string{"code"},
+				Body: 4 << 10, Uploads: []upload.Field{{Name: "file_b64", Limit: 1000}}, Example: `{"file_b64": "aGk="}`},
+			Serve: func(a *Admitted, b *testUploadBody) {
+				f := a.Upload.Files["file_b64"]
+				data, err := os.ReadFile(f.Path)
+				if err != nil {
+					writeProblem(a.W, err)
+					return
+				}
+				kept = f.Path
+				writeJSON(a.W, http.StatusOK, map[string]any{"title": b.Title, "text": string(data), "size": f.Size})
+			},
+		})
+	})
+	tok := session(t, ts, "code")
+	r := ts.do(t, call{method: "POST", path: "/test/upload", token: tok, body: `{"title": "note", "file_b64": "aGVsbG8="}`})
+	if m := r.json(t); r.status != http.StatusOK || m["text"] != "hello" || m["title"] != "note" || m["size"] != 5.0 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if _, err := os.Stat(kept); !os.IsNotExist(err) {
+		t.Fatalf("the upload's temporary file %s is still there after the run: %v", kept, err)
+	}
+	big := base64.StdEncoding.EncodeToString(make([]byte, 1001))
+	r = ts.do(t, call{method: "POST", path: "/test/upload", token: tok, body: `{"file_b64": "` + big + `"}`})
+	if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.errMsg(t), "1000 bytes") {
+		t.Fatalf("over the limit: %d %s", r.status, r.body)
+	}
+	r = ts.do(t, call{method: "POST", path: "/test/upload", token: tok, body: `{"file_b64": "aGk=", "extra": 1}`})
+	if r.status != http.StatusBadRequest || !strings.Contains(r.errMsg(t), "extra") {
+		t.Fatalf("unknown field: %d %s", r.status, r.body)
+	}
+}

@@ -1,0 +1,63 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+
+	"boxd/problem"
+)
+
+// answer is how one problem kind is told to a caller: the HTTP status of
+// a refusal before any output, and the WebSocket close code of a socket
+// that ends with it (contract document 1 section 7).
+type answer struct {
+	status int
+	close  int
+}
+
+// answers is the one table from problem kinds to statuses and close codes.
+// Nothing outside web names a status: pipelines return *problem.Error.
+var answers = map[problem.Kind]answer{
+	problem.Internal:      {http.StatusInternalServerError, 1011},
+	problem.Invalid:       {http.StatusBadRequest, 4400},
+	problem.Unauthorized:  {http.StatusUnauthorized, 4401},
+	problem.Budget:        {http.StatusPaymentRequired, 4402},
+	problem.Forbidden:     {http.StatusForbidden, 4403},
+	problem.NotFound:      {http.StatusNotFound, 4404},
+	problem.Conflict:      {http.StatusConflict, 4409},
+	problem.TooLarge:      {http.StatusRequestEntityTooLarge, 1009},
+	problem.Unsupported:   {http.StatusUnsupportedMediaType, 4415},
+	problem.Unprocessable: {http.StatusUnprocessableEntity, 4422},
+	problem.RateLimited:   {http.StatusTooManyRequests, 4429},
+	problem.Upstream:      {http.StatusBadGateway, 1011},
+	problem.Unavailable:   {http.StatusServiceUnavailable, 1011},
+	problem.Busy:          {http.StatusServiceUnavailable, 4429},
+	problem.ShuttingDown:  {http.StatusServiceUnavailable, 1001},
+}
+
+// closeCodeOf is the WebSocket close code of err.
+func closeCodeOf(err error) int { return answers[problem.KindOf(err)].close }
+
+// writeProblem answers err before any output: its status, Retry-After
+// (whole seconds rounded up, at least 1) when waiting helps, and
+// {"error": message} plus the problem's extra fields.
+func writeProblem(w http.ResponseWriter, err error) {
+	p, ok := problem.As(err)
+	if !ok {
+		p = problem.Wrap(problem.Internal, err, "%s", err.Error())
+	}
+	if p.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(problem.RetrySeconds(p.RetryAfter)))
+	}
+	status := answers[p.Kind].status
+	if len(p.Fields) == 0 {
+		writeError(w, status, p.Message)
+		return
+	}
+	body := make(map[string]any, len(p.Fields)+1)
+	for k, v := range p.Fields {
+		body[k] = v
+	}
+	body["error"] = p.Message
+	writeJSON(w, status, body)
+}
