@@ -1,5 +1,6 @@
 // Package store is boxd's embedded database (SQLite, in the state
-// directory): developer keys, their daily usage, and model-call receipts.
+// directory): developer keys, their daily usage, model-call receipts, and
+// what tool families keep (runs, reports and public pairs; kept.go).
 // Every write is one transaction, so a crash leaves either the whole change
 // or none of it. Keys are stored as SHA-256 hashes only. It depends on no
 // other boxd package: web/platform (keys and budgets), receipts (the
@@ -35,7 +36,7 @@ type Store struct {
 	path string
 }
 
-const schemaVersion = 1
+const schemaVersion = 2
 
 var migrations = []string{
 	// 1: keys, usage, receipts
@@ -66,6 +67,35 @@ var migrations = []string{
 		body TEXT NOT NULL
 	);
 	CREATE INDEX receipts_created ON receipts(created);`,
+	// 2: what tool families keep: runs (one owner, kept a while), reports
+	// (addressed by id, may be public) and public pairs (staging)
+	`CREATE TABLE runs (
+		id TEXT PRIMARY KEY,
+		family TEXT NOT NULL,
+		owner TEXT NOT NULL,
+		created INTEGER NOT NULL,
+		expires INTEGER NOT NULL,
+		body BLOB NOT NULL
+	);
+	CREATE INDEX runs_expires ON runs(expires);
+	CREATE TABLE reports (
+		id TEXT PRIMARY KEY,
+		family TEXT NOT NULL,
+		owner TEXT NOT NULL,
+		created INTEGER NOT NULL,
+		expires INTEGER NOT NULL,
+		body BLOB NOT NULL
+	);
+	CREATE INDEX reports_expires ON reports(expires);
+	CREATE TABLE pairs (
+		id TEXT PRIMARY KEY,
+		family TEXT NOT NULL,
+		owner TEXT NOT NULL,
+		created INTEGER NOT NULL,
+		expires INTEGER NOT NULL,
+		body BLOB NOT NULL
+	);
+	CREATE INDEX pairs_expires ON pairs(expires);`,
 }
 
 // Open opens (creating if needed) the database in dir.

@@ -269,7 +269,7 @@ func checkClosing(t *testing.T, evs []wsEvent, code int) {
 		t.Fatalf("closed %d without an event", code)
 	}
 	last := evs[len(evs)-1]
-	if code == live.CloseNormal {
+	if code == closeNormal {
 		if last.typ() != live.TypeDone {
 			t.Errorf("closed 1000 after %v, want done", last)
 		}
@@ -374,7 +374,7 @@ func TestLiveProtocolScripted(t *testing.T) {
 	w.audio(1.5)
 	w.stop()
 	evs, code := w.rest()
-	if code != live.CloseNormal {
+	if code != closeNormal {
 		t.Fatalf("closed %d, want 1000; events %v", code, evs)
 	}
 	checkClosing(t, evs, code)
@@ -462,7 +462,7 @@ func TestLivePartialsThenFinal(t *testing.T) {
 	w.stop()
 	evs, code := w.rest()
 	checkClosing(t, evs, code)
-	if code != live.CloseNormal {
+	if code != closeNormal {
 		t.Fatalf("closed %d", code)
 	}
 	finals := checkTranscripts(t, w.all)
@@ -500,7 +500,7 @@ func TestLiveReadyFields(t *testing.T) {
 		w.stop()
 		evs, code := w.rest()
 		checkClosing(t, evs, code)
-		if code != live.CloseNormal {
+		if code != closeNormal {
 			t.Errorf("closed %d", code)
 		}
 		// Read once the session is over: ready and budget go out before
@@ -522,7 +522,7 @@ func TestLiveReadyFields(t *testing.T) {
 		t.Errorf("clinical banner with a key %q", b)
 	}
 	w.stop()
-	if evs, code := w.rest(); code != live.CloseNormal {
+	if evs, code := w.rest(); code != closeNormal {
 		t.Errorf("closed %d: %v", code, evs)
 	}
 }
@@ -596,7 +596,7 @@ func TestLiveAuth4401And4403(t *testing.T) {
 		w.expect(live.TypeReady)
 		w.expect(live.TypeBudget)
 		w.stop()
-		if evs, code := w.rest(); code != live.CloseNormal {
+		if evs, code := w.rest(); code != closeNormal {
 			t.Errorf("%s %v: closed %d %v", c.query, c.header, code, evs)
 		}
 		waitLive(t, ts, 0)
@@ -627,7 +627,7 @@ func TestLiveRevokedKeyEndsSession(t *testing.T) {
 		t.Fatalf("revoke: %d %s", r.status, r.body)
 	}
 	evs, code := w.rest()
-	if code != live.CloseUnauthorize {
+	if code != 4401 {
 		t.Fatalf("closed %d, want 4401: %v", code, evs)
 	}
 	checkClosing(t, evs, code)
@@ -646,7 +646,7 @@ func TestLiveKeyRequestRate4429(t *testing.T) {
 	w := wsDial(t, ts, "vertical=sales&token="+key, nil)
 	w.expect(live.TypeReady)
 	w.stop()
-	if evs, code := w.rest(); code != live.CloseNormal {
+	if evs, code := w.rest(); code != closeNormal {
 		t.Fatalf("first socket closed %d: %v", code, evs)
 	}
 	waitLive(t, ts, 0)
@@ -671,7 +671,7 @@ func TestLiveOneSocketPerToken4409(t *testing.T) {
 	again.stop()
 	evs, code := again.rest()
 	checkClosing(t, evs, code)
-	if code != live.CloseNormal {
+	if code != closeNormal {
 		t.Errorf("reconnect closed %d", code)
 	}
 }
@@ -713,7 +713,7 @@ func TestLiveBudgets4402(t *testing.T) {
 	}
 	w.audio(1)
 	evs, code := w.rest()
-	if code != live.CloseBudget {
+	if code != 4402 {
 		t.Fatalf("closed %d, want 4402: %v", code, evs)
 	}
 	checkClosing(t, evs, code)
@@ -745,7 +745,7 @@ func TestLiveBudgets4402(t *testing.T) {
 	w.audio(1)
 	evs, code = w.rest()
 	checkClosing(t, evs, code)
-	if code != live.CloseBudget || evs[len(evs)-1].str("message") != "audio budget used up for today" {
+	if code != 4402 || evs[len(evs)-1].str("message") != "audio budget used up for today" {
 		t.Errorf("key: closed %d after %v", code, evs[len(evs)-1])
 	}
 	waitLive(t, ts, 0)
@@ -782,7 +782,7 @@ func TestLiveSpeechRecognitionUnavailable1011(t *testing.T) {
 	ts = wsServer(t, wsOpts{transcribe: failing})
 	evs, code := wsDial(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil).rest()
 	checkClosing(t, evs, code)
-	if code != live.CloseASR || len(evs) != 3 || evs[0].typ() != live.TypeReady || !strings.Contains(evs[2].str("message"), "the model is busy") {
+	if code != 1011 || len(evs) != 3 || evs[0].typ() != live.TypeReady || !strings.Contains(evs[2].str("message"), "the model is busy") {
 		t.Errorf("closed %d after %v", code, evs)
 	}
 	waitLive(t, ts, 0)
@@ -841,7 +841,7 @@ func TestLiveRealSpeechRecognition(t *testing.T) {
 	w.stop()
 	evs, code := w.rest()
 	checkClosing(t, evs, code)
-	if code != live.CloseNormal {
+	if code != closeNormal {
 		t.Fatalf("closed %d: %v", code, evs[len(evs)-1])
 	}
 	finals := checkTranscripts(t, evs)
@@ -907,7 +907,7 @@ func TestLiveTokenBudgetPausesThenEnds(t *testing.T) {
 	w.stop()
 	evs, code := w.rest()
 	checkClosing(t, evs, code)
-	if code != live.CloseNormal {
+	if code != closeNormal {
 		t.Fatalf("closed %d, want 1000: %v", code, evs)
 	}
 	paused := 0
@@ -941,7 +941,7 @@ func TestLiveTokenBudgetPausesThenEnds(t *testing.T) {
 	w.audio(3.2)
 	evs, code = w.rest()
 	checkClosing(t, evs, code)
-	if code != live.CloseBudget || evs[len(evs)-1].str("message") != "token budget used up" {
+	if code != 4402 || evs[len(evs)-1].str("message") != "token budget used up" {
 		t.Fatalf("closed %d after %v, want 4402 token budget used up", code, evs[len(evs)-1])
 	}
 	receipts, zero := 0, false
@@ -1014,7 +1014,7 @@ func TestLiveDrainFinishesSessions(t *testing.T) {
 		t.Fatalf("Serve: %v", err)
 	}
 	checkClosing(t, evs, code)
-	if code != live.CloseNormal {
+	if code != closeNormal {
 		t.Fatalf("closed %d, want 1000 after done: %v", code, evs)
 	}
 	told, wrapup := -1, -1
@@ -1057,7 +1057,7 @@ func TestLiveDrainGraceCut(t *testing.T) {
 		t.Fatalf("Serve: %v, want the grace expired", err)
 	}
 	checkClosing(t, evs, code)
-	if code != live.CloseGoingAway || evs[len(evs)-1].str("message") != shutdownCutMessage {
+	if code != 1001 || evs[len(evs)-1].str("message") != shutdownCutMessage {
 		t.Fatalf("closed %d after %v, want 1001 and the cut message", code, evs[len(evs)-1])
 	}
 	if evs[len(evs)-2].str("message") != shutdownStopMessage {
@@ -1122,7 +1122,7 @@ func TestLiveTranslateOverTheSocket(t *testing.T) {
 			w.stop()
 			last, code := w.rest()
 			checkClosing(t, last, code)
-			if code != live.CloseNormal {
+			if code != closeNormal {
 				t.Fatalf("closed %d: %v", code, last[len(last)-1])
 			}
 			evs := w.all

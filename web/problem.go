@@ -36,7 +36,13 @@ var answers = map[problem.Kind]answer{
 }
 
 // closeCodeOf is the WebSocket close code of err.
-func closeCodeOf(err error) int { return answers[problem.KindOf(err)].close }
+func closeCodeOf(err error) int { return closeOf(problem.KindOf(err)) }
+
+// closeOf is the WebSocket close code of kind k.
+func closeOf(k problem.Kind) int { return answers[k].close }
+
+// closeNormal closes a socket after done.
+const closeNormal = 1000
 
 // writeProblem answers err before any output: its status, Retry-After
 // (whole seconds rounded up, at least 1) when waiting helps, and

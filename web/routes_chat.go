@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -50,23 +49,6 @@ func decodeOpenAI(w http.ResponseWriter, r *http.Request, limit int64, dst any) 
 	}
 	return nil
 }
-
-// budget adapts a principal to run.Budget, the budget model calls spend.
-type budget struct{ pr *platform.Principal }
-
-func (b budget) Reserve(ctx context.Context, want int64) (int64, func(int64), error) {
-	res, d := b.pr.ReserveTokens(ctx, want)
-	if d != nil {
-		return 0, nil, d
-	}
-	return res.Granted, func(used int64) { _ = res.Commit(context.Background(), used) }, nil
-}
-
-func (b budget) KeyID() *string { return b.pr.KeyID() }
-
-func (b budget) TokensLeft(ctx context.Context) (int64, error) { return b.pr.TokensLeft(ctx) }
-
-func (b budget) Daily() bool { return b.pr.IsKey() }
 
 func (s *Server) chatCompletions(a *Admitted, req *chat.Request) {
 	w, r, pr := a.W, a.R, a.Principal

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"boxd/problem"
@@ -169,7 +168,6 @@ func (s *Server) demoReplay(a *Admitted, body *replayRequest) {
 		sse.refuse(d)
 		return
 	}
-	sse.sess.Store(sess)
 	defer release()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -208,7 +206,7 @@ func (s *Server) watchShutdown(ctx context.Context, cancel context.CancelFunc, s
 		}
 		select {
 		case <-s.cut:
-			sess.End(live.CloseGoingAway, shutdownCutMessage)
+			sess.End(problem.ShuttingDown, shutdownCutMessage)
 			cancel()
 		case <-ctx.Done():
 		}
@@ -216,36 +214,14 @@ func (s *Server) watchShutdown(ctx context.Context, cancel context.CancelFunc, s
 	return early
 }
 
-// sseEvents writes a live session's events on the one SSE writer.
-//
-// Like the socket, the stream ends with the error event of the session's
-// own ending (budget used up, speech recognition failed): lane runs that
-// finish while the session closes are not sent after it.
+// sseEvents writes a live session's events on the one SSE writer. Like
+// the socket, the stream ends with the session's ending error event (its
+// emitter sends nothing after it).
 type sseEvents struct {
-	sse  *sseStream
-	sess atomic.Pointer[live.Session]
+	sse *sseStream
 }
 
-func (k *sseEvents) send(e live.Event) error {
-	if e.Type == live.TypeError {
-		if sess := k.sess.Load(); sess != nil {
-			if end := sess.Ending(); end != nil {
-				if eb, ok := e.Body.(live.ErrorBody); ok && eb.Message == end.Message {
-					err := k.sse.end(e)
-					if errors.Is(err, errStreamEnded) {
-						return nil
-					}
-					return err
-				}
-			}
-		}
-	}
-	err := k.sse.send(e)
-	if errors.Is(err, errStreamEnded) {
-		return nil // after the ending event: dropped
-	}
-	return err
-}
+func (k *sseEvents) send(e live.Event) error { return k.sse.send(e) }
 
 // refuse answers a refusal: its status before the stream started, else an
 // error event.

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -92,24 +91,6 @@ func SpeechTranscriber(e *stream.Engine) live.StartTranscriber {
 		return stream.Start(ctx, e.Session(o), emit), nil
 	}
 }
-
-// liveBudget adapts a principal to live.Budget: the chat adapter (token
-// reservations) plus the audio budget and the stop reserve.
-type liveBudget struct{ budget }
-
-func (b liveBudget) TokensLeft(ctx context.Context) (int64, error) { return b.pr.TokensLeft(ctx) }
-
-func (b liveBudget) AudioLeftMS(ctx context.Context) (int64, error) { return b.pr.AudioLeftMS(ctx) }
-
-func (b liveBudget) ChargeAudio(ctx context.Context, ms int64) (int64, error) {
-	return b.pr.ChargeAudio(ctx, ms)
-}
-
-func (b liveBudget) StopReserve() int64 { return b.pr.StopReserve() }
-
-// Daily is true for a developer key: its budgets are per UTC day, and
-// budget messages end "for today".
-func (b liveBudget) Daily() bool { return b.pr.IsKey() }
 
 // langTag is a language code as clients send it: a base of two or three
 // letters and optional subtags (pt-BR, zh-Hans, es_419).
@@ -262,7 +243,7 @@ func (s *Server) openLive(ctx context.Context, pr *platform.Principal, vertical,
 		release()
 		return nil, nil, problem.Wrap(problem.Internal, err, "the live session could not start: %v", err)
 	}
-	unwatch := pr.OnRevoke(func(msg string) { sess.End(live.CloseUnauthorize, msg) })
+	unwatch := pr.OnRevoke(func(msg string) { sess.End(problem.Unauthorized, msg) })
 	return sess, func() { unwatch(); sess.Close(); release() }, nil
 }
 
@@ -272,32 +253,12 @@ type liveConn struct {
 	now   func() time.Time
 	began time.Time // just before the session started: at_ms of our own events
 
-	sess  atomic.Pointer[live.Session]
-	ended atomic.Bool // the session's closing error event was sent
 }
 
-// sendSession forwards the session's events until the error event of its
-// ending (budget used up, speech recognition failed): that one is the last
-// before the close, so lane runs that finish while the session closes are
-// not sent after it.
-func (c *liveConn) sendSession(ev live.Event) error {
-	if c.ended.Load() {
-		return nil
-	}
-	if err := c.send(ev); err != nil {
-		return err
-	}
-	if ev.Type == live.TypeError {
-		if sess := c.sess.Load(); sess != nil {
-			if e := sess.Ending(); e != nil {
-				if b, ok := ev.Body.(live.ErrorBody); ok && b.Message == e.Message {
-					c.ended.Store(true)
-				}
-			}
-		}
-	}
-	return nil
-}
+// sendSession forwards the session's events. The session's emitter ends
+// with the error event of its ending (budget used up, speech recognition
+// failed): nothing is sent after it.
+func (c *liveConn) sendSession(ev live.Event) error { return c.send(ev) }
 
 func (c *liveConn) send(ev live.Event) error {
 	b, err := json.Marshal(ev)
@@ -412,7 +373,7 @@ func (s *Server) liveSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	q, err := parseLiveQuery(r.URL.Query())
 	if err != nil {
-		c.refuse(live.CloseBadParams, err.Error())
+		c.refuse(closeOf(problem.Invalid), err.Error())
 		return
 	}
 	token := r.URL.Query().Get("token")
@@ -422,7 +383,7 @@ func (s *Server) liveSocket(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if token == "" {
-		c.refuse(live.CloseUnauthorize, "missing token: open /ws/live?vertical=<vertical>&token=<demo session token or dk_ developer key> (get a token from POST /demo/session)")
+		c.refuse(closeOf(problem.Unauthorized), "missing token: open /ws/live?vertical=<vertical>&token=<demo session token or dk_ developer key> (get a token from POST /demo/session)")
 		return
 	}
 	pr, d := s.platform.Authenticate(r.Context(), token, q.vertical)
@@ -441,7 +402,6 @@ func (s *Server) liveSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer closeSession()
-	c.sess.Store(sess)
 	s.log.Info("live session opened", "caller", pr.LogID(), "vertical", q.vertical)
 	code := s.runLive(ctx, cancel, c, sess)
 	s.log.Info("live session ended", "caller", pr.LogID(), "vertical", q.vertical, "close", code)
@@ -481,8 +441,9 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 		}
 		e := sess.Ending()
 		sess.Close() // flushes the queued events, the error event last
-		c.closeWith(e.Code, e.Message)
-		return e.Code
+		code := closeOf(e.Kind)
+		c.closeWith(code, e.Message)
+		return code
 	}
 	for {
 		select {
@@ -506,7 +467,7 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 			// The shutdown grace is over: end with an error event and 1001;
 			// cancelling the stop cuts a model call in progress short (not
 			// ctx: that would drop the socket before the error event).
-			sess.End(live.CloseGoingAway, shutdownCutMessage)
+			sess.End(problem.ShuttingDown, shutdownCutMessage)
 			stopCancel()
 			return end()
 		case err := <-stopDone:
@@ -516,11 +477,11 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 			}
 			if err != nil {
 				sess.Close()
-				c.refuse(live.CloseASR, "the session could not stop: "+err.Error())
-				return live.CloseASR
+				c.refuse(closeOf(problem.Unavailable), "the session could not stop: "+err.Error())
+				return closeOf(problem.Unavailable)
 			}
-			c.closeWith(live.CloseNormal, "done")
-			return live.CloseNormal
+			c.closeWith(closeNormal, "done")
+			return closeNormal
 		case m := <-msgs:
 			if stopDone != nil {
 				continue // stopping: later frames are ignored
@@ -542,8 +503,8 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 				case ctx.Err() != nil:
 				default:
 					sess.Close()
-					c.refuse(live.CloseASR, "the audio could not be taken: "+err.Error())
-					return live.CloseASR
+					c.refuse(closeOf(problem.Unavailable), "the audio could not be taken: "+err.Error())
+					return closeOf(problem.Unavailable)
 				}
 			default:
 				var sm stopMessage

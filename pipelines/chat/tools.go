@@ -2,13 +2,12 @@ package chat
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"boxd/engine/llm"
+	"boxd/ids"
 	"boxd/pipelines/llmcall"
 	"boxd/problem"
 )
@@ -228,8 +227,4 @@ func (m *toolMode) parse(text string) ([]ToolCall, bool) {
 	return calls, true
 }
 
-func callID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "call_" + hex.EncodeToString(b[:])
-}
+func callID() string { return ids.New("call_", 12) }

@@ -12,48 +12,22 @@
 // verticals builds the set a box serves.
 package live
 
-import (
-	"encoding/json"
-)
+import "boxd/run"
 
-// Event types, as the contract names them.
+// Event types, as the contract names them; receipt, budget, error and
+// done are every run's (package run).
 const (
 	TypeReady      = "ready"
 	TypeTranscript = "transcript"
 	TypeLane       = "lane"
-	TypeReceipt    = "receipt"
-	TypeBudget     = "budget"
-	TypeError      = "error"
-	TypeDone       = "done"
+	TypeReceipt    = run.TypeReceipt
+	TypeBudget     = run.TypeBudget
+	TypeError      = run.TypeError
+	TypeDone       = run.TypeDone
 )
 
-// Event is one server event: its type, milliseconds since the session
-// began, and the type's fields. It marshals flat: {"type", "at_ms", ...}.
-type Event struct {
-	Type string
-	AtMS int64
-	Body any // one of the *Body structs below
-}
-
-// MarshalJSON writes the envelope and the body's fields in one object.
-func (e Event) MarshalJSON() ([]byte, error) {
-	body, err := json.Marshal(e.Body)
-	if err != nil {
-		return nil, err
-	}
-	head, _ := json.Marshal(struct {
-		Type string `json:"type"`
-		AtMS int64  `json:"at_ms"`
-	}{e.Type, e.AtMS})
-	if len(body) <= 2 { // {} or null
-		return head, nil
-	}
-	out := make([]byte, 0, len(head)+len(body))
-	out = append(out, head[:len(head)-1]...)
-	out = append(out, ',')
-	out = append(out, body[1:]...)
-	return out, nil
-}
+// Event is one server event, run's envelope: {"type", "at_ms", ...}.
+type Event = run.Event
 
 // Models names the models a session uses.
 type Models struct {
@@ -91,28 +65,14 @@ type LaneBody struct {
 	LatencyMS int64  `json:"latency_ms"`
 }
 
-// ReceiptBody is one model call's receipt.
-type ReceiptBody struct {
-	ID         string  `json:"id"`
-	Model      string  `json:"model"`
-	GatewaySig string  `json:"gateway_sig"`
-	Provider   string  `json:"provider"`
-	Status     string  `json:"status"`
-	KeyID      *string `json:"key_id"`
-}
+// ReceiptBody is run.ReceiptBody (every run sends it).
+type ReceiptBody = run.ReceiptBody
 
-// BudgetBody is what is left of the caller's budgets.
-type BudgetBody struct {
-	SecondsAudioLeft int64   `json:"seconds_audio_left"`
-	LLMTokensLeft    int64   `json:"llm_tokens_left"`
-	KeyID            *string `json:"key_id,omitempty"`
-	Period           string  `json:"period,omitempty"` // "day" with a key
-}
+// BudgetBody is run.BudgetBody (every run sends it).
+type BudgetBody = run.BudgetBody
 
-// ErrorBody says what went wrong; it precedes every close.
-type ErrorBody struct {
-	Message string `json:"message"`
-}
+// ErrorBody is run.ErrorBody (every run sends it).
+type ErrorBody = run.ErrorBody
 
 // DoneBody carries the session's final artifact.
 type DoneBody struct {

@@ -391,7 +391,7 @@ func (s *Session) call(ctx context.Context, id string, schema json.RawMessage, m
 				// and pass 2 fails.
 				return nil, errNoTokens
 			}
-			s.end(CloseBudget, "token budget used up"+s.suffix())
+			s.end(problem.Budget, "token budget used up"+s.suffix())
 		}
 		return nil, err
 	}
@@ -400,7 +400,7 @@ func (s *Session) call(ctx context.Context, id string, schema json.RawMessage, m
 	if err == nil || ctx.Err() == nil {
 		s.budgetEvent(ctx)
 		if left, lerr := s.cfg.Budget.TokensLeft(ctx); lerr == nil && left == 0 && !final {
-			s.end(CloseBudget, "token budget used up"+s.suffix())
+			s.end(problem.Budget, "token budget used up"+s.suffix())
 		}
 	}
 	if errors.Is(err, llmcall.ErrCut) {

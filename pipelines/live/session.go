@@ -9,35 +9,20 @@ import (
 
 	"boxd/engine/asr/stream"
 	"boxd/pipelines/llmcall"
+	"boxd/problem"
 	"boxd/run"
-)
-
-// Close codes a session ends with (contract document 1, section 7).
-const (
-	CloseNormal = 1000
-	// CloseGoingAway: the box shut down before the session was done (not
-	// in the contract's table, which sends any other drop to reconnect
-	// with backoff; see docs/decisions.md).
-	CloseGoingAway   = 1001
-	CloseASR         = 1011
-	CloseBudget      = 4402
-	CloseBadParams   = 4400
-	CloseUnauthorize = 4401
 )
 
 // Budget is the caller's token and audio budgets (a web/platform
 // Principal adapted).
 type Budget interface {
 	run.Budget
-	TokensLeft(ctx context.Context) (int64, error)
 	AudioLeftMS(ctx context.Context) (int64, error)
 	// ChargeAudio counts ms of received audio and returns the audio left.
 	ChargeAudio(ctx context.Context, ms int64) (int64, error)
 	// StopReserve is the token budget live lanes leave for the stop
 	// artifact.
 	StopReserve() int64
-	// Daily is true for a developer key (budgets per UTC day).
-	Daily() bool
 }
 
 // Transcriber turns audio frames into transcript events; *stream.Stream is
@@ -82,9 +67,10 @@ const (
 )
 
 // Ending is why a session ended on its own: the close code and the message
-// of the error event sent before it.
+// of the error event sent before it. Kind is what the transport tells the
+// peer (web maps it to the socket's close code).
 type Ending struct {
-	Code    int
+	Kind    problem.Kind
 	Message string
 }
 
@@ -98,11 +84,9 @@ type Session struct {
 	ctx   context.Context
 	stop  context.CancelFunc
 
-	events   chan Event
-	sent     chan struct{} // closed when the sender has stopped
-	emitMu   sync.Mutex
-	closed   bool
-	silenced bool // after the ending error event
+	// em delivers the events in order; the ending error event is its
+	// last (lanes still finishing send nothing after it).
+	em *run.Emitter
 
 	tr Transcriber
 
@@ -144,9 +128,18 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Session{cfg: cfg, start: cfg.Now(), ctx: ctx, stop: cancel,
-		events: make(chan Event, 256), sent: make(chan struct{}), endedCh: make(chan struct{})}
+		endedCh: make(chan struct{})}
 	s.state = State{Vertical: v.ID, Lang: cfg.Lang, Target: cfg.Target, Lanes: map[string]LaneBody{}}
-	go s.sender()
+	s.em = run.NewEmitter(cfg.Send, cfg.Now, run.DefaultQueue)
+	s.start = s.em.Start()
+	go func() {
+		// A failed send ends the session: the peer went away.
+		select {
+		case <-s.em.Failed():
+			s.stop()
+		case <-ctx.Done():
+		}
+	}()
 
 	ready := ReadyBody{Vertical: v.ID, Models: cfg.Models, Receipts: "signed"}
 	switch v.ID {
@@ -169,7 +162,7 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	tr, err := cfg.Transcribe(ctx, lang, s.onTranscript)
 	if err != nil {
-		s.end(CloseASR, "speech recognition is unavailable: "+err.Error())
+		s.end(problem.Unavailable, "speech recognition is unavailable: "+err.Error())
 		return s, nil
 	}
 	s.tr = tr
@@ -182,37 +175,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
-// atMS is the session clock.
-func (s *Session) atMS() int64 { return s.cfg.Now().Sub(s.start).Milliseconds() }
-
-// emit queues an event; events keep their order. After Close it drops
-// them.
-func (s *Session) emit(typ string, body any) {
-	s.emitMu.Lock()
-	defer s.emitMu.Unlock()
-	if s.closed || s.silenced {
-		return
-	}
-	ev := Event{Type: typ, AtMS: s.atMS(), Body: body}
-	select {
-	case s.events <- ev:
-	case <-s.sent: // the peer went away
-	}
-}
-
-// sender delivers events until the end marker (an Event without a type).
-func (s *Session) sender() {
-	defer close(s.sent)
-	for ev := range s.events {
-		if ev.Type == "" {
-			return
-		}
-		if err := s.cfg.Send(ev); err != nil {
-			s.stop()
-			return
-		}
-	}
-}
+// emit queues an event; events keep their order. After the ending or
+// Close it drops them.
+func (s *Session) emit(typ string, body any) { s.em.Emit(typ, body) }
 
 // Ended is closed when the session ended on its own (budget used up, speech
 // recognition failed); Ending says how.
@@ -226,39 +191,31 @@ func (s *Session) Ending() *Ending {
 }
 
 // end records the ending once and sends its error event.
-func (s *Session) end(code int, msg string) {
+func (s *Session) end(k problem.Kind, msg string) {
 	s.mu.Lock()
 	if s.ended != nil {
 		s.mu.Unlock()
 		return
 	}
-	s.ended = &Ending{Code: code, Message: msg}
+	s.ended = &Ending{Kind: k, Message: msg}
 	s.mu.Unlock()
-	s.emit(TypeError, ErrorBody{Message: msg})
 	// The error is the last event before the close: lanes still finishing
 	// send nothing more.
-	s.emitMu.Lock()
-	s.silenced = true
-	s.emitMu.Unlock()
+	s.em.End(TypeError, ErrorBody{Message: msg})
 	close(s.endedCh)
 }
 
 // End ends the session from outside (the box is shutting down): like a
 // budget used up, the error event with msg is its last event, Ended
-// closes and Ending reports code and msg. A session that already ended
-// keeps its ending.
-func (s *Session) End(code int, msg string) { s.end(code, msg) }
+// closes and Ending reports k and msg. A session that already ended keeps
+// its ending.
+func (s *Session) End(k problem.Kind, msg string) { s.end(k, msg) }
 
 // Error sends an error event through the session's queue (so at_ms stays
 // in order with the session's own events); the session goes on.
 func (s *Session) Error(msg string) { s.emit(TypeError, ErrorBody{Message: msg}) }
 
-func (s *Session) suffix() string {
-	if s.cfg.Budget.Daily() {
-		return " for today"
-	}
-	return ""
-}
+func (s *Session) suffix() string { return run.UsedUpSuffix(s.cfg.Budget) }
 
 // Audio takes one binary frame of 16 kHz mono PCM16: it is charged to the
 // audio budget and transcribed. A bad frame is an error the caller reports
@@ -297,14 +254,14 @@ func (s *Session) Audio(ctx context.Context, frame []byte) error {
 		if errors.Is(err, stream.ErrBadFrame) {
 			return err
 		}
-		s.end(CloseASR, "speech recognition failed: "+err.Error())
+		s.end(problem.Unavailable, "speech recognition failed: "+err.Error())
 		return ErrEnded
 	}
 	if report {
 		s.budgetEvent(ctx)
 	}
 	if left == 0 {
-		s.end(CloseBudget, "audio budget used up"+s.suffix())
+		s.end(problem.Budget, "audio budget used up"+s.suffix())
 		return ErrEnded
 	}
 	return nil
@@ -363,7 +320,7 @@ func (s *Session) Stop(ctx context.Context) error {
 	s.mu.Unlock()
 	if s.tr != nil {
 		if err := s.tr.Close(ctx); err != nil && s.Ending() == nil {
-			s.end(CloseASR, "speech recognition failed: "+err.Error())
+			s.end(problem.Unavailable, "speech recognition failed: "+err.Error())
 		}
 	}
 	for _, r := range s.lanes {
@@ -431,16 +388,7 @@ func (s *Session) Close() {
 		r.finish()
 	}
 	s.laneWG.Wait()
-	s.emitMu.Lock()
-	if !s.closed {
-		s.closed = true
-		select {
-		case s.events <- Event{}:
-		case <-s.sent:
-		}
-	}
-	s.emitMu.Unlock()
-	<-s.sent
+	s.em.Close()
 }
 
 func (s *Session) setLane(lb LaneBody) {

@@ -11,6 +11,7 @@ import (
 
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/livetest"
+	"boxd/problem"
 )
 
 // testVertical has a local lane (counts sentences), a model lane and an
@@ -116,7 +117,7 @@ func TestSessionAudioBudget(t *testing.T) {
 	for i := 0; i < 20 && err2 == nil; i++ {
 		err2 = s.Audio(context.Background(), frame)
 	}
-	if err2 != live.ErrEnded || s.Ending() == nil || s.Ending().Code != live.CloseBudget || s.Ending().Message != "audio budget used up" {
+	if err2 != live.ErrEnded || s.Ending() == nil || s.Ending().Kind != problem.Budget || s.Ending().Message != "audio budget used up" {
 		t.Fatalf("ending %v %+v", err2, s.Ending())
 	}
 	s.Close()

@@ -22,8 +22,6 @@ package llmcall
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -35,6 +33,7 @@ import (
 	"boxd/engine/llm"
 	"boxd/engine/models"
 	"boxd/gpu"
+	"boxd/ids"
 	"boxd/problem"
 	"boxd/run"
 )
@@ -162,11 +161,7 @@ type Result struct {
 var ErrCut = errors.New("llmcall: the answer was cut at max tokens")
 
 // NewID makes a completion id.
-func NewID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return "chatcmpl-" + hex.EncodeToString(b[:])
-}
+func NewID() string { return ids.New("chatcmpl-", 12) }
 
 // Temperature is llama.cpp's default sampling (top_k 40, top_p 0.95,
 // min_p 0.05) at temperature t; 0.8 is its default temperature.

@@ -123,12 +123,12 @@ func ended(s *live.Session) error {
 }
 
 // Ended is the error Run returns when the session ended on its own before
-// the audio was through: the close code and the message of the error event
+// the audio was through: the problem kind and the message of the error event
 // the session already sent.
 type Ended struct{ live.Ending }
 
 func (e *Ended) Error() string {
-	return fmt.Sprintf("replay: session ended (%d): %s", e.Code, e.Message)
+	return fmt.Sprintf("replay: session ended (%s): %s", e.Kind, e.Message)
 }
 
 // Is makes errors.Is(err, live.ErrEnded) true.

@@ -16,6 +16,7 @@ import (
 	"boxd/pipelines/live/livetest"
 	"boxd/pipelines/live/scripts"
 	"boxd/pipelines/replay"
+	"boxd/problem"
 )
 
 // fakeClock is the session's clock; sleep moves it.
@@ -197,7 +198,7 @@ func TestRunStopsWhenTheSessionEnds(t *testing.T) {
 	s, rec := start(t, clk, fromTimings(shortScript), 1000) // 1 s of audio budget
 	err := replay.Run(context.Background(), s, make([]byte, 50*3200), 2, clk.Sleep)
 	var end *replay.Ended
-	if !errors.As(err, &end) || end.Code != live.CloseBudget || !errors.Is(err, live.ErrEnded) {
+	if !errors.As(err, &end) || end.Kind != problem.Budget || !errors.Is(err, live.ErrEnded) {
 		t.Fatalf("err %v", err)
 	}
 	if len(clk.sleeps) != 10 {

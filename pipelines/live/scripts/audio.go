@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"boxd/atomicfile"
 )
 
 // SampleRate is the rate of the audio Audio returns: 16 kHz mono PCM16
@@ -235,23 +237,7 @@ func writeCache(dir string, m *cacheMeta, pcm []byte) error {
 }
 
 func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("scripts: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return fmt.Errorf("scripts: writing %s: %w", path, err)
 	}
 	return nil
