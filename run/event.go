@@ -73,3 +73,33 @@ type BudgetBody struct {
 type ErrorBody struct {
 	Message string `json:"message"`
 }
+
+// Tally is what a stream: false answer carries of its run's events: the
+// receipts of its model calls, in order, and the last budget. Answers embed
+// it (the contract's "receipts" and "budget" fields); the transport fills
+// it from the same events a stream would have sent.
+type Tally struct {
+	Receipts []ReceiptBody `json:"receipts,omitempty"`
+	Budget   *BudgetBody   `json:"budget,omitempty"`
+}
+
+// Add counts one event.
+func (t *Tally) Add(ev Event) {
+	switch b := ev.Body.(type) {
+	case ReceiptBody:
+		if ev.Type == TypeReceipt {
+			t.Receipts = append(t.Receipts, b)
+		}
+	case BudgetBody:
+		if ev.Type == TypeBudget {
+			bb := b
+			t.Budget = &bb
+		}
+	}
+}
+
+// SetTally replaces the tally (answers that embed Tally implement Tallied).
+func (t *Tally) SetTally(x Tally) { *t = x }
+
+// Tallied is an answer that carries its run's tally.
+type Tallied interface{ SetTally(Tally) }

@@ -3,6 +3,7 @@ package run
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -94,5 +95,23 @@ func TestStoreOwnerTTLAndBound(t *testing.T) {
 	}
 	if s.Delete("c", "bob") {
 		t.Fatal("only the owner deletes")
+	}
+}
+
+func TestTallyKeepsReceiptsAndTheLastBudget(t *testing.T) {
+	var tl Tally
+	tl.Add(Event{Type: TypeReceipt, Body: ReceiptBody{ID: "a"}})
+	tl.Add(Event{Type: TypeBudget, Body: BudgetBody{LLMTokensLeft: 9}})
+	tl.Add(Event{Type: "lane", Body: ErrorBody{Message: "not counted"}})
+	tl.Add(Event{Type: TypeReceipt, Body: ReceiptBody{ID: "b"}})
+	tl.Add(Event{Type: TypeBudget, Body: BudgetBody{LLMTokensLeft: 4}})
+	if len(tl.Receipts) != 2 || tl.Receipts[1].ID != "b" || tl.Budget == nil || tl.Budget.LLMTokensLeft != 4 {
+		t.Fatalf("%+v", tl)
+	}
+	var ans struct{ Tally }
+	var _ Tallied = &ans
+	ans.SetTally(tl)
+	if b, _ := json.Marshal(ans); !strings.Contains(string(b), `"receipts":[{"id":"a"`) || !strings.Contains(string(b), `"budget":{`) {
+		t.Fatalf("%s", b)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -211,6 +212,12 @@ type testRunBody struct {
 	Stream bool   `json:"stream"`
 }
 
+// testRunAnswer is the test run's stream: false answer.
+type testRunAnswer struct {
+	RunID string `json:"run_id"`
+	run.Tally
+}
+
 // TestRunRouteStreamsOrCollects declares a route the way a new family
 // does and runs it both ways: SSE when asked (stream: true or Accept),
 // else one JSON answer with the receipt ids; a failure before the first
@@ -231,7 +238,8 @@ func TestRunRouteStreamsOrCollects(t *testing.T) {
 						return nil, problem.New(problem.Upstream, "the model failed later")
 					}
 					em.Emit(run.TypeDone, map[string]any{"summary": map[string]int{"n": 1}})
-					return map[string]any{"run_id": "run_1"}, nil
+					em.Emit(run.TypeBudget, run.BudgetBody{LLMTokensLeft: 7})
+					return &testRunAnswer{RunID: "run_1"}, nil
 				})
 			},
 		})
@@ -242,6 +250,10 @@ func TestRunRouteStreamsOrCollects(t *testing.T) {
 	if r.status != http.StatusOK || r.json(t)["run_id"] != "run_1" || r.header.Get("x-service-receipt") != "chatcmpl-1" {
 		t.Fatalf("collected: %d %v %s", r.status, r.header, r.body)
 	}
+	if m := r.json(t); fmt.Sprint(m["receipts"]) != "[map[gateway_sig: id:chatcmpl-1 key_id:<nil> model: provider: status:attested]]" ||
+		fmt.Sprint(m["budget"]) != "map[llm_tokens_left:7 seconds_audio_left:0]" {
+		t.Fatalf("the answer's tally: %s", r.body)
+	}
 	r = ts.do(t, call{method: "POST", path: "/test/run", token: tok, body: `{"fail": "before", "stream": true}`})
 	if r.status != http.StatusBadGateway || r.errMsg(t) != "the model failed" {
 		t.Fatalf("failed before the first event: %d %s", r.status, r.body)
@@ -251,14 +263,14 @@ func TestRunRouteStreamsOrCollects(t *testing.T) {
 		headers map[string]string
 		last    string
 	}{
-		{`{"stream": true}`, nil, `"type":"done"`},
-		{`{}`, map[string]string{"Accept": "text/event-stream"}, `"type":"done"`},
+		{`{"stream": true}`, nil, `"type":"budget"`},
+		{`{}`, map[string]string{"Accept": "text/event-stream"}, `"type":"budget"`},
 		{`{"fail": "after", "stream": true}`, nil, `"type":"error","at_ms":`},
 	} {
 		r := ts.do(t, call{method: "POST", path: "/test/run", token: tok, body: c.body, headers: c.headers})
 		lines := strings.Split(strings.TrimSpace(string(r.body)), "\n\n")
-		if r.status != http.StatusOK || r.header.Get("Content-Type") != "text/event-stream" || len(lines) != 2 ||
-			!strings.Contains(lines[0], `"type":"receipt"`) || !strings.Contains(lines[1], c.last) {
+		if r.status != http.StatusOK || r.header.Get("Content-Type") != "text/event-stream" || len(lines) < 2 ||
+			!strings.Contains(lines[0], `"type":"receipt"`) || !strings.Contains(lines[len(lines)-1], c.last) {
 			t.Fatalf("%s: %d %q", c.body, r.status, lines)
 		}
 	}

@@ -830,7 +830,7 @@ func TestLiveRealSpeechRecognition(t *testing.T) {
 	began = time.Now()
 	cfg := configs.Defaults()
 	cfg.Limits.AudioBudgetS = 60
-	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: SpeechTranscriber(engine), verticals: map[string]*live.Vertical{"field": field.New()}, model: true})
+	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: live.SpeechTranscriber(engine), verticals: map[string]*live.Vertical{"field": field.New()}, model: true})
 	w := wsDial(t, ts, "vertical=field&token="+session(t, ts, "field"), nil)
 	w.expect(live.TypeReady)
 	w.expect(live.TypeBudget)

@@ -48,7 +48,7 @@ func TestReplayEveryScriptThroughThePipeline(t *testing.T) {
 	cfg.Listen = "127.0.0.1:0"
 	cfg.StateDir = t.TempDir()
 	deps := testDeps(t, cfg, Probes{}, nil)
-	deps.Transcribe = SpeechTranscriber(engine)
+	deps.Transcribe = live.SpeechTranscriber(engine)
 	deps.LiveModels = live.Models{ASR: "whisper-micro-test", LLM: cfg.Models.LLM.ID}
 	deps.LiveVerticals = verticals
 	deps.Chat = &chat.Service{Engine: e, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: deps.Key.ID(), Receipts: deps.Receipts}

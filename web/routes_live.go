@@ -5,19 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"boxd/problem"
 
 	"github.com/coder/websocket"
 
-	"boxd/engine/asr"
 	"boxd/engine/asr/stream"
 	"boxd/families"
 	"boxd/pipelines/live"
@@ -29,20 +25,6 @@ const livePath = "/ws/live"
 
 // liveVerticalIDs are the verticals /ws/live serves (the families table).
 var liveVerticalIDs = families.LiveIDs()
-
-// Frame limits. A binary frame of up to stream.MaxFrameBytes (2 s of audio)
-// is audio; a larger message up to liveMessageCap is read, dropped and
-// answered with an error event (the session goes on, like an odd-length
-// frame); above liveMessageCap the socket is closed 1009 after an error
-// event, since reading on would let one message take any memory or time.
-const (
-	liveFrameLimit = stream.MaxFrameBytes
-	liveMessageCap = 1 << 20
-)
-
-// liveWriteTimeout bounds one event write: a client that stops reading is
-// dropped instead of holding the session.
-const liveWriteTimeout = 10 * time.Second
 
 func (s *Server) liveRoutes() {
 	s.Handle(http.MethodGet, livePath, s.liveSocket)
@@ -62,83 +44,6 @@ func (s *Server) sockets(checked http.Handler) http.Handler {
 		}
 		checked.ServeHTTP(w, r)
 	})
-}
-
-// wantsWebSocket reports whether r asks for a WebSocket upgrade.
-func wantsWebSocket(r *http.Request) bool {
-	for _, v := range strings.Split(r.Header.Get("Upgrade"), ",") {
-		if strings.EqualFold(strings.TrimSpace(v), "websocket") {
-			return true
-		}
-	}
-	return false
-}
-
-// SpeechTranscriber starts live transcribers on the box's speech engine:
-// Whisper in the session's spoken language ("auto" detects) with the
-// transcribe task (translate sessions are translated by the text model),
-// run by a stream.Stream on its own goroutine. A nil engine gives a nil
-// StartTranscriber: live sockets then close 1011.
-func SpeechTranscriber(e *stream.Engine) live.StartTranscriber {
-	if e == nil {
-		return nil
-	}
-	return func(ctx context.Context, lang string, emit func(stream.Event)) (live.Transcriber, error) {
-		o, err := e.Options(lang, asr.TaskTranscribe)
-		if err != nil {
-			return nil, err
-		}
-		return stream.Start(ctx, e.Session(o), emit), nil
-	}
-}
-
-// langTag is a language code as clients send it: a base of two or three
-// letters and optional subtags (pt-BR, zh-Hans, es_419).
-var langTag = regexp.MustCompile(`^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$`)
-
-// liveLanguage checks a lang or target value and maps it to its base code
-// (pt-BR → pt); auto is allowed for the spoken language only.
-func liveLanguage(name, value string, auto bool) (string, error) {
-	if strings.EqualFold(value, "auto") {
-		if auto {
-			return "auto", nil
-		}
-		return "", fmt.Errorf("%s cannot be auto: name the language to translate into, one of %s (en and es are tested end to end)", name, strings.Join(asr.SpokenLanguages, ", "))
-	}
-	accepted := strings.Join(asr.SpokenLanguages, ", ")
-	if auto {
-		accepted = "auto, " + accepted
-	}
-	if !langTag.MatchString(value) {
-		return "", fmt.Errorf("%s %q is not a language code; use one of %s (a region such as pt-BR is accepted)", name, value, accepted)
-	}
-	base := strings.ToLower(value[:strings.IndexFunc(value+"-", func(r rune) bool { return r == '-' || r == '_' })])
-	for _, l := range asr.SpokenLanguages {
-		if base == l {
-			return base, nil
-		}
-	}
-	return "", fmt.Errorf("%s %q is not supported; use one of %s", name, value, accepted)
-}
-
-// liveLanguages checks translate's lang and target ("" takes the defaults
-// auto and en).
-func liveLanguages(lang, target string) (string, string, error) {
-	if lang == "" {
-		lang = "auto"
-	}
-	if target == "" {
-		target = "en"
-	}
-	l, err := liveLanguage("lang", lang, true)
-	if err != nil {
-		return "", "", err
-	}
-	tg, err := liveLanguage("target", target, false)
-	if err != nil {
-		return "", "", err
-	}
-	return l, tg, nil
 }
 
 // liveQuery is a checked /ws/live query.
@@ -174,7 +79,7 @@ func parseLiveQuery(q url.Values) (liveQuery, error) {
 		}
 		return liveQuery{vertical: v}, nil
 	}
-	lang, target, err := liveLanguages(q.Get("lang"), q.Get("target"))
+	lang, target, err := live.Languages(q.Get("lang"), q.Get("target"))
 	if err != nil {
 		return liveQuery{}, err
 	}
@@ -213,7 +118,7 @@ func (s *Server) openLive(ctx context.Context, pr *platform.Principal, vertical,
 	}
 	if families.AcceptsLiveParam(vertical, "lang") {
 		var err error
-		if lang, target, err = liveLanguages(lang, target); err != nil {
+		if lang, target, err = live.Languages(lang, target); err != nil {
 			return nil, nil, problem.New(problem.Invalid, "%s", err.Error())
 		}
 	} else {
@@ -247,58 +152,6 @@ func (s *Server) openLive(ctx context.Context, pr *platform.Principal, vertical,
 	return sess, func() { unwatch(); sess.Close(); release() }, nil
 }
 
-// liveConn writes events to a socket.
-type liveConn struct {
-	conn  *websocket.Conn
-	now   func() time.Time
-	began time.Time // just before the session started: at_ms of our own events
-
-}
-
-// sendSession forwards the session's events. The session's emitter ends
-// with the error event of its ending (budget used up, speech recognition
-// failed): nothing is sent after it.
-func (c *liveConn) sendSession(ev live.Event) error { return c.send(ev) }
-
-func (c *liveConn) send(ev live.Event) error {
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), liveWriteTimeout)
-	defer cancel()
-	return c.conn.Write(ctx, websocket.MessageText, b)
-}
-
-// errorEvent sends an error event on the session clock (0 before a session
-// started).
-func (c *liveConn) errorEvent(msg string) error {
-	var at int64
-	if !c.began.IsZero() {
-		at = c.now().Sub(c.began).Milliseconds()
-	}
-	return c.send(live.Event{Type: live.TypeError, AtMS: at, Body: live.ErrorBody{Message: msg}})
-}
-
-// closeWith closes the socket with code; the reason is the message cut to
-// the 123 bytes a close frame holds.
-func (c *liveConn) closeWith(code int, msg string) {
-	if len(msg) > 123 {
-		cut := 120
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "..."
-	}
-	_ = c.conn.Close(websocket.StatusCode(code), msg)
-}
-
-// refuse sends the error event that precedes every close, then closes.
-func (c *liveConn) refuse(code int, msg string) {
-	_ = c.errorEvent(msg)
-	c.closeWith(code, msg)
-}
-
 // What a live session is told when the box shuts down: first that it
 // stops now (its final lanes follow), and, if shutdown_grace_s runs out
 // before done, that it was cut.
@@ -306,35 +159,6 @@ const (
 	shutdownStopMessage = "the box is shutting down: this session stops now as if stop had been sent; its final lanes and done follow"
 	shutdownCutMessage  = "the box shut down before this session was done (shutdown_grace_s ran out); reconnect once it is back: the session's transcript was not kept"
 )
-
-// liveMsg is one message from the client.
-type liveMsg struct {
-	typ  websocket.MessageType
-	data []byte
-	size int64 // bytes when over liveFrameLimit (data is then nil)
-	huge bool  // over liveMessageCap: the socket closes
-}
-
-// readLive reads one message, keeping at most liveFrameLimit bytes.
-func readLive(ctx context.Context, conn *websocket.Conn) (liveMsg, error) {
-	typ, r, err := conn.Reader(ctx)
-	if err != nil {
-		return liveMsg{}, err
-	}
-	data, err := io.ReadAll(io.LimitReader(r, liveFrameLimit+1))
-	if err != nil {
-		return liveMsg{}, err
-	}
-	if len(data) <= liveFrameLimit {
-		return liveMsg{typ: typ, data: data}, nil
-	}
-	n, err := io.Copy(io.Discard, io.LimitReader(r, liveMessageCap-int64(len(data))+1))
-	if err != nil {
-		return liveMsg{}, err
-	}
-	size := int64(len(data)) + n
-	return liveMsg{typ: typ, size: size, huge: size > liveMessageCap}, nil
-}
 
 // stopMessage is the one text frame a client sends.
 type stopMessage struct {

@@ -137,16 +137,6 @@ func (j *jsonErrorWriter) Write(b []byte) (int, error) {
 	return j.ResponseWriter.Write(b)
 }
 
-// refusalText tells the caller what to change, by category.
-var refusalText = map[studio.Category]string{
-	studio.VoiceImitation:       "the prompt policy refused this job: it asks to imitate a real person's voice; describe the voice (range, timbre, delivery) without naming or likening it to anyone",
-	studio.RealSong:             "the prompt policy refused this job: it asks for an existing song (a cover, remix, its lyrics or melody); ask for an original piece",
-	studio.CopyrightedCharacter: "the prompt policy refused this job: it names a character or franchise owned by others; describe an original character",
-	studio.RealArtist:           "the prompt policy refused this job: it names a real artist or asks for their style; describe genre, period, instruments, mood or technique instead",
-	studio.Infringing:           "the prompt policy refused this job: it asks for logos, trademarks, watermarks or other protected material",
-	studio.Unavailable:          "the prompt policy could not check this prompt (the model judge that clears unclear prompts is not available on this box right now); nothing was queued; try again later, or rephrase without names, titles or words such as style, like or version",
-}
-
 // JobAccepted is the response of POST /studio/jobs.
 type JobAccepted struct {
 	JobID     string        `json:"job_id"`
@@ -205,8 +195,7 @@ func (h *studioRoutes) submitJob(a *Admitted, b *jobBody) {
 		if dec.Err != nil && !errors.Is(dec.Err, studio.ErrNoJudge) {
 			s.log.Warn("studio policy judge failed", "caller", owner, "err", dec.Err)
 		}
-		writeProblem(w, problem.New(problem.Unprocessable, "%s", refusalText[dec.Category]).
-			With("category", string(dec.Category)).With("policy_url", studio.PolicyURL))
+		writeProblem(w, dec.Refusal())
 		return
 	}
 	v, err := h.queue.Submit(owner, network, spec)
@@ -231,58 +220,8 @@ func (h *studioRoutes) getJob(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
-// StudioPolicy is GET /studio/policy.
-type StudioPolicy struct {
-	PolicyURL        string             `json:"policy_url"`
-	Text             string             `json:"text"`
-	PromptCategories []studio.Described `json:"prompt_categories"`
-	ReportCategories []studio.Described `json:"report_categories"`
-	Limits           StudioLimits       `json:"limits"`
-	RenderWorker     bool               `json:"render_worker"`
-}
-
-// StudioLimits are the studio's limits (contract section 8).
-type StudioLimits struct {
-	JobsPerToken             int     `json:"jobs_per_token"`
-	ReportsPerAddressPerHour int     `json:"reports_per_address_per_hour"`
-	PromptChars              int     `json:"prompt_chars"`
-	LyricsChars              int     `json:"lyrics_chars"`
-	VideoSeconds             float64 `json:"video_seconds"`
-	MusicSeconds             float64 `json:"music_seconds"`
-}
-
 func (h *studioRoutes) policy(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, StudioPolicy{
-		PolicyURL: studio.PolicyURL, Text: studio.PolicyText,
-		PromptCategories: studio.JobCategories, ReportCategories: studio.ReportCategories,
-		Limits: StudioLimits{
-			JobsPerToken: studio.JobsPerToken, ReportsPerAddressPerHour: studio.ReportsPerHour,
-			PromptChars: studio.MaxPromptChars, LyricsChars: studio.MaxLyricsChars,
-			VideoSeconds: studio.MaxVideoSec, MusicSeconds: studio.MaxMusicSec,
-		},
-	})
-}
-
-// ReportForm is GET /studio/report: how to file a report about one item
-// or job.
-type ReportForm struct {
-	Method     string             `json:"method"`
-	Action     string             `json:"action"`
-	Target     map[string]string  `json:"target"`
-	Fields     []ReportField      `json:"fields"`
-	Categories []studio.Described `json:"categories"`
-	Limit      int                `json:"reports_per_address_per_hour"`
-	PolicyURL  string             `json:"policy_url"`
-}
-
-// ReportField is one field of the report body.
-type ReportField struct {
-	Name     string   `json:"name"`
-	Type     string   `json:"type"`
-	Required bool     `json:"required"`
-	Value    string   `json:"value,omitempty"`
-	Values   []string `json:"values,omitempty"`
-	MaxChars int      `json:"max_chars,omitempty"`
+	writeJSON(w, http.StatusOK, studio.Info())
 }
 
 // reportTarget reads ?item= or ?job= (exactly one): its field name and id.
@@ -325,20 +264,7 @@ func (h *studioRoutes) reportForm(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, problem.New(problem.NotFound, "no studio %s %q to report", field, id))
 		return
 	}
-	cats := make([]string, len(studio.ReportCategories))
-	for i, c := range studio.ReportCategories {
-		cats[i] = c.Category
-	}
-	writeJSON(w, http.StatusOK, ReportForm{
-		Method: http.MethodPost, Action: "/studio/report", Target: map[string]string{field: id},
-		Fields: []ReportField{
-			{Name: field, Type: "string", Required: true, Value: id},
-			{Name: "category", Type: "string", Required: true, Values: cats},
-			{Name: "details", Type: "string", MaxChars: studio.MaxDetailsChars},
-			{Name: "contact", Type: "string", MaxChars: studio.MaxContactChars},
-		},
-		Categories: studio.ReportCategories, Limit: studio.ReportsPerHour, PolicyURL: studio.PolicyURL,
-	})
+	writeJSON(w, http.StatusOK, studio.NewReportForm(field, id))
 }
 
 // ReportFiled is the 201 response of POST /studio/report.

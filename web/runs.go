@@ -20,8 +20,9 @@ type Work func(ctx context.Context, em *run.Emitter) (answer any, err error)
 // server-sent events when the caller asked for a stream (each event one
 // data line, a heartbeat while the run is silent), else through a
 // collector that answers the returned value as JSON, with the receipt ids
-// of the run's model calls in x-service-receipt. It is the only way a
-// route family's run reaches a client.
+// of the run's model calls in x-service-receipt and, when the answer
+// embeds a run.Tally, its receipts and last budget filled from the same
+// events. It is the only way a route family's run reaches a client.
 func (s *Server) serveRun(a *Admitted, work Work) {
 	ctx := a.R.Context()
 	if a.Stream {
@@ -40,8 +41,16 @@ func (s *Server) serveRun(a *Admitted, work Work) {
 	em := run.NewEmitter(col.add, s.now, 0)
 	answer, err := work(ctx, em)
 	em.Close()
-	if ids := col.receipts(); len(ids) > 0 {
+	tally := col.tally()
+	if len(tally.Receipts) > 0 {
+		ids := make([]string, len(tally.Receipts))
+		for i, rc := range tally.Receipts {
+			ids[i] = rc.ID
+		}
 		a.W.Header().Set("x-service-receipt", strings.Join(ids, ", "))
+	}
+	if t, ok := answer.(run.Tallied); ok && err == nil {
+		t.SetTally(tally)
 	}
 	switch {
 	case err != nil && ctx.Err() != nil: // the client left
@@ -60,28 +69,22 @@ func message(err error) string {
 	return err.Error()
 }
 
-// collector keeps a run's events for a stream: false answer.
+// collector keeps a run's receipts and last budget for a stream: false
+// answer.
 type collector struct {
-	mu     sync.Mutex
-	events []run.Event
+	mu sync.Mutex
+	t  run.Tally
 }
 
 func (c *collector) add(ev run.Event) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.events = append(c.events, ev)
+	c.t.Add(ev)
 	return nil
 }
 
-// receipts are the ids of the run's receipt events, in order.
-func (c *collector) receipts() []string {
+func (c *collector) tally() run.Tally {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var ids []string
-	for _, ev := range c.events {
-		if rb, ok := ev.Body.(run.ReceiptBody); ok && ev.Type == run.TypeReceipt {
-			ids = append(ids, rb.ID)
-		}
-	}
-	return ids
+	return c.t
 }

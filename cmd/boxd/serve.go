@@ -218,7 +218,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		Chat:     chatSvc,
 		// Live audio: Whisper per session (Options(lang, "transcribe") →
 		// Session → stream.Start); nil without models.asr.path (1011).
-		Transcribe:    web.SpeechTranscriber(speech),
+		Transcribe:    live.SpeechTranscriber(speech),
 		LiveModels:    live.Models{ASR: asrName(speech, cfg), LLM: cfg.Models.LLM.ID},
 		LiveVerticals: verticals,
 	}, log)

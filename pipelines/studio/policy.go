@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"boxd/problem"
 	"boxd/run"
 )
 
@@ -285,4 +286,22 @@ func normalise(s string) string {
 		return r
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// refusalText tells the caller what to change, by category.
+var refusalText = map[Category]string{
+	VoiceImitation:       "the prompt policy refused this job: it asks to imitate a real person's voice; describe the voice (range, timbre, delivery) without naming or likening it to anyone",
+	RealSong:             "the prompt policy refused this job: it asks for an existing song (a cover, remix, its lyrics or melody); ask for an original piece",
+	CopyrightedCharacter: "the prompt policy refused this job: it names a character or franchise owned by others; describe an original character",
+	RealArtist:           "the prompt policy refused this job: it names a real artist or asks for their style; describe genre, period, instruments, mood or technique instead",
+	Infringing:           "the prompt policy refused this job: it asks for logos, trademarks, watermarks or other protected material",
+	Unavailable:          "the prompt policy could not check this prompt (the model judge that clears unclear prompts is not available on this box right now); nothing was queued; try again later, or rephrase without names, titles or words such as style, like or version",
+}
+
+// Refusal is a refused job as the caller is told it: problem.Unprocessable
+// (422) with the category and the policy's URL beside the message that
+// says what to change.
+func (d Decision) Refusal() *problem.Error {
+	return problem.New(problem.Unprocessable, "%s", refusalText[d.Category]).
+		With("category", string(d.Category)).With("policy_url", PolicyURL)
 }

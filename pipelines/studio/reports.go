@@ -234,3 +234,77 @@ func (rs *Reports) write(r Report) error {
 }
 
 func newReportID() string { return ids.New(reportIDPrefix, reportIDRandBytes) }
+
+// PolicyInfo is GET /studio/policy.
+type PolicyInfo struct {
+	PolicyURL        string      `json:"policy_url"`
+	Text             string      `json:"text"`
+	PromptCategories []Described `json:"prompt_categories"`
+	ReportCategories []Described `json:"report_categories"`
+	Limits           Limits      `json:"limits"`
+	RenderWorker     bool        `json:"render_worker"`
+}
+
+// Limits are the studio's limits (contract section 8).
+type Limits struct {
+	JobsPerToken             int     `json:"jobs_per_token"`
+	ReportsPerAddressPerHour int     `json:"reports_per_address_per_hour"`
+	PromptChars              int     `json:"prompt_chars"`
+	LyricsChars              int     `json:"lyrics_chars"`
+	VideoSeconds             float64 `json:"video_seconds"`
+	MusicSeconds             float64 `json:"music_seconds"`
+}
+
+// Info is the studio's policy and limits (GET /studio/policy).
+func Info() PolicyInfo {
+	return PolicyInfo{
+		PolicyURL: PolicyURL, Text: PolicyText,
+		PromptCategories: JobCategories, ReportCategories: ReportCategories,
+		Limits: Limits{
+			JobsPerToken: JobsPerToken, ReportsPerAddressPerHour: ReportsPerHour,
+			PromptChars: MaxPromptChars, LyricsChars: MaxLyricsChars,
+			VideoSeconds: MaxVideoSec, MusicSeconds: MaxMusicSec,
+		},
+	}
+}
+
+// ReportForm is GET /studio/report: how to file a report about one item
+// or job.
+type ReportForm struct {
+	Method     string            `json:"method"`
+	Action     string            `json:"action"`
+	Target     map[string]string `json:"target"`
+	Fields     []ReportField     `json:"fields"`
+	Categories []Described       `json:"categories"`
+	Limit      int               `json:"reports_per_address_per_hour"`
+	PolicyURL  string            `json:"policy_url"`
+}
+
+// ReportField is one field of the report body.
+type ReportField struct {
+	Name     string   `json:"name"`
+	Type     string   `json:"type"`
+	Required bool     `json:"required"`
+	Value    string   `json:"value,omitempty"`
+	Values   []string `json:"values,omitempty"`
+	MaxChars int      `json:"max_chars,omitempty"`
+}
+
+// NewReportForm says how to file a report about item or job id (field
+// "item" or "job"; GET /studio/report).
+func NewReportForm(field, id string) ReportForm {
+	cats := make([]string, len(ReportCategories))
+	for i, c := range ReportCategories {
+		cats[i] = c.Category
+	}
+	return ReportForm{
+		Method: "POST", Action: "/studio/report", Target: map[string]string{field: id},
+		Fields: []ReportField{
+			{Name: field, Type: "string", Required: true, Value: id},
+			{Name: "category", Type: "string", Required: true, Values: cats},
+			{Name: "details", Type: "string", MaxChars: MaxDetailsChars},
+			{Name: "contact", Type: "string", MaxChars: MaxContactChars},
+		},
+		Categories: ReportCategories, Limit: ReportsPerHour, PolicyURL: PolicyURL,
+	}
+}
