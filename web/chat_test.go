@@ -118,7 +118,7 @@ func readSSE(t *testing.T, body io.Reader) ([]map[string]any, bool) {
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if line == "" {
+		if line == "" || line == ": keep-alive" { // blank lines and the heartbeat
 			continue
 		}
 		if !strings.HasPrefix(line, "data: ") {

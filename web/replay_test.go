@@ -179,7 +179,9 @@ type sseEvent struct {
 }
 
 // readEvents reads an SSE body strictly: every event is one "data: " line
-// holding one JSON object, followed by a blank line.
+// holding one JSON object, followed by a blank line; the only other line
+// allowed is the heartbeat comment ": keep-alive" (a started stream that
+// is silent for sseHeartbeat), also followed by a blank line.
 func readEvents(t *testing.T, body []byte) []sseEvent {
 	t.Helper()
 	var out []sseEvent
@@ -193,6 +195,10 @@ func readEvents(t *testing.T, body []byte) []sseEvent {
 				t.Fatalf("event not followed by a blank line: %q", line)
 			}
 			expectBlank = false
+			continue
+		}
+		if line == ": keep-alive" {
+			expectBlank = true
 			continue
 		}
 		data, ok := strings.CutPrefix(line, "data: ")
