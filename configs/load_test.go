@@ -195,10 +195,12 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	}
 	values := map[string]string{
 		"listen": "127.0.0.1:9", "allow_non_loopback": "true", "state_dir": "/tmp/s", "data_dir": "/tmp/d",
-		"origins": "https://x.example", "admin_secret": "0123456789abcdef0", "admin_secret_file": "",
+		"origins": "https://x.example", "allowed_hosts": "box.lan,10.0.0.5", "admin_secret": "0123456789abcdef0", "admin_secret_file": "",
 		"shutdown_grace_s": "5", "log.level": "debug", "log.format": "text",
 		"limits.sessions_per_address_per_hour": "11", "limits.sessions_per_hour": "12", "limits.session_lifetime_s": "600",
 		"limits.live_cap": "2", "limits.audio_budget_s": "60", "limits.token_budget": "99", "limits.stop_reserve_tokens": "10",
+		"limits.body_read_floor_s": "2", "limits.body_read_min_bytes_per_s": "2048", "limits.connections_per_address": "3",
+		"limits.connections": "40", "limits.record_verifications": "1", "limits.admin_failures_per_minute": "5",
 		"receipts.retention_days": "7", "receipts.max": "1000",
 		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma",
 		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
@@ -221,6 +223,9 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 			t.Errorf("%s: source %q", e.Key, e.Source)
 		}
 	}
+	if len(c.AllowedHosts) != 2 || c.AllowedHosts[1] != "10.0.0.5" {
+		t.Errorf("allowed_hosts not applied: %q", c.AllowedHosts)
+	}
 	if !c.AllowNonLoopback || c.Limits.SessionsPerHour != 12 || c.Models.Diarizer.Path != model || c.GPU.LibraryPath != "/opt/lib/ollama" || c.AdminSecret.Reveal() != "0123456789abcdef0" {
 		t.Errorf("env not applied: %+v", c)
 	}
@@ -229,6 +234,9 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	}
 	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.VADPath() != model {
 		t.Errorf("asr settings not applied: %+v vad %q", c.ASR, c.VADPath())
+	}
+	if (c.Bounds != Bounds{BodyReadFloorS: 2, BodyReadMinBytesPerS: 2048, ConnectionsPerAddress: 3, Connections: 40, RecordVerifications: 1, AdminFailuresPerMinute: 5}) {
+		t.Errorf("bounds not applied: %+v", c.Bounds)
 	}
 }
 
@@ -264,6 +272,9 @@ func TestBadValuesStopStartUpNamingTheKey(t *testing.T) {
 		{name: "origin with path", file: "origins: [\"https://a.example/app\"]\n", want: []string{"origins", "not an origin"}},
 		{name: "origin trailing slash", file: "origins: [\"https://a.example/\"]\n", want: []string{"origins", "trailing /"}},
 		{name: "origin wildcard", file: "origins: [\"*\"]\n", want: []string{"origins", "not an origin"}},
+		{name: "allowed host with scheme", file: "allowed_hosts: [\"http://box.lan\"]\n", want: []string{"allowed_hosts", "not a host name"}},
+		{name: "allowed host with port", file: "allowed_hosts: [\"box.lan:8445\"]\n", want: []string{"allowed_hosts", "without scheme, port"}},
+		{name: "allowed host wildcard", file: "allowed_hosts: [\"*.lan\"]\n", want: []string{"allowed_hosts", "not a host name"}},
 		{name: "origin list item not string", file: "origins: [1]\n", want: []string{"origins", "item 1"}},
 		{name: "missing model file", file: "models:\n  llm:\n    path: /nonexistent/model.gguf\n", want: []string{"models.llm.path", "does not exist"}},
 		{name: "bad cidr", file: "outbound:\n  allow_cidrs: [\"10.0.0.0/33\"]\n", want: []string{"outbound.allow_cidrs", "not a CIDR range"}},

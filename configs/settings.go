@@ -63,11 +63,13 @@ type Config struct {
 	StateDir         string
 	DataDir          string
 	Origins          []string
+	AllowedHosts     []string
 	AdminSecret      Secret
 	AdminSecretFile  string
 	ShutdownGraceS   int
 	Log              LogConfig
 	Limits           Limits
+	Bounds           Bounds
 	Receipts         Receipts
 	Models           Models
 	ASR              ASR
@@ -95,6 +97,21 @@ type Limits struct {
 	AudioBudgetS              int
 	TokenBudget               int
 	StopReserveTokens         int
+	DemoConcurrentCalls       int
+	LiveIdleS                 int
+}
+
+// Bounds hold what the box allows one client against hostile or broken
+// clients (keys limits.*, beside the contract's Limits): how long a request
+// body may take to arrive, connections per address and in all, record
+// verifications at once, and wrong admin secrets per address.
+type Bounds struct {
+	BodyReadFloorS         int
+	BodyReadMinBytesPerS   int
+	ConnectionsPerAddress  int
+	Connections            int
+	RecordVerifications    int
+	AdminFailuresPerMinute int
 }
 
 // Receipts bound the stored model-call receipts.
@@ -231,6 +248,8 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.DataDir }, check: nonEmpty},
 	{key: "origins", kind: kindList, def: []string{}, usage: "allowed browser origins besides localhost and 127.0.0.1 (comma-separated)",
 		field: func(c *Config) any { return &c.Origins }, check: checkOrigins},
+	{key: "allowed_hosts", kind: kindList, def: []string{}, usage: "host names clients may send in Host besides localhost, loopback addresses and the listen address (comma-separated)",
+		field: func(c *Config) any { return &c.AllowedHosts }, check: checkHosts},
 	{key: "admin_secret", kind: kindString, def: "", secret: true,
 		field: func(c *Config) any { return (*string)(&c.AdminSecret) }, check: checkSecret},
 	{key: "admin_secret_file", kind: kindString, def: "", usage: "file holding the admin secret",
@@ -255,6 +274,22 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Limits.TokenBudget }},
 	{key: "limits.stop_reserve_tokens", kind: kindInt, def: 2000, min: 0, max: 100000, usage: "tokens a live session keeps back for its stop artifact",
 		field: func(c *Config) any { return &c.Limits.StopReserveTokens }},
+	{key: "limits.demo_concurrent_calls", kind: kindInt, def: 2, min: 1, max: 64, usage: "model calls (chat completions) one demo token may run at once; more answer 429",
+		field: func(c *Config) any { return &c.Limits.DemoConcurrentCalls }},
+	{key: "limits.live_idle_s", kind: kindInt, def: 60, min: 5, max: 3600, usage: "seconds a live socket may send no audio before it is closed (4408) to free its live slot",
+		field: func(c *Config) any { return &c.Limits.LiveIdleS }},
+	{key: "limits.body_read_floor_s", kind: kindInt, def: 10, min: 1, max: 600, usage: "seconds any request body may take to arrive, plus its size at limits.body_read_min_bytes_per_s; slower bodies get 408",
+		field: func(c *Config) any { return &c.Bounds.BodyReadFloorS }},
+	{key: "limits.body_read_min_bytes_per_s", kind: kindInt, def: 65536, min: 1024, max: 1 << 30, usage: "slowest rate (bytes per second) a request body is read at beyond the floor",
+		field: func(c *Config) any { return &c.Bounds.BodyReadMinBytesPerS }},
+	{key: "limits.connections_per_address", kind: kindInt, def: 256, min: 1, max: 1_000_000, usage: "open connections one client address (IPv4 address, IPv6 /64) may hold; more get 429",
+		field: func(c *Config) any { return &c.Bounds.ConnectionsPerAddress }},
+	{key: "limits.connections", kind: kindInt, def: 0, min: 0, max: 1_000_000, usage: "open connections in all; 0: from the process's file limit, (RLIMIT_NOFILE - 256) / 2; more get 503",
+		field: func(c *Config) any { return &c.Bounds.Connections }},
+	{key: "limits.record_verifications", kind: kindInt, def: 4, min: 1, max: 256, usage: "POST /record/verify requests served at once; more get 503 with Retry-After",
+		field: func(c *Config) any { return &c.Bounds.RecordVerifications }},
+	{key: "limits.admin_failures_per_minute", kind: kindInt, def: 10, min: 1, max: 10000, usage: "wrong admin secrets one client address may send per minute; then its admin requests get 429",
+		field: func(c *Config) any { return &c.Bounds.AdminFailuresPerMinute }},
 	{key: "receipts.retention_days", kind: kindInt, def: 90, min: 1, max: 3650, usage: "days model-call receipts are kept",
 		field: func(c *Config) any { return &c.Receipts.RetentionDays }},
 	{key: "receipts.max", kind: kindInt, def: 100000, min: 100, max: 100_000_000, usage: "most model-call receipts kept (oldest dropped first)",
@@ -517,6 +552,31 @@ func checkOrigins(v any) error {
 		if err := CheckOrigin(o); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func checkHosts(v any) error {
+	for _, h := range v.([]string) {
+		if err := CheckHost(h); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckHost accepts a host name (box.lan) or an IP address as a Host
+// header names it, without scheme, port or path.
+func CheckHost(h string) error {
+	if _, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
+		return nil
+	}
+	ok := h != "" && len(h) <= 253 && !strings.HasPrefix(h, ".") && !strings.HasPrefix(h, "-") && !strings.Contains(h, "..")
+	for _, c := range h {
+		ok = ok && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_')
+	}
+	if !ok {
+		return fmt.Errorf("%q is not a host name: write the name alone, without scheme, port, path or wildcard, for example box.lan", h)
 	}
 	return nil
 }

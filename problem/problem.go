@@ -36,6 +36,7 @@ const (
 	Unavailable               // 503, close 1011: this box cannot serve it now (missing model, full store)
 	Busy                      // 503, close 4429: every slot is in use; retry after RetryAfter
 	ShuttingDown              // 503, close 1001: the box is stopping
+	Timeout                   // 408, close 4408: the request (its body) did not arrive in time
 )
 
 var kindNames = [...]string{
@@ -43,6 +44,7 @@ var kindNames = [...]string{
 	Forbidden: "forbidden", NotFound: "not found", Conflict: "conflict", TooLarge: "too large",
 	Unsupported: "unsupported media", Unprocessable: "unprocessable", RateLimited: "rate limited",
 	Upstream: "upstream", Unavailable: "unavailable", Busy: "busy", ShuttingDown: "shutting down",
+	Timeout: "timeout",
 }
 
 func (k Kind) String() string {

@@ -337,3 +337,38 @@ func TestVerifyUnknownKind(t *testing.T) {
 		t.Errorf("site-check: %+v", v)
 	}
 }
+
+// TestVerifyRefusesDuplicateKeys: a record with a key twice is not valid.
+// Go's reader keeps the last value, so a forged kind put first left the
+// signature intact and the record verified (issue 15, item 10); a reader
+// that keeps the first value would have shown the forged kind.
+func TestVerifyRefusesDuplicateKeys(t *testing.T) {
+	k := testKey(1)
+	raw := marshal(t, draft(t, k))
+	if v := records.Verify(raw, k.PublicKey()); !v.OK || hasCheck(v, records.CheckCanonical) {
+		t.Fatalf("clean record: %+v", v)
+	}
+	cases := []struct{ name, old, new, where string }{
+		{"forged kind first", `{`, `{"kind":"sign-off",`, `"kind" appears twice at the top level`},
+		{"entry field", `{"n":"2"`, `{"n":"7","n":"2"`, `"n" appears twice in entries[1]`},
+		{"escaped key", `{`, `{"\u006bind":"sign-off",`, `"kind" appears twice at the top level`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			forged := bytes.Replace(raw, []byte(tc.old), []byte(tc.new), 1)
+			if bytes.Equal(forged, raw) {
+				t.Fatal("nothing replaced")
+			}
+			v := records.Verify(forged, k.PublicKey())
+			if v.OK || len(v.Checks) == 0 || v.Checks[0].Name != records.CheckCanonical || v.Checks[0].OK ||
+				!strings.Contains(v.Checks[0].Detail, tc.where) || !strings.HasPrefix(v.Problem, "canonical: ") {
+				t.Errorf("%+v", v)
+			}
+			// Only the duplicate fails: the signature still holds (the last
+			// value is the signed one).
+			if c := check(t, v, "signature"); !c.OK {
+				t.Errorf("signature: %+v", c)
+			}
+		})
+	}
+}

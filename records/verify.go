@@ -2,12 +2,12 @@ package records
 
 import (
 	"crypto/ed25519"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
 
 	"boxd/engine/attest"
+	"boxd/strictjson"
 )
 
 // Names of the checks this package adds after attest.VerifyRecord's
@@ -24,6 +24,12 @@ const (
 	// CheckContinuesKind: the kind of the previous record is one the
 	// record's kind may continue (Continues).
 	CheckContinuesKind = "continues_kind"
+	// CheckCanonical: no object of the record holds a key twice (appears
+	// only when one does). JSON readers disagree about which of two values
+	// counts (Go's and most others take the last, some the first), so such
+	// a record could be read as saying something its signature does not
+	// cover; it is not valid, whatever the other checks say.
+	CheckCanonical = "canonical"
 )
 
 // Subject is what a Verifier sees: the record, parsed after its chain and
@@ -95,23 +101,30 @@ func (r *Registry) VerifyContinuation(raw, previous []byte, trusted ed25519.Publ
 }
 
 func (r *Registry) verify(raw, previous []byte, prevGiven bool, trusted ed25519.PublicKey) attest.Verification {
-	v := attest.VerifyRecord(raw, trusted)
-	if v.Signer == nil { // the format check failed: nothing more to read
-		return v
+	v, _ := r.verifyParsed(raw, previous, prevGiven, trusted)
+	return v
+}
+
+// verifyParsed is verify that also returns the record as read (nil when
+// its format or fields are not a record's). The record is read once
+// (attest.VerifyRecordParsed): no second decoding of the whole record.
+func (r *Registry) verifyParsed(raw, previous []byte, prevGiven bool, trusted ed25519.PublicKey) (attest.Verification, *attest.Record) {
+	v, rec, err := attest.VerifyRecordParsed(raw, trusted)
+	if d := strictjson.Duplicate(raw); d != nil {
+		canonical(&v, d)
 	}
-	var rec attest.Record
-	if err := json.Unmarshal(raw, &rec); err != nil {
+	if v.Signer == nil { // the format check failed: nothing more to read
+		return v, nil
+	}
+	if err != nil {
 		add(&v, attest.Check{Name: CheckFields, OK: false, Detail: "the record's fields do not have the " + attest.RecordFormat + " types: " + err.Error()})
-		return v
+		return v, nil
 	}
 	var prev *attest.Record
 	var prevCheck *attest.Check
 	if prevGiven {
-		pv := r.verify(previous, nil, false, trusted)
-		var p attest.Record
-		if pv.Signer != nil && json.Unmarshal(previous, &p) == nil {
-			prev = &p
-		}
+		pv, p := r.verifyParsed(previous, nil, false, trusted)
+		prev = p
 		c := attest.Check{Name: CheckPrevious, OK: pv.OK}
 		switch {
 		case pv.OK:
@@ -121,18 +134,32 @@ func (r *Registry) verify(raw, previous []byte, prevGiven bool, trusted ed25519.
 		}
 		prevCheck = &c
 	}
-	for _, c := range checkContinuation(&rec, prev, prevGiven) {
+	for _, c := range checkContinuation(rec, prev, prevGiven) {
 		add(&v, c)
 	}
 	if prevCheck != nil {
 		add(&v, *prevCheck)
 	}
 	if kv := r.kinds[rec.Kind]; kv != nil {
-		for _, c := range kv(Subject{Record: &rec, Previous: prev, Checks: append([]attest.Check(nil), v.Checks...)}) {
+		for _, c := range kv(Subject{Record: rec, Previous: prev, Checks: append([]attest.Check(nil), v.Checks...)}) {
 			add(&v, c)
 		}
 	}
-	return v
+	return v, rec
+}
+
+// canonical puts the failed canonical check first: it is the problem,
+// whatever else failed.
+func canonical(v *attest.Verification, d *strictjson.Error) {
+	where := "at the top level"
+	if d.Path != "" {
+		where = "in " + d.Path
+	}
+	c := attest.Check{Name: CheckCanonical, OK: false,
+		Detail: fmt.Sprintf("key %q appears twice %s: readers disagree about which value counts, so the record is not valid", d.Key, where)}
+	v.Checks = append([]attest.Check{c}, v.Checks...)
+	v.Problem = c.Name + ": " + c.Detail
+	v.OK = false
 }
 
 // add appends a check the way attest does: the first failure is the

@@ -37,7 +37,7 @@ const (
 //  4. validation of the body (Validate: 400, 404, 413, ...);
 //  5. 409: one run at a time per demo token (OneRun);
 //  6. 402: budget before the start (MinTokens, TokensFor, Audio);
-//  7. 409 / 429: a live slot (LiveSlot);
+//  7. 409 / 429: a live slot (LiveSlot), a model-call slot (CallSlot);
 //  8. the run (Serve).
 type Route struct {
 	Method, Path string
@@ -67,6 +67,10 @@ type Route struct {
 	// LiveSlot takes a live slot for the run (one per demo token, the
 	// key's and the box's live caps).
 	LiveSlot bool
+	// CallSlot takes one of a demo token's concurrent model-call slots
+	// for the run (limits.demo_concurrent_calls; a call over them waits
+	// for one of the token's own, 429 when too many wait).
+	CallSlot bool
 	// Stream: the route may answer server-sent events (stream: true in
 	// the body or Accept: text/event-stream).
 	Stream bool
@@ -236,6 +240,14 @@ func admit[Req any](s *Server, d Declared[Req], w http.ResponseWriter, r *http.R
 		a.LiveRelease = release
 		defer release()
 	}
+	if d.CallSlot && pr != nil {
+		release, err := pr.AcquireCall(r.Context())
+		if err != nil {
+			writeProblem(w, err)
+			return
+		}
+		defer release()
+	}
 	// 8. The run.
 	if d.Stream {
 		a.Stream = wantsStream(r) || (d.StreamOf != nil && d.StreamOf(req))
@@ -272,14 +284,19 @@ func wantsStream(r *http.Request) bool {
 
 // checkAdmin guards the admin routes: Authorization: Bearer <admin
 // secret>, compared in constant time; 503 when no secret is configured,
-// 401 when it is missing or wrong, 403 from a browser (these routes are
-// server to server).
+// 403 from a browser (these routes are server to server), 429 from a
+// network that sent too many wrong secrets within a minute (adminLockout,
+// the right secret included), 401 when it is missing or wrong.
 func (s *Server) checkAdmin(r *http.Request) error {
 	if !s.cfg.AdminSecret.IsSet() {
 		return problem.New(problem.Unavailable, "no admin secret is configured on this box; set BOXD_ADMIN_SECRET or admin_secret_file and restart boxd")
 	}
 	if r.Header.Get("Origin") != "" {
 		return problem.New(problem.Forbidden, "admin routes are called server to server, never from a browser")
+	}
+	network, now := platform.Network(r.RemoteAddr), s.now()
+	if err := s.adminLockout(network, now); err != nil {
+		return err
 	}
 	token, ok := bearer(r)
 	if !ok || token == "" {
@@ -288,7 +305,7 @@ func (s *Server) checkAdmin(r *http.Request) error {
 	got := sha256.Sum256([]byte(token))
 	want := sha256.Sum256([]byte(s.cfg.AdminSecret.Reveal()))
 	if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-		s.log.Warn("admin secret refused", "route", r.Pattern)
+		s.adminFailed(network, r.Pattern, now)
 		return problem.New(problem.Unauthorized, "wrong admin secret")
 	}
 	return nil

@@ -126,7 +126,7 @@ func TestAdmissionOrderEveryRoute(t *testing.T) {
 func TestKindTableCoversEveryKind(t *testing.T) {
 	want := map[problem.Kind]int{problem.Invalid: 400, problem.Unauthorized: 401, problem.Budget: 402,
 		problem.Forbidden: 403, problem.NotFound: 404, problem.Conflict: 409, problem.TooLarge: 413,
-		problem.RateLimited: 429, problem.Upstream: 502, problem.Busy: 503}
+		problem.RateLimited: 429, problem.Upstream: 502, problem.Busy: 503, problem.Timeout: 408}
 	for _, k := range problem.Kinds() {
 		a, ok := answers[k]
 		if !ok || a.status == 0 || a.close == 0 {

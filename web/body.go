@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,7 +16,7 @@ import (
 const (
 	smallBody  = 4 << 10  // POST /demo/session
 	keyBody    = 16 << 10 // POST /v1/keys
-	recordBody = 17 << 20 // POST /record/verify (a record may be 16 MiB)
+	recordBody = 4 << 20  // POST /record/verify: the records the box signs are far smaller (docs/decisions.md, Hostile clients)
 )
 
 func badRequest(format string, args ...any) *problem.Error {
@@ -23,44 +24,80 @@ func badRequest(format string, args ...any) *problem.Error {
 }
 
 // decodeJSON reads one JSON object of at most limit bytes into dst,
-// refusing unknown fields, wrong types, trailing data and other media types
-// with a message that names the problem.
+// refusing unknown fields, wrong types, trailing data, duplicate and
+// wrong-case keys and other media types with a message that names the
+// problem.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *problem.Error {
+	return decodeBody(w, r, limit, dst, false)
+}
+
+// decodeBody is decodeJSON; lenient ignores unknown fields (decodeOpenAI:
+// OpenAI clients send fields a box does not use). The body is read whole
+// (it is at most limit bytes), decoded, then its keys are checked
+// (strict.go: a key twice in one object, a key in the wrong case).
+func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, dst any, lenient bool) *problem.Error {
 	if e := checkJSONType(r); e != nil {
 		return e
 	}
 	if r.ContentLength > limit {
 		return tooLarge(limit)
 	}
-	body := http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(body)
-	dec.DisallowUnknownFields()
+	data, e := readBody(w, r, limit)
+	if e != nil {
+		return e
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if !lenient {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(dst); err != nil {
 		return jsonError(err, limit)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return tooLarge(limit)
-		}
 		return badRequest("body has data after its JSON object; send exactly one object")
 	}
-	return nil
+	return strictKeys(data, dst)
 }
 
-// checkJSONType accepts no Content-Type, JSON types, and curl's default for
-// -d (application/x-www-form-urlencoded), whose body is read as JSON too;
-// other types (multipart, XML) get 415.
+// readBody reads a body of at most limit bytes: into a buffer of its
+// Content-Length when it has one (the server ends the body there), else
+// growing. Errors are jsonError's (413, the body's deadline, a body cut
+// short).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *problem.Error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n > 0 && n <= limit {
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(body, buf); err != nil {
+			return nil, jsonError(err, limit)
+		}
+		return buf, nil
+	}
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, jsonError(err, limit)
+	}
+	return data, nil
+}
+
+// checkJSONType accepts no Content-Type and JSON types (application/json,
+// any +json); every other type gets 415: multipart, XML, and also
+// application/x-www-form-urlencoded (curl's default for -d) and
+// text/plain, the types a browser page may send to another origin
+// without a preflight.
 func checkJSONType(r *http.Request) *problem.Error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "application/x-www-form-urlencoded" || mt == "text/plain") {
+	if err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json")) {
 		return nil
 	}
-	return problem.New(problem.Unsupported, "Content-Type %q: send a JSON body with Content-Type: application/json", ct)
+	hint := ""
+	if mt == "application/x-www-form-urlencoded" {
+		hint = " (curl -d sends application/x-www-form-urlencoded unless told otherwise)"
+	}
+	return problem.New(problem.Unsupported, "Content-Type %q is not JSON: send a JSON body with Content-Type: application/json, e.g. curl -H 'Content-Type: application/json'%s", ct, hint)
 }
 
 func tooLarge(limit int64) *problem.Error {
@@ -73,6 +110,9 @@ func jsonError(err error, limit int64) *problem.Error {
 		typ    *json.UnmarshalTypeError
 		mbe    *http.MaxBytesError
 	)
+	if p, ok := problem.As(err); ok { // the body's deadline (limits.go)
+		return p
+	}
 	switch {
 	case errors.As(err, &mbe):
 		return tooLarge(limit)

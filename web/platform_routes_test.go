@@ -245,7 +245,9 @@ func TestDemoSessionBadInput(t *testing.T) {
 		{"two objects", `{"vertical":"code"}{"vertical":"code"}`, "", 400, "data after its JSON object"},
 		{"truncated", `{"vertical":"co`, "", 400, "middle of its JSON"},
 		{"too large", `{"vertical":"code","x":"` + strings.Repeat("a", 5000) + `"}`, "", 413, "larger than 4096 bytes"},
-		{"form post", `vertical=code`, "application/x-www-form-urlencoded", 400, "not valid JSON"},
+		{"form post", `vertical=code`, "application/x-www-form-urlencoded", 415, "Content-Type: application/json"},
+		{"JSON sent as a form (curl -d)", `{"vertical":"code"}`, "application/x-www-form-urlencoded", 415, "curl -d sends application/x-www-form-urlencoded"},
+		{"text/plain", `{"vertical":"code"}`, "text/plain", 415, "Content-Type"},
 		{"multipart", `{"vertical":"code"}`, "multipart/form-data; boundary=x", 415, "Content-Type"},
 	}
 	for _, tc := range cases {

@@ -33,6 +33,7 @@ var answers = map[problem.Kind]answer{
 	problem.Unavailable:   {http.StatusServiceUnavailable, 1011},
 	problem.Busy:          {http.StatusServiceUnavailable, 4429},
 	problem.ShuttingDown:  {http.StatusServiceUnavailable, 1001},
+	problem.Timeout:       {http.StatusRequestTimeout, 4408},
 }
 
 // closeCodeOf is the WebSocket close code of err.

@@ -1,8 +1,6 @@
 package web
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 
 	"boxd/problem"
@@ -21,7 +19,7 @@ const chatVertical = "code"
 func (s *Server) chatRoutes() {
 	declare(s, Declared[chat.Request]{
 		Route: Route{Method: http.MethodPost, Path: "/v1/chat/completions", Auth: Bearer,
-			Verticals: []string{chatVertical}, Body: chatBody, Lenient: true,
+			Verticals: []string{chatVertical}, Body: chatBody, Lenient: true, CallSlot: true,
 			Example: `{"model": "boxd-test", "messages": [{"role": "user", "content": "Hello"}]}`},
 		Serve: s.chatCompletions,
 	})
@@ -32,22 +30,10 @@ func (s *Server) chatRoutes() {
 }
 
 // decodeOpenAI reads a JSON body like decodeJSON but ignores unknown fields:
-// OpenAI clients send fields a box does not use.
+// OpenAI clients send fields a box does not use. Duplicate and wrong-case
+// keys are refused all the same (body.go).
 func decodeOpenAI(w http.ResponseWriter, r *http.Request, limit int64, dst any) *problem.Error {
-	if r.ContentLength > limit {
-		return tooLarge(limit)
-	}
-	if e := checkJSONType(r); e != nil {
-		return e
-	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
-	if err := dec.Decode(dst); err != nil {
-		return jsonError(err, limit)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return badRequest("body has data after its JSON object; send exactly one object")
-	}
-	return nil
+	return decodeBody(w, r, limit, dst, true)
 }
 
 func (s *Server) chatCompletions(a *Admitted, req *chat.Request) {

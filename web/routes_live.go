@@ -191,6 +191,10 @@ func (s *Server) liveSocket(w http.ResponseWriter, r *http.Request) {
 	conn.SetReadLimit(-1) // readLive bounds every message
 	c := &liveConn{conn: conn, now: s.now}
 
+	if msg := s.hostRefusal(r.Host); msg != "" { // as hosts does for HTTP (hosts.go)
+		c.refuse(4403, msg)
+		return
+	}
 	if origin := r.Header.Get("Origin"); origin != "" && !s.originAllowed(origin) {
 		c.refuse(4403, "origin "+origin+" is not allowed; the operator lists front-end origins under origins in boxd.yaml (localhost and 127.0.0.1 are always allowed)")
 		return
@@ -254,10 +258,18 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 		}
 	}()
 
+	go pingLive(ctx, cancel, c)
+
 	var stopDone chan error // set while Stop runs
 	stopCtx, stopCancel := context.WithCancel(ctx)
 	defer stopCancel()
 	drain := s.drain // nil once seen
+	// A socket that sends no audio for limits.live_idle_s is closed (an
+	// error event, then 4408; the contract's reconnect rule applies) so
+	// that it does not hold a live slot others wait for.
+	idleFor := time.Duration(max(1, s.cfg.Limits.LiveIdleS)) * time.Second
+	idle := time.NewTimer(idleFor)
+	defer idle.Stop()
 	// end closes with the session's ending; its error event was sent.
 	end := func() int {
 		if stopDone != nil {
@@ -271,6 +283,10 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 	}
 	for {
 		select {
+		case <-idle.C:
+			if stopDone == nil {
+				sess.End(problem.Timeout, fmt.Sprintf("no audio for %d s: the session was closed to free its live slot (limits.live_idle_s); reconnect and send audio frames, or send {\"type\":\"stop\"} when done", s.cfg.Limits.LiveIdleS))
+			}
 		case <-ctx.Done():
 			if stopDone != nil {
 				<-stopDone
@@ -318,6 +334,7 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 			case m.data == nil && m.size > 0:
 				sess.Error(fmt.Sprintf("a %d-byte message was dropped: frames are at most %d bytes (2 s of audio); send about 3200 bytes (100 ms) per frame", m.size, liveFrameLimit))
 			case m.typ == websocket.MessageBinary:
+				idle.Reset(idleFor)
 				err := sess.Audio(ctx, m.data)
 				switch {
 				case err == nil, errors.Is(err, live.ErrEnded):
@@ -339,6 +356,34 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 				stopDone = make(chan error, 1)
 				go func(done chan<- error) { done <- sess.Stop(stopCtx) }(stopDone)
 			}
+		}
+	}
+}
+
+// Pings find dead peers: a socket whose peer does not answer a ping within
+// livePingTimeout is dropped (its session ends as if the client left).
+var (
+	livePingEvery   = 30 * time.Second
+	livePingTimeout = 10 * time.Second
+)
+
+// pingLive pings the peer until ctx ends; a failed ping cancels the
+// session's context.
+func pingLive(ctx context.Context, cancel context.CancelFunc, c *liveConn) {
+	t := time.NewTicker(livePingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		pctx, pcancel := context.WithTimeout(ctx, livePingTimeout)
+		err := c.conn.Ping(pctx)
+		pcancel()
+		if err != nil {
+			cancel()
+			return
 		}
 	}
 }

@@ -24,7 +24,7 @@ func (s *Server) platformRoutes() {
 	declare(s, Declared[struct{}]{Route: Route{Method: http.MethodDelete, Path: "/v1/keys/{key_id}", Auth: Admin}, Serve: s.revokeKey})
 	s.Handle(http.MethodGet, "/attest/signing-key", s.signingKey)
 	s.Handle(http.MethodGet, "/receipts/{id}", s.getReceipt)
-	declare(s, Declared[verifyBody]{
+	declareGated(s, s.bounds.verify, "record verifications", Declared[verifyBody]{
 		Route: Route{Method: http.MethodPost, Path: "/record/verify", Body: recordBody, Example: `{"record": {}}`},
 		Serve: s.verifyRecord,
 	})
@@ -164,7 +164,7 @@ func (s *Server) verifyRecord(a *Admitted, body *verifyBody) {
 			writeProblem(w, problem.New(problem.Invalid, "%s", "record: "+err.Error()))
 			return
 		}
-		raw = []byte(text)
+		raw, body.Record = []byte(text), nil // one copy of the record in memory, not two
 	}
 	v := records.Verify(raw, s.key.PublicKey())
 	writeJSON(w, http.StatusOK, RecordCheck{

@@ -277,8 +277,11 @@ func (h *studioRoutes) fileReport(w http.ResponseWriter, r *http.Request) {
 	var in studio.ReportInput
 	if e := decodeJSON(w, r, studioReportBody, &in); e != nil {
 		// The contract answers bad report input with 400, an oversize
-		// body included.
-		writeProblem(w, problem.New(problem.Invalid, "%s", e.Message))
+		// body included; a body that did not arrive in time is 408.
+		if e.Kind != problem.Timeout {
+			e = problem.New(problem.Invalid, "%s", e.Message)
+		}
+		writeProblem(w, e)
 		return
 	}
 	rep, err := studio.ValidateReport(in)

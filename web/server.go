@@ -87,6 +87,7 @@ type Server struct {
 	mux          *http.ServeMux
 	metrics      *metrics
 	handler      http.Handler
+	bounds       *bounds // against hostile clients (limits.go)
 
 	// Live audio (routes_live.go).
 	liveVerticals map[string]*live.Vertical
@@ -149,6 +150,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 		s.sitecheck = &sitecheck.Checker{Client: ob, Key: s.key, Now: s.now}
 	}
 	s.metrics = newMetrics(s)
+	s.bounds = newBounds(cfg)
 	s.routes()
 	s.platformRoutes()
 	s.chatRoutes()
@@ -157,7 +159,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.demoRoutes()
 	s.studioRoutes()
 	s.mux.HandleFunc("/", s.notFound)
-	s.handler = s.observe(s.sockets(s.origins(s.mux)))
+	s.handler = s.bodyDeadlines(s.observe(s.strict(s.sockets(s.hosts(s.origins(s.mux))))))
 	return s
 }
 
@@ -197,6 +199,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	ln = s.limitConns(ln)
+	ln = jsonCanned(ln) // net/http's own error answers as JSON (canned.go)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 

@@ -153,7 +153,8 @@ func newKeysList() *cobra.Command {
 					if k.RevokedAt != nil {
 						revoked = k.RevokedAt.Format(time.RFC3339)
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\n", k.ID, k.Label, k.Plan, k.Created.Format(time.RFC3339), revoked, u.LLMTokens, k.Limits.DailyLLMTokens)
+					// A label from an older database may hold control characters: quoted.
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d/%d\n", k.ID, platform.Printable(k.Label), k.Plan, k.Created.Format(time.RFC3339), revoked, u.LLMTokens, k.Limits.DailyLLMTokens)
 				}
 				return tw.Flush()
 			})

@@ -191,7 +191,7 @@ func TestServeLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer idle.Close()
-	if _, err := io.WriteString(idle, "GET /healthz HTTP/1.1\r\nHost: boxd\r\n\r\n"); err != nil {
+	if _, err := io.WriteString(idle, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	idleReader := bufio.NewReader(idle)

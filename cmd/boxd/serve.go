@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -108,8 +107,12 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
-	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
-		return configError{fmt.Errorf("state_dir %s: %w", cfg.StateDir, err)}
+	// The signing key lives in the state directory: other users must not
+	// read it (an existing 0755 one this user owns is tightened).
+	if was, err := attest.SecureDir(cfg.StateDir); err != nil {
+		return configError{fmt.Errorf("state_dir: %w", err)}
+	} else if was != 0 {
+		log.Warn("tightened the state directory to 0700: other users could read it", "path", cfg.StateDir, "was", fmt.Sprintf("%04o", was))
 	}
 	key, created, err := attest.LoadOrCreateKey(cfg.StateDir)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"boxd/atomicfile"
 )
@@ -113,6 +114,48 @@ func isLowerHex(s string) bool {
 	return true
 }
 
+// SecureDir makes dir the state directory the instance key may live in:
+// created 0700 when absent; an existing one that other users can read or
+// enter (group or other bits, as 0755) is tightened to 0700 when this
+// process's user owns it (tightened then reports its mode before), and
+// refused with the fix to run otherwise. LoadOrCreateKey does this
+// before it writes a new key; a caller that starts the box calls it first,
+// to say that it tightened the directory.
+func SecureDir(dir string) (tightened fs.FileMode, err error) {
+	euid := geteuid()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, fmt.Errorf("state directory %s: %w", dir, err)
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return 0, fmt.Errorf("state directory %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return 0, fmt.Errorf("state directory %s is not a directory", dir)
+	}
+	mode := st.Mode().Perm()
+	if mode&0o077 == 0 {
+		return 0, nil
+	}
+	refuse := func(why string) error {
+		return fmt.Errorf("state directory %s has mode %04o: other users can read it, and the signing key lives there; %s: run chmod 700 %s", dir, mode, why, dir)
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, refuse("boxd cannot tell its owner")
+	}
+	if int(sys.Uid) != euid {
+		return 0, refuse(fmt.Sprintf("it belongs to uid %d, not to this user (uid %d), so boxd will not change it", sys.Uid, euid))
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return 0, refuse(fmt.Sprintf("tightening it failed (%v)", err))
+	}
+	return mode, nil
+}
+
+// geteuid is os.Geteuid (tests stand in for another user).
+var geteuid = os.Geteuid
+
 // LoadOrCreateKey reads the instance key from dir, or creates it when the
 // file does not exist. It never replaces an existing file: a key that is
 // readable by other users, or that does not parse, is an error the operator
@@ -178,7 +221,8 @@ func createKey(dir, path string) (*Key, error) {
 		return nil, fmt.Errorf("instance key: encode: %w", err)
 	}
 	body := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// A new key goes only into a directory no other user can read.
+	if _, err := SecureDir(dir); err != nil {
 		return nil, fmt.Errorf("instance key: %w", err)
 	}
 	if err := atomicfile.WriteNew(path, body, 0o600); err != nil {

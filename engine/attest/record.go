@@ -151,6 +151,19 @@ func hashEntryMap(m map[string]any) (string, error) {
 	return sha256Hex(msg), nil
 }
 
+// hashEntryTree is hashEntryMap for an entry decoded from JSON (with
+// UseNumber): its canonical form is written from the tree as it is, where
+// Canonical would encode and decode it again first (the same bytes, at
+// three times the memory).
+func hashEntryTree(m map[string]any) (string, error) {
+	var buf bytes.Buffer
+	buf.WriteString(RecordFormat + "/entry\n")
+	if err := writeCanonical(&buf, m); err != nil {
+		return "", err
+	}
+	return sha256Hex(buf.Bytes()), nil
+}
+
 func toMap(v any) (map[string]any, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -250,28 +263,290 @@ const MaxRecordBytes = 16 << 20
 // signature is still checked against the record's own signer, but
 // SignedByTrustedKey stays false and ok is false).
 func VerifyRecord(raw []byte, trusted ed25519.PublicKey) Verification {
-	var v Verification
-	if len(raw) > MaxRecordBytes {
-		v.add("format", false, fmt.Sprintf("record is %d bytes; the limit is %d", len(raw), MaxRecordBytes))
-		return v
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var top map[string]any
-	if err := dec.Decode(&top); err != nil {
-		v.add("format", false, "record is not a JSON object: "+err.Error())
-		return v
-	}
-	if !onlySpaceLeft(dec) {
-		v.add("format", false, "record has data after its JSON object")
-		return v
-	}
-	verifyParsed(&v, top, trusted)
-	v.OK = v.Problem == ""
+	v, _, _ := VerifyRecordParsed(raw, trusted)
 	return v
 }
 
-func verifyParsed(v *Verification, top map[string]any, trusted ed25519.PublicKey) {
+// VerifyRecordParsed is VerifyRecord that also returns the record, read in
+// the same pass (nil when the format check failed), and why its fields do
+// not have Record's types when they do not (a meta value or an entry field
+// that is not a string, data that is not an object). Keys match exactly.
+//
+// The record is read once, one entry at a time: the memory it takes is the
+// Record and one entry's JSON tree, not a tree of the whole record.
+func VerifyRecordParsed(raw []byte, trusted ed25519.PublicKey) (Verification, *Record, error) {
+	var v Verification
+	if len(raw) > MaxRecordBytes {
+		v.add("format", false, fmt.Sprintf("record is %d bytes; the limit is %d", len(raw), MaxRecordBytes))
+		return v, nil, nil
+	}
+	var p recordPass
+	if err := p.read(raw); err != nil {
+		v.add("format", false, err.Error())
+		return v, nil, nil
+	}
+	p.verify(&v, trusted)
+	v.OK = v.Problem == ""
+	if v.Signer == nil {
+		return v, nil, nil
+	}
+	rec, err := p.record(*v.Signer)
+	return v, rec, err
+}
+
+// recordPass is what one read of a record keeps: the top-level fields but
+// entries as JSON values, and for the entries the outcome of the chain
+// check, the first number inside them and the typed entries.
+type recordPass struct {
+	header map[string]any // every top-level field but entries
+
+	entriesSeen bool
+	entriesList bool // entries is a list (else entriesValue holds it)
+	entries     []Entry
+	count       int    // entries read
+	numberPath  string // the first number inside entries
+	prev        string // the last good entry's hash
+	chainBad    string // the first chain failure ("" while intact)
+	badPos      int
+	fieldsErr   error // the first field that does not have its Record type
+}
+
+// read reads raw: one JSON object, then only white space. The entries are
+// checked as they are read.
+func (p *recordPass) read(raw []byte) error {
+	notObject := func(err error) error { return fmt.Errorf("record is not a JSON object: %v", err) }
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return notObject(err)
+	}
+	if tok != json.Delim('{') {
+		return notObject(fmt.Errorf("it starts with %v", tokenText(tok)))
+	}
+	p.header = map[string]any{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return notObject(err)
+		}
+		key, _ := tok.(string)
+		if key != "entries" {
+			var val any
+			if err := dec.Decode(&val); err != nil {
+				return notObject(err)
+			}
+			p.header[key] = val // a repeated key: the last one counts, as everywhere
+			continue
+		}
+		if err := p.readEntries(dec); err != nil {
+			return notObject(err)
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return notObject(err)
+	}
+	if !onlySpaceLeft(dec) {
+		return errors.New("record has data after its JSON object")
+	}
+	return nil
+}
+
+// readEntries reads the value of entries, checking each entry as it is
+// read. A repeated entries key starts over: the last one counts.
+func (p *recordPass) readEntries(dec *json.Decoder) error {
+	*p = recordPass{header: p.header, entriesSeen: true, prev: genesis}
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch tok {
+	case json.Delim('['):
+	case json.Delim('{'): // not a list: read past it
+		return skipObject(dec)
+	default: // not a list: a scalar, read whole
+		return nil
+	}
+	p.entriesList = true
+	for dec.More() {
+		var e any
+		if err := dec.Decode(&e); err != nil {
+			return err
+		}
+		p.entry(e)
+	}
+	_, err = dec.Token() // the closing bracket
+	return err
+}
+
+// skipObject reads the rest of an object whose opening brace was read.
+func skipObject(dec *json.Decoder) error {
+	for depth := 1; depth > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
+}
+
+func tokenText(tok json.Token) string {
+	switch t := tok.(type) {
+	case json.Delim:
+		return string(t)
+	case string:
+		return "a string"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprint(tok)
+}
+
+// entry checks one entry (its position is count+1) and keeps it typed.
+func (p *recordPass) entry(x any) {
+	p.count++
+	pos := p.count
+	if p.numberPath == "" {
+		p.numberPath = numberPath(x, fmt.Sprintf("record.entries[%d]", pos-1))
+	}
+	te, err := typedEntry(x, pos)
+	if err != nil && p.fieldsErr == nil {
+		p.fieldsErr = err
+	}
+	p.entries = append(p.entries, te)
+	if p.chainBad != "" {
+		return
+	}
+	bad := func(detail string) { p.chainBad, p.badPos = detail, pos }
+	e, ok := x.(map[string]any)
+	if !ok {
+		bad("not an object")
+		return
+	}
+	if n, _ := e["n"].(string); n != strconv.Itoa(pos) {
+		bad(fmt.Sprintf("carries n=%v at position %d: entries were removed, reordered or inserted", e["n"], pos))
+		return
+	}
+	stated, _ := e["hash"].(string)
+	if text, has := e["text"]; has {
+		ts, isStr := text.(string)
+		want, _ := e["text_sha256"].(string)
+		if !isStr || sha256Hex([]byte(ts)) != want {
+			bad("text changed: its SHA-256 does not match text_sha256")
+			return
+		}
+	}
+	body := make(map[string]any, len(e))
+	for k, val := range e {
+		if k != "text" && k != "hash" {
+			body[k] = val
+		}
+	}
+	h, err := hashEntryTree(body)
+	if err != nil {
+		bad("cannot be hashed: " + err.Error())
+		return
+	}
+	if h != stated {
+		bad("content changed: its fields no longer match its hash")
+		return
+	}
+	if prev, _ := e["prev"].(string); prev != p.prev {
+		if pos == 1 {
+			bad("link changed: the first entry must link to the genesis hash")
+		} else {
+			bad(fmt.Sprintf("link broken: prev does not match entry %d's hash (entry %d or this link was changed)", pos-1, pos-1))
+		}
+		return
+	}
+	p.prev = h
+}
+
+// typedEntry is x as an Entry, with an error when a field does not have
+// its Entry type (null reads as absent, as encoding/json reads it).
+func typedEntry(x any, pos int) (Entry, error) {
+	var e Entry
+	if x == nil {
+		return e, nil
+	}
+	m, ok := x.(map[string]any)
+	if !ok {
+		return e, fmt.Errorf("entries[%d] is not an object", pos-1)
+	}
+	var err error
+	str := func(k string, dst *string) {
+		switch v := m[k].(type) {
+		case nil:
+		case string:
+			*dst = v
+		default:
+			if err == nil {
+				err = fmt.Errorf("entries[%d].%s is not a string", pos-1, k)
+			}
+		}
+	}
+	str("n", &e.N)
+	str("type", &e.Type)
+	str("prev", &e.Prev)
+	str("text_sha256", &e.TextSHA256)
+	str("hash", &e.Hash)
+	switch t := m["text"].(type) {
+	case nil:
+	case string:
+		e.Text = &t
+	default:
+		if err == nil {
+			err = fmt.Errorf("entries[%d].text is not a string", pos-1)
+		}
+	}
+	switch d := m["data"].(type) {
+	case nil:
+	case map[string]any:
+		e.Data = d
+	default:
+		if err == nil {
+			err = fmt.Errorf("entries[%d].data is not an object", pos-1)
+		}
+	}
+	return e, err
+}
+
+// record is the typed record (the format check passed, so the header's
+// string fields are strings).
+func (p *recordPass) record(signer Signer) (*Record, error) {
+	s := func(k string) string { v, _ := p.header[k].(string); return v }
+	r := &Record{Format: s("format"), Kind: s("kind"), ID: s("id"), Created: s("created"), Count: s("count"),
+		Head: s("head"), Signer: signer, Entries: p.entries, Signature: s("signature")}
+	err := p.fieldsErr
+	switch m := p.header["meta"].(type) {
+	case nil:
+	case map[string]any:
+		r.Meta = make(map[string]string, len(m))
+		for k, v := range m {
+			if sv, ok := v.(string); ok {
+				r.Meta[k] = sv
+			} else if err == nil {
+				err = fmt.Errorf("meta.%s is not a string", k)
+			}
+		}
+	default:
+		if err == nil {
+			err = errors.New("meta is not an object")
+		}
+	}
+	return r, err
+}
+
+// verify adds the checks in their order: format, numbers, chain, count,
+// head, signature, signer.
+func (p *recordPass) verify(v *Verification, trusted ed25519.PublicKey) {
+	top := p.header
 	str := func(k string) (string, bool) { s, ok := top[k].(string); return s, ok }
 	if f, _ := str("format"); f != RecordFormat {
 		v.add("format", false, fmt.Sprintf("format is %v, want %s", top["format"], RecordFormat))
@@ -283,8 +558,7 @@ func verifyParsed(v *Verification, top map[string]any, trusted ed25519.PublicKey
 			return
 		}
 	}
-	rawEntries, ok := top["entries"].([]any)
-	if !ok {
+	if !p.entriesSeen || !p.entriesList {
 		v.add("format", false, "entries is missing or not a list")
 		return
 	}
@@ -294,79 +568,47 @@ func verifyParsed(v *Verification, top map[string]any, trusted ed25519.PublicKey
 		return
 	}
 	v.Signer = &signer
-	v.Entries = len(rawEntries)
+	v.Entries = p.count
 	v.add("format", true, RecordFormat)
 
-	if p := numberPath(top, "record"); p != "" {
-		v.add("numbers", false, p+" is a number; numbers in signed records are strings")
+	// The first number in key order, as numberPath walks the whole record.
+	keys := make([]string, 0, len(top)+1)
+	for k := range top {
+		keys = append(keys, k)
+	}
+	keys = append(keys, "entries")
+	sort.Strings(keys)
+	path := ""
+	for _, k := range keys {
+		if k == "entries" {
+			path = p.numberPath
+		} else {
+			path = numberPath(top[k], "record."+k)
+		}
+		if path != "" {
+			break
+		}
+	}
+	if path != "" {
+		v.add("numbers", false, path+" is a number; numbers in signed records are strings")
 	} else {
 		v.add("numbers", true, "every number is a string")
 	}
 
-	// The chain: positions, text, content, links.
-	prev := genesis
-	chainOK := true
-	for i, re := range rawEntries {
-		pos := i + 1
-		bad := func(detail string) {
-			v.add("chain", false, fmt.Sprintf("entry %d: %s", pos, detail))
-			p := pos
-			v.FirstBadEntry = &p
-			chainOK = false
-		}
-		e, ok := re.(map[string]any)
-		if !ok {
-			bad("not an object")
-			break
-		}
-		if n, _ := e["n"].(string); n != strconv.Itoa(pos) {
-			bad(fmt.Sprintf("carries n=%v at position %d: entries were removed, reordered or inserted", e["n"], pos))
-			break
-		}
-		stated, _ := e["hash"].(string)
-		if text, has := e["text"]; has {
-			ts, isStr := text.(string)
-			want, _ := e["text_sha256"].(string)
-			if !isStr || sha256Hex([]byte(ts)) != want {
-				bad("text changed: its SHA-256 does not match text_sha256")
-				break
-			}
-		}
-		body := make(map[string]any, len(e))
-		for k, val := range e {
-			if k != "text" && k != "hash" {
-				body[k] = val
-			}
-		}
-		h, err := hashEntryMap(body)
-		if err != nil {
-			bad("cannot be hashed: " + err.Error())
-			break
-		}
-		if h != stated {
-			bad("content changed: its fields no longer match its hash")
-			break
-		}
-		if p, _ := e["prev"].(string); p != prev {
-			if pos == 1 {
-				bad("link changed: the first entry must link to the genesis hash")
-			} else {
-				bad(fmt.Sprintf("link broken: prev does not match entry %d's hash (entry %d or this link was changed)", pos-1, pos-1))
-			}
-			break
-		}
-		prev = h
-	}
-	if chainOK {
-		v.add("chain", true, plural(len(rawEntries), "entry", "entries")+" linked")
+	if p.chainBad != "" {
+		v.add("chain", false, fmt.Sprintf("entry %d: %s", p.badPos, p.chainBad))
+		bad := p.badPos
+		v.FirstBadEntry = &bad
+	} else {
+		v.add("chain", true, plural(p.count, "entry", "entries")+" linked")
 		count, _ := str("count")
-		if count != strconv.Itoa(len(rawEntries)) {
-			v.add("count", false, fmt.Sprintf("the record holds %d entries but was signed with %s: entries were removed or added", len(rawEntries), count))
+		if count != strconv.Itoa(p.count) {
+			v.add("count", false, fmt.Sprintf("the record holds %d entries but was signed with %s: entries were removed or added", p.count, count))
 		} else {
-			v.add("count", true, plural(len(rawEntries), "entry", "entries"))
+			v.add("count", true, plural(p.count, "entry", "entries"))
 		}
 		head, _ := str("head")
-		if head != prev {
+		if head != p.prev {
 			v.add("head", false, "the last entry's hash does not match the signed head: entries at the end were changed, removed or added")
 		} else {
 			v.add("head", true, "the chain ends at the signed head")
@@ -377,7 +619,7 @@ func verifyParsed(v *Verification, top map[string]any, trusted ed25519.PublicKey
 	// the signature itself).
 	header := make(map[string]any, len(top))
 	for k, val := range top {
-		if k != "entries" && k != "signature" {
+		if k != "signature" {
 			header[k] = val
 		}
 	}

@@ -20,39 +20,91 @@ var ErrUnknownTemplate = errors.New("unknown chat template")
 // Families lists the families Render supports.
 var Families = []Template{TemplateGemma, TemplateLlama3, TemplateChatML, TemplateMistral}
 
+// Part is a piece of a rendered prompt: a control token of the template
+// (Control: a turn marker, tokenized with special-token parsing) or text
+// (role names, separators and the messages' content: tokenized as plain
+// text, so a marker written inside a message stays text).
+type Part struct {
+	Text    string
+	Control bool
+}
+
+// prompt collects parts, joining adjacent text.
+type prompt []Part
+
+func (p *prompt) ctl(s string) { *p = append(*p, Part{Text: s, Control: true}) }
+
+func (p *prompt) text(s string) {
+	if s == "" {
+		return
+	}
+	if n := len(*p); n > 0 && !(*p)[n-1].Control {
+		(*p)[n-1].Text += s
+		return
+	}
+	*p = append(*p, Part{Text: s})
+}
+
 // Render writes a conversation as the prompt text of a template family,
 // ending with the opening of the assistant's turn. Control tokens appear as
-// text (tokenize with special-token parsing); the BOS token is not written
-// (tokenizing with special tokens adds it where the model wants one).
-// Tool results (role tool) become user turns in families without a tool
-// role.
+// text; the BOS token is not written (tokenizing with special tokens adds it
+// where the model wants one). Tool results (role tool) become user turns in
+// families without a tool role. Render is RenderParts joined: a prompt to
+// tokenize comes from RenderParts, which tells the template's control
+// tokens from the messages' text.
 func Render(t Template, msgs []Message) (string, error) {
+	parts, err := RenderParts(t, msgs)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String(), nil
+}
+
+// RenderParts is Render as parts: the template's control tokens apart from
+// the text around them (which holds the messages' content), so that only
+// the template's own markers are read as control tokens.
+func RenderParts(t Template, msgs []Message) ([]Part, error) {
 	if len(msgs) == 0 {
-		return "", errors.New("no messages")
+		return nil, errors.New("no messages")
 	}
 	for _, m := range msgs {
 		switch m.Role {
 		case "system", "user", "assistant", "tool":
 		default:
-			return "", fmt.Errorf("role %q: use system, user, assistant or tool", m.Role)
+			return nil, fmt.Errorf("role %q: use system, user, assistant or tool", m.Role)
 		}
 	}
-	var b strings.Builder
+	var b prompt
 	switch t {
 	case TemplateChatML:
 		for _, m := range msgs {
-			fmt.Fprintf(&b, "<|im_start|>%s\n%s<|im_end|>\n", chatmlRole(m.Role), m.Content)
+			b.ctl("<|im_start|>")
+			b.text(chatmlRole(m.Role) + "\n" + m.Content)
+			b.ctl("<|im_end|>")
+			b.text("\n")
 		}
-		b.WriteString("<|im_start|>assistant\n")
+		b.ctl("<|im_start|>")
+		b.text("assistant\n")
 	case TemplateLlama3:
 		for _, m := range msgs {
 			role := m.Role
 			if role == "tool" {
 				role = "ipython"
 			}
-			fmt.Fprintf(&b, "<|start_header_id|>%s<|end_header_id|>\n\n%s<|eot_id|>", role, strings.TrimSpace(m.Content))
+			b.ctl("<|start_header_id|>")
+			b.text(role)
+			b.ctl("<|end_header_id|>")
+			b.text("\n\n" + strings.TrimSpace(m.Content))
+			b.ctl("<|eot_id|>")
 		}
-		b.WriteString("<|start_header_id|>assistant<|end_header_id|>\n\n")
+		b.ctl("<|start_header_id|>")
+		b.text("assistant")
+		b.ctl("<|end_header_id|>")
+		b.text("\n\n")
 	case TemplateGemma:
 		// Gemma has no system role: the system text opens the first user
 		// turn, as Gemma 3's own template does.
@@ -68,12 +120,19 @@ func Render(t Template, msgs []Message) (string, error) {
 				content = system + "\n\n" + content
 				first = false
 			}
-			fmt.Fprintf(&b, "<start_of_turn>%s\n%s<end_of_turn>\n", role, content)
+			b.ctl("<start_of_turn>")
+			b.text(role + "\n" + content)
+			b.ctl("<end_of_turn>")
+			b.text("\n")
 		}
 		if first && system != "" && len(rest) == 0 {
-			fmt.Fprintf(&b, "<start_of_turn>user\n%s<end_of_turn>\n", system)
+			b.ctl("<start_of_turn>")
+			b.text("user\n" + system)
+			b.ctl("<end_of_turn>")
+			b.text("\n")
 		}
-		b.WriteString("<start_of_turn>model\n")
+		b.ctl("<start_of_turn>")
+		b.text("model\n")
 	case TemplateMistral:
 		// [INST] user [/INST]assistant</s>; the system text joins the last
 		// user turn, as Mistral's templates do.
@@ -86,24 +145,46 @@ func Render(t Template, msgs []Message) (string, error) {
 		}
 		for i, m := range rest {
 			if m.Role == "assistant" {
-				fmt.Fprintf(&b, "%s</s>", strings.TrimSpace(m.Content))
+				b.text(strings.TrimSpace(m.Content))
+				b.ctl("</s>")
 				continue
 			}
 			content := strings.TrimSpace(m.Content)
 			if i == lastUser && system != "" {
 				content = system + "\n\n" + content
 			}
-			fmt.Fprintf(&b, "[INST] %s [/INST]", content)
+			b.ctl("[INST]")
+			b.text(" " + content + " ")
+			b.ctl("[/INST]")
 		}
 		if len(rest) == 0 {
-			fmt.Fprintf(&b, "[INST] %s [/INST]", system)
+			b.ctl("[INST]")
+			b.text(" " + system + " ")
+			b.ctl("[/INST]")
 		}
 	case TemplateNone:
-		return "", fmt.Errorf("%w: the model has no chat template; set models.llm.template to one of gemma, llama3, chatml, mistral", ErrUnknownTemplate)
+		return nil, fmt.Errorf("%w: the model has no chat template; set models.llm.template to one of gemma, llama3, chatml, mistral", ErrUnknownTemplate)
 	default:
-		return "", fmt.Errorf("%w %q: boxd renders gemma, llama3, chatml and mistral; set models.llm.template to the family the model was trained on", ErrUnknownTemplate, t)
+		return nil, fmt.Errorf("%w %q: boxd renders gemma, llama3, chatml and mistral; set models.llm.template to the family the model was trained on", ErrUnknownTemplate, t)
 	}
-	return b.String(), nil
+	return b, nil
+}
+
+// ControlTokens are the control tokens of a template family as text: its
+// turn markers and the BOS, EOS and padding tokens its models use. A
+// message's text that holds one is read as plain text (see RenderParts).
+func ControlTokens(t Template) []string {
+	switch t {
+	case TemplateChatML:
+		return []string{"<|im_start|>", "<|im_end|>", "<|endoftext|>"}
+	case TemplateLlama3:
+		return []string{"<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>", "<|eom_id|>", "<|python_tag|>"}
+	case TemplateGemma:
+		return []string{"<bos>", "<eos>", "<pad>", "<start_of_turn>", "<end_of_turn>"}
+	case TemplateMistral:
+		return []string{"<s>", "</s>", "[INST]", "[/INST]"}
+	}
+	return nil
 }
 
 func chatmlRole(r string) string {

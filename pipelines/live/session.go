@@ -241,6 +241,12 @@ func (s *Session) Audio(ctx context.Context, frame []byte) error {
 	if ms > 0 {
 		var err error
 		if left, err = s.cfg.Budget.ChargeAudio(ctx, ms); err != nil {
+			if p, ok := problem.As(err); ok {
+				// The caller may not go on (its token expired or was
+				// revoked): the session ends with that.
+				s.end(p.Kind, p.Message)
+				return ErrEnded
+			}
 			return fmt.Errorf("live: charging audio: %w", err)
 		}
 	}

@@ -24,9 +24,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"boxd/engine/attest"
@@ -201,6 +204,11 @@ func noModel() error {
 
 // Render renders msgs with the model's chat template and tokenizes them,
 // refusing a prompt that leaves no room for an answer in the context.
+//
+// Only the template's own markers become control tokens: the messages'
+// text is tokenized with special-token parsing off, so a "<|im_start|>"
+// written in a message (a chat turn, a review being answered, a
+// transcript) is plain text and cannot open a turn (see tokenizeParts).
 func (m *Model) Render(msgs []Message) ([]int32, error) {
 	if !m.Ready() {
 		return nil, noModel()
@@ -209,11 +217,12 @@ func (m *Model) Render(msgs []Message) ([]int32, error) {
 	for i, msg := range msgs {
 		mm[i] = models.Message{Role: msg.Role, Content: msg.Content}
 	}
-	text, err := models.Render(m.Engine.Template(), mm)
+	tmpl := m.Engine.Template()
+	parts, err := models.RenderParts(tmpl, mm)
 	if err != nil {
 		return nil, problem.Wrap(problem.Upstream, err, "the chat model cannot be prompted: %v", err)
 	}
-	toks, err := m.Engine.Tokenize(text, true, true)
+	toks, err := tokenizeParts(m.Engine, tmpl, parts)
 	if err != nil {
 		return nil, problem.Wrap(problem.Upstream, err, "tokenizing the prompt failed: %v", err)
 	}
@@ -221,6 +230,145 @@ func (m *Model) Render(msgs []Message) ([]int32, error) {
 		return nil, problem.New(problem.TooLarge, "the prompt is %d tokens; this model's context holds %d tokens for prompt and answer together", len(toks), ctxLen)
 	}
 	return toks, nil
+}
+
+// tokenizeParts tokenizes a rendered prompt: each of the template's control
+// parts that is one token of the vocabulary as that token, the text between
+// them with special-token parsing off. For text without markers this is
+// the tokenization of the whole prompt with special-token parsing on
+// (llama.cpp splits there at control tokens too); a control part the
+// vocabulary lacks is text like the rest. The model's BOS (and EOS) are
+// added as tokenizing the whole prompt would.
+//
+// llama.cpp still matches user-defined tokens with parsing off, and some
+// vocabularies mark turn markers so (Gemma's <start_of_turn>): text whose
+// tokens hold one of the family's control tokens is tokenized again in
+// pieces cut inside each such marker, so it becomes plain text there too.
+func tokenizeParts(e Engine, t models.Template, parts []models.Part) ([]int32, error) {
+	ids := map[string]int32{} // control text -> its one token (-1: not one token)
+	control := func(s string) (int32, error) {
+		if id, ok := ids[s]; ok {
+			return id, nil
+		}
+		toks, err := e.Tokenize(s, false, true)
+		if err != nil {
+			return 0, err
+		}
+		id := int32(-1)
+		if len(toks) == 1 {
+			id = toks[0]
+		}
+		ids[s] = id
+		return id, nil
+	}
+	// The parts as segments: one control token, or text (id -1).
+	type segment struct {
+		text string
+		id   int32
+	}
+	var segs []segment
+	for _, p := range parts {
+		id := int32(-1)
+		if p.Control {
+			var err error
+			if id, err = control(p.Text); err != nil {
+				return nil, err
+			}
+		}
+		if n := len(segs); id < 0 && n > 0 && segs[n-1].id < 0 {
+			segs[n-1].text += p.Text
+			continue
+		}
+		segs = append(segs, segment{text: p.Text, id: id})
+	}
+	// The family's control tokens, as text that must not become them.
+	markers := map[int32]string{}
+	for _, s := range append(models.ControlTokens(t), slices.Collect(maps.Keys(ids))...) {
+		id, err := control(s)
+		if err != nil {
+			return nil, err
+		}
+		if id >= 0 {
+			markers[id] = s
+		}
+	}
+	pre, post, err := specialEnds(e)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(pre)
+	for _, sg := range segs {
+		if sg.id >= 0 {
+			out = append(out, sg.id)
+			continue
+		}
+		toks, err := plainText(e, sg.text, markers)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, toks...)
+	}
+	return append(out, post...), nil
+}
+
+// plainText tokenizes text with special-token parsing off. When the tokens
+// still hold one of markers (a user-defined token, which llama.cpp matches
+// even so), the text is tokenized in pieces cut after the first byte of
+// each marker's text in it, so no piece holds a whole marker.
+func plainText(e Engine, text string, markers map[int32]string) ([]int32, error) {
+	toks, err := e.Tokenize(text, false, false)
+	if err != nil || !slices.ContainsFunc(toks, func(id int32) bool { _, ok := markers[id]; return ok }) {
+		return toks, err
+	}
+	var cuts []int
+	for _, mk := range markers {
+		for i := 0; ; {
+			j := strings.Index(text[i:], mk)
+			if j < 0 {
+				break
+			}
+			cuts = append(cuts, i+j+1)
+			i += j + 1
+		}
+	}
+	slices.Sort(cuts)
+	cuts = append(slices.Compact(cuts), len(text))
+	toks = toks[:0]
+	from := 0
+	for _, c := range cuts {
+		piece, err := e.Tokenize(text[from:c], false, false)
+		if err != nil {
+			return nil, err
+		}
+		toks = append(toks, piece...)
+		from = c
+	}
+	for _, id := range toks {
+		if mk, ok := markers[id]; ok {
+			return nil, fmt.Errorf("the model's vocabulary reads %q in a message as its control token", mk)
+		}
+	}
+	return toks, nil
+}
+
+// specialEnds are the tokens the model adds around a prompt when
+// tokenizing with special tokens: BOS before (where the model wants one),
+// EOS after (where it adds one).
+func specialEnds(e Engine) (pre, post []int32, err error) {
+	with, err := e.Tokenize("a", true, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	bare, err := e.Tokenize("a", false, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k := 0; k+len(bare) <= len(with); k++ {
+		if slices.Equal(with[k:k+len(bare)], bare) {
+			return with[:k], with[k+len(bare):], nil
+		}
+	}
+	return nil, nil, errors.New("the tokenizer's special tokens could not be told from the text")
 }
 
 // JSON runs a call whose answer follows schema (through a grammar) and

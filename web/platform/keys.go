@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"boxd/ids"
 	"boxd/store"
@@ -31,6 +34,31 @@ var planPattern = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 // MaxLabel is the longest key label accepted.
 const MaxLabel = 200
 
+// unprintable finds the first rune of s that is not printable text: a
+// control or format character (terminal escapes, bidirectional overrides),
+// a line or paragraph separator, a private-use or unassigned code point,
+// or a byte that is not UTF-8. The zero-width joiner and non-joiner
+// (emoji sequences, Persian) are text. It reports its index in runes.
+func unprintable(s string) (i int, r rune, ok bool) {
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsGraphic(r) && r != '\u200c' && r != '\u200d' {
+			return i, r, false
+		}
+		i++
+	}
+	return 0, 0, true
+}
+
+// Printable is s when it is printable text, else s quoted with Go's
+// escapes (strconv.Quote): for printing labels that older databases may
+// hold with control characters.
+func Printable(s string) string {
+	if _, _, ok := unprintable(s); ok {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
 // Limits validates a spec and fills the free-plan defaults.
 func (s KeySpec) Limits() (label, plan string, l store.Limits, d *problem.Error) {
 	bad := func(format string, args ...any) *problem.Error {
@@ -47,6 +75,9 @@ func (s KeySpec) Limits() (label, plan string, l store.Limits, d *problem.Error)
 		label = strings.TrimSpace(*s.Label)
 		if len([]rune(label)) > MaxLabel {
 			return "", "", l, bad("label is %d characters; the limit is %d", len([]rune(label)), MaxLabel)
+		}
+		if i, r, ok := unprintable(label); !ok {
+			return "", "", l, bad("label holds a control or other non-printable character (%U at character %d); use printable text", r, i+1)
 		}
 	}
 	if len(s.Verticals) > 0 && string(s.Verticals) != "null" {

@@ -124,6 +124,8 @@ type Session struct {
 	reserved    int64
 	busy        bool
 	liveOpen    bool
+	callSlots   chan struct{} // model calls running (AcquireCall)
+	callWaiting int           // calls waiting for a slot
 }
 
 // Network groups client addresses for per-address limits (demo sessions,

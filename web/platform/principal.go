@@ -1,12 +1,14 @@
 package platform
 
 import (
-	"boxd/problem"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"strings"
+	"sync"
 	"time"
+
+	"boxd/problem"
 
 	"boxd/store"
 )
@@ -283,6 +285,11 @@ func (pr *Principal) ChargeAudio(ctx context.Context, ms int64) (int64, error) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		pr.session.audioLeftMS = max(0, pr.session.audioLeftMS-ms)
+		if exp := pr.session.Expires; !p.now().Before(exp) {
+			// A live session does not outlive its token: the audio
+			// received is charged, and the session ends (4401).
+			return pr.session.audioLeftMS, deny(problem.Unauthorized, "this demo session expired at %s; create a new one with POST /demo/session", exp.UTC().Format(time.RFC3339))
+		}
 		return pr.session.audioLeftMS, nil
 	}
 	if err := p.store.AddUsage(ctx, pr.key.ID, Day(p.now()), 0, ms, 0); err != nil {
@@ -407,4 +414,45 @@ func (pr *Principal) AcquireLive() (release func(), d *problem.Error) {
 			pr.session.liveOpen = false
 		}
 	}, nil
+}
+
+// AcquireCall takes one of a demo token's concurrent model-call slots
+// (limits.demo_concurrent_calls), so that one token cannot hold every
+// model sequence while other callers wait: a call over them waits for
+// one of the token's own calls to end (or ctx), and when four times as
+// many already wait it is refused (429, Retry-After 1). Keys are apps
+// serving many people; their calls are bounded by their request rate,
+// and release does nothing for them.
+func (pr *Principal) AcquireCall(ctx context.Context) (release func(), d *problem.Error) {
+	if pr.session == nil {
+		return func() {}, nil
+	}
+	p := pr.p
+	limit := max(1, p.cfg.Limits.DemoConcurrentCalls)
+	p.mu.Lock()
+	sess := pr.session
+	if sess.callSlots == nil {
+		sess.callSlots = make(chan struct{}, limit)
+	}
+	slots := sess.callSlots
+	if sess.callWaiting >= 4*limit {
+		p.mu.Unlock()
+		return nil, deny(problem.RateLimited, "this demo token runs %d model calls and %d more wait (limits.demo_concurrent_calls is %d); wait for them to finish", limit, sess.callWaiting, limit).Retry(time.Second)
+	}
+	sess.callWaiting++
+	p.mu.Unlock()
+	var err error
+	select {
+	case slots <- struct{}{}:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	p.mu.Lock()
+	sess.callWaiting--
+	p.mu.Unlock()
+	if err != nil {
+		return nil, problem.Wrap(problem.Unavailable, err, "the request ended while it waited for a model-call slot")
+	}
+	var once sync.Once
+	return func() { once.Do(func() { <-slots }) }, nil
 }

@@ -29,6 +29,7 @@ import (
 	"syscall"
 
 	"boxd/problem"
+	"boxd/strictjson"
 )
 
 // DefaultSmallLimit bounds the JSON of the non-upload fields when
@@ -108,7 +109,8 @@ func (o Options) smallLimit() int64 {
 // not, with the JSON escapes \/, \n and \r allowed) or null; it is decoded
 // into a temporary file in opt.Dir. The other fields are decoded into dst
 // (a pointer, as for json.Unmarshal; nil accepts none) refusing unknown
-// fields; dst need not declare the upload fields. ctx is checked between
+// fields, keys given twice (at any depth) and keys in the wrong case; dst
+// need not declare the upload fields. ctx is checked between
 // reads of r. Errors are *problem.Error: Invalid for a malformed body,
 // TooLarge for a limit, naming it. On error no temporary file remains.
 func Read(ctx context.Context, r io.Reader, opt Options, dst any) (*Upload, error) {
@@ -130,6 +132,12 @@ func Read(ctx context.Context, r io.Reader, opt Options, dst any) (*Upload, erro
 	}
 	if dst == nil {
 		dst = &struct{}{}
+	}
+	// A key twice in a nested object, or a key in the wrong case (which
+	// json.Decoder would match): the upload fields' names count too.
+	if e := strictjson.Check(s.small, dst, names...); e != nil {
+		_ = u.Remove()
+		return nil, problem.New(problem.Invalid, "%s", e.Error())
 	}
 	dec := json.NewDecoder(bytes.NewReader(s.small))
 	dec.DisallowUnknownFields()

@@ -36,6 +36,11 @@ type LLM struct {
 	HeadDim int
 	// Tied leaves out output.weight: the output reuses token_embd.
 	Tied bool
+	// UserDefinedMarkers types the template's control tokens as
+	// user-defined (4) instead of control (3), as some GGUFs mark turn
+	// markers: llama.cpp then matches them even with special-token
+	// parsing off (it still makes end-of-turn tokens control).
+	UserDefinedMarkers bool
 }
 
 // Bert describes a random-weight BERT embedder or reranker.
@@ -146,8 +151,12 @@ func WriteLLM(path string, s LLM) error {
 	nSpecial := len(toks)
 	b := trainBPE(corpus, max(0, s.Vocab-nSpecial-256))
 	types := make([]int32, 0, s.Vocab)
+	special := int32(3)
+	if s.UserDefinedMarkers {
+		special = 4
+	}
 	for range toks {
-		types = append(types, 3)
+		types = append(types, special)
 	}
 	toks = append(toks, b.tokens...)
 	for len(types) < len(toks) {

@@ -1,0 +1,168 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"path"
+	"reflect"
+	"strings"
+
+	"boxd/pipelines/chat"
+	"boxd/pipelines/studio"
+	"boxd/problem"
+	"boxd/strictjson"
+)
+
+// Strictness against crafted requests (docs/decisions.md, "Hostile
+// clients"): every error is {"error": …} JSON, also where net/http or a
+// library would answer in plain text or HTML (strict here; the server's
+// own canned answers in canned.go), and request bodies are read strictly
+// (body.go, strictKeys here: no key twice, no key in the wrong case).
+
+// strict answers what must not reach the mux: CONNECT (405), request
+// targets that are not clean paths (400, where the mux would redirect to
+// the cleaned path with an HTML body), and a subtree's root without its
+// slash (the mux's redirect to /tree/; notFound answers instead). Errors
+// handlers write as plain text or HTML (websocket.Accept's handshake
+// refusals) become JSON (plainErrors).
+func (s *Server) strict(next http.Handler) http.Handler {
+	redirect := reflect.TypeOf(http.RedirectHandler("/", http.StatusMovedPermanently))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodConnect {
+			w.Header().Set("Allow", "DELETE, GET, HEAD, OPTIONS, POST")
+			writeError(w, http.StatusMethodNotAllowed, "CONNECT is not supported: boxd is an API server, not a proxy")
+			return
+		}
+		if p := r.URL.EscapedPath(); p != cleanPath(p) {
+			writeError(w, http.StatusBadRequest, uncleanPath(p))
+			return
+		}
+		if h, _ := s.mux.Handler(r); reflect.TypeOf(h) == redirect {
+			s.notFound(w, r)
+			return
+		}
+		pw := &plainErrors{ResponseWriter: w}
+		next.ServeHTTP(pw, r)
+		pw.finish()
+	})
+}
+
+// cleanPath is the path ServeMux routes a request by (its cleanPath): a
+// leading slash, no empty, . or .. segments, a trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		if len(p) == len(np)+1 && strings.HasPrefix(p, np) {
+			return p
+		}
+		np += "/"
+	}
+	return np
+}
+
+func uncleanPath(p string) string {
+	shown := p
+	if len(shown) > 200 {
+		shown = shown[:200] + "…"
+	}
+	if !strings.HasPrefix(p, "/") {
+		return fmt.Sprintf("request target %q is not a path; send a path starting with /", shown)
+	}
+	clean := cleanPath(p)
+	if len(clean) > 200 {
+		clean = clean[:200] + "…"
+	}
+	return fmt.Sprintf("path %q has empty, . or .. segments; the box does not resolve them: request %s", shown, clean)
+}
+
+// plainErrors holds back an error response (status 400 or more) written as
+// text/plain or text/html, and writes its text as {"error": …} instead
+// when the handler returns (finish). Everything else passes through.
+type plainErrors struct {
+	http.ResponseWriter
+	code    int // the held error's status; 0: none
+	text    []byte
+	started bool
+}
+
+// plainErrorText bounds the text kept from a held error.
+const plainErrorText = 1 << 10
+
+func (p *plainErrors) WriteHeader(code int) {
+	if !p.started && p.code == 0 && code >= 400 {
+		ct := p.Header().Get("Content-Type")
+		if strings.HasPrefix(ct, "text/plain") || strings.HasPrefix(ct, "text/html") {
+			p.code = code
+			return
+		}
+	}
+	p.started = true
+	p.ResponseWriter.WriteHeader(code)
+}
+
+func (p *plainErrors) Write(b []byte) (int, error) {
+	if p.code != 0 {
+		if room := plainErrorText - len(p.text); room > 0 {
+			p.text = append(p.text, b[:min(len(b), room)]...)
+		}
+		return len(b), nil
+	}
+	p.started = true
+	return p.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush and Hijack underneath.
+func (p *plainErrors) Unwrap() http.ResponseWriter { return p.ResponseWriter }
+
+func (p *plainErrors) finish() {
+	if p.code == 0 {
+		return
+	}
+	msg := strings.TrimSpace(strings.ToValidUTF8(string(p.text), "\uFFFD"))
+	if msg == "" {
+		msg = http.StatusText(p.code)
+	}
+	h := p.Header()
+	h.Del("Content-Length")
+	h.Del("Content-Type")
+	writeError(p.ResponseWriter, p.code, msg)
+}
+
+// strictKeys refuses a body (already decoded into dst) with a key twice in
+// one object, at any depth, or a key that matches a field only when case
+// is ignored (encoding/json accepts both: the last value wins, "Model"
+// sets model).
+func strictKeys(data []byte, dst any) *problem.Error {
+	if e := strictjson.Check(data, dst); e != nil {
+		return badRequest("%s", e.Error())
+	}
+	return nil
+}
+
+// Shapes of the request types that decode themselves, so that strictKeys
+// knows their keys, and the record of POST /record/verify, which is passed
+// on as sent: records.Verify reports a duplicate key in it as its failed
+// canonical check (200, ok false), as it does for any malformed record.
+func init() {
+	strictjson.SetShape(reflect.TypeFor[verifyBody](), reflect.TypeFor[struct {
+		Record strictjson.Opaque `json:"record"`
+	}]())
+	strictjson.SetShape(reflect.TypeFor[reviewBody](), reflect.TypeFor[struct {
+		Review       any `json:"review"`
+		Rating       any `json:"rating"`
+		BusinessName any `json:"business_name"`
+		BusinessType any `json:"business_type"`
+		Reply        any `json:"reply"`
+	}]())
+	strictjson.SetShape(reflect.TypeFor[jobBody](), reflect.TypeFor[studio.Request]())
+	strictjson.SetShape(reflect.TypeFor[chat.Content](), reflect.TypeFor[[]struct {
+		Type any `json:"type"`
+		Text any `json:"text"`
+	}]())
+}
