@@ -199,6 +199,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"shutdown_grace_s": "5", "log.level": "debug", "log.format": "text",
 		"limits.sessions_per_address_per_hour": "11", "limits.sessions_per_hour": "12", "limits.session_lifetime_s": "600",
 		"limits.live_cap": "2", "limits.audio_budget_s": "60", "limits.token_budget": "99", "limits.stop_reserve_tokens": "10",
+		"limits.demo_concurrent_calls": "3", "limits.live_idle_s": "30",
 		"limits.body_read_floor_s": "2", "limits.body_read_min_bytes_per_s": "2048", "limits.connections_per_address": "3",
 		"limits.connections": "40", "limits.record_verifications": "1", "limits.admin_failures_per_minute": "5",
 		"receipts.retention_days": "7", "receipts.max": "1000",
@@ -235,7 +236,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.VADPath() != model {
 		t.Errorf("asr settings not applied: %+v vad %q", c.ASR, c.VADPath())
 	}
-	if (c.Bounds != Bounds{BodyReadFloorS: 2, BodyReadMinBytesPerS: 2048, ConnectionsPerAddress: 3, Connections: 40, RecordVerifications: 1, AdminFailuresPerMinute: 5}) {
+	if (c.Bounds != Bounds{BodyReadFloorS: 2, BodyReadMinBytesPerS: 2048, ConnectionsPerAddress: 3, Connections: 40, RecordVerifications: 1, AdminFailuresPerMinute: 5, DemoConcurrentCalls: 3, LiveIdleS: 30}) {
 		t.Errorf("bounds not applied: %+v", c.Bounds)
 	}
 }

@@ -97,8 +97,6 @@ type Limits struct {
 	AudioBudgetS              int
 	TokenBudget               int
 	StopReserveTokens         int
-	DemoConcurrentCalls       int
-	LiveIdleS                 int
 }
 
 // Bounds hold what the box allows one client against hostile or broken
@@ -112,6 +110,12 @@ type Bounds struct {
 	Connections            int
 	RecordVerifications    int
 	AdminFailuresPerMinute int
+	// DemoConcurrentCalls is how many model calls one demo token runs at
+	// once (limits.demo_concurrent_calls).
+	DemoConcurrentCalls int
+	// LiveIdleS is how long a live socket may send no audio
+	// (limits.live_idle_s).
+	LiveIdleS int
 }
 
 // Receipts bound the stored model-call receipts.
@@ -275,9 +279,9 @@ var settings = []setting{
 	{key: "limits.stop_reserve_tokens", kind: kindInt, def: 2000, min: 0, max: 100000, usage: "tokens a live session keeps back for its stop artifact",
 		field: func(c *Config) any { return &c.Limits.StopReserveTokens }},
 	{key: "limits.demo_concurrent_calls", kind: kindInt, def: 2, min: 1, max: 64, usage: "model calls (chat completions) one demo token may run at once; more answer 429",
-		field: func(c *Config) any { return &c.Limits.DemoConcurrentCalls }},
+		field: func(c *Config) any { return &c.Bounds.DemoConcurrentCalls }},
 	{key: "limits.live_idle_s", kind: kindInt, def: 60, min: 5, max: 3600, usage: "seconds a live socket may send no audio before it is closed (4408) to free its live slot",
-		field: func(c *Config) any { return &c.Limits.LiveIdleS }},
+		field: func(c *Config) any { return &c.Bounds.LiveIdleS }},
 	{key: "limits.body_read_floor_s", kind: kindInt, def: 10, min: 1, max: 600, usage: "seconds any request body may take to arrive, plus its size at limits.body_read_min_bytes_per_s; slower bodies get 408",
 		field: func(c *Config) any { return &c.Bounds.BodyReadFloorS }},
 	{key: "limits.body_read_min_bytes_per_s", kind: kindInt, def: 65536, min: 1024, max: 1 << 30, usage: "slowest rate (bytes per second) a request body is read at beyond the floor",

@@ -99,10 +99,11 @@ type timedBody struct {
 	done     bool      // read to its end or failed: the deadline is cleared
 }
 
-// deadline is start + floor + max(declared, read) / rate.
+// deadline is start + floor + max(declared, read) / rate (at most a day
+// after the floor: a Content-Length of exabytes must not overflow).
 func (b *timedBody) deadline() time.Time {
-	n := max(b.declared, b.read)
-	return b.start.Add(b.floor + time.Duration(float64(n)/float64(b.rate)*float64(time.Second)))
+	secs := min(float64(max(b.declared, b.read))/float64(b.rate), 86400)
+	return b.start.Add(b.floor + time.Duration(secs*float64(time.Second)))
 }
 
 func (b *timedBody) set(t time.Time) error {

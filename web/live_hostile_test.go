@@ -15,7 +15,7 @@ import (
 // live slot is free again for the next client.
 func TestLiveIdleSocketIsClosed(t *testing.T) {
 	cfg := configs.Defaults()
-	cfg.Limits.LiveIdleS = 1
+	cfg.Bounds.LiveIdleS = 1
 	cfg.Limits.LiveCap = 1
 	ts := wsServer(t, wsOpts{cfg: cfg, transcribe: livetest.ScriptedTranscriber(wsScript)})
 	w := wsDial(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil)

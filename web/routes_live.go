@@ -267,7 +267,7 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 	// A socket that sends no audio for limits.live_idle_s is closed (an
 	// error event, then 4408; the contract's reconnect rule applies) so
 	// that it does not hold a live slot others wait for.
-	idleFor := time.Duration(max(1, s.cfg.Limits.LiveIdleS)) * time.Second
+	idleFor := time.Duration(max(1, s.cfg.Bounds.LiveIdleS)) * time.Second
 	idle := time.NewTimer(idleFor)
 	defer idle.Stop()
 	// end closes with the session's ending; its error event was sent.
@@ -285,7 +285,7 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 		select {
 		case <-idle.C:
 			if stopDone == nil {
-				sess.End(problem.Timeout, fmt.Sprintf("no audio for %d s: the session was closed to free its live slot (limits.live_idle_s); reconnect and send audio frames, or send {\"type\":\"stop\"} when done", s.cfg.Limits.LiveIdleS))
+				sess.End(problem.Timeout, fmt.Sprintf("no audio for %d s: the session was closed to free its live slot (limits.live_idle_s); reconnect and send audio frames, or send {\"type\":\"stop\"} when done", s.cfg.Bounds.LiveIdleS))
 			}
 		case <-ctx.Done():
 			if stopDone != nil {

@@ -428,7 +428,7 @@ func (pr *Principal) AcquireCall(ctx context.Context) (release func(), d *proble
 		return func() {}, nil
 	}
 	p := pr.p
-	limit := max(1, p.cfg.Limits.DemoConcurrentCalls)
+	limit := max(1, p.cfg.Bounds.DemoConcurrentCalls)
 	p.mu.Lock()
 	sess := pr.session
 	if sess.callSlots == nil {
