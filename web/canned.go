@@ -85,7 +85,10 @@ func rewriteCanned(p []byte) ([]byte, bool) {
 	if out, ok := rewriteExpect(p); ok {
 		return out, true
 	}
-	if !bytes.HasPrefix(p, []byte(cannedPrefix)) {
+	// Every response's first write passes here: a successful one, or one
+	// without the canned headers, leaves at once and without copying.
+	if !bytes.HasPrefix(p, []byte(cannedPrefix)) || len(p) <= len(cannedPrefix) ||
+		(p[len(cannedPrefix)] != '4' && p[len(cannedPrefix)] != '5') || !bytes.Contains(p, []byte(cannedHeaders)) {
 		return nil, false
 	}
 	rest := string(p[len(cannedPrefix):])
