@@ -1,13 +1,23 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"boxd/web/platform"
 )
+
+// refusal is what the node client saw of an APIError.
+type refusal struct {
+	Status              int
+	Message, Type, Code string
+	RetryAfter          *string
+}
 
 // TestOpenAINodeClient drives the server with the official openai npm client
 // (installed into web/testdata/openai by make deps).
@@ -23,7 +33,15 @@ func TestOpenAINodeClient(t *testing.T) {
 	env := chatServer(t, nil, 2048, 2, 0)
 	cmd := exec.Command(node, "client.mjs")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "BOXD_URL="+env.url, "BOXD_TOKEN="+env.token, "BOXD_MODEL=model-27b")
+	rpm := int64(1)
+	limited, _, d := env.platform.CreateKey(context.Background(), platform.KeySpec{RequestsPerMinute: &rpm})
+	if d != nil {
+		t.Fatal(d)
+	}
+	if r := env.do(t, call{method: "POST", path: "/v1/chat/completions", token: limited, body: chatBodyJSON(map[string]any{"max_tokens": 2})}); r.status != 200 {
+		t.Fatalf("the limited key's one request: %d %s", r.status, r.body)
+	}
+	cmd.Env = append(os.Environ(), "BOXD_URL="+env.url, "BOXD_TOKEN="+env.token, "BOXD_MODEL=model-27b", "BOXD_LIMITED_KEY="+limited)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("client: %v\n%s", err, out)
@@ -43,10 +61,7 @@ func TestOpenAINodeClient(t *testing.T) {
 		Schema struct {
 			Content, Finish string
 		}
-		WrongModel struct {
-			Status  int
-			Message string
-		}
+		WrongModel, WrongKey, Rate refusal
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
@@ -65,7 +80,21 @@ func TestOpenAINodeClient(t *testing.T) {
 	if err := json.Unmarshal([]byte(got.Schema.Content), &v); err != nil || (v.Answer != "yes" && v.Answer != "no") || v.Confidence == nil || *v.Confidence > 9 || got.Schema.Finish != "stop" {
 		t.Errorf("schema: %+v (%v)", got.Schema, err)
 	}
-	if got.WrongModel.Status != 404 || !strings.Contains(got.WrongModel.Message, "not served") {
-		t.Errorf("wrong model: %+v", got.WrongModel)
+	for _, tc := range []struct {
+		name       string
+		got        refusal
+		status     int
+		typ        string
+		message    string
+		retryAfter bool
+	}{
+		{"wrong model", got.WrongModel, 404, "invalid_request_error", "not served", false},
+		{"wrong key", got.WrongKey, 401, "authentication_error", "", false},
+		{"over the request rate", got.Rate, 429, "rate_limit_error", "limit 1", true},
+	} {
+		g := tc.got
+		if g.Status != tc.status || g.Type != tc.typ || g.Code == "" || g.Message == "" || !strings.Contains(g.Message, tc.message) || (g.RetryAfter != nil) != tc.retryAfter {
+			t.Errorf("%s: %+v", tc.name, g)
+		}
 	}
 }

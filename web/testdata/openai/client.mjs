@@ -57,11 +57,20 @@ const structured = await client.chat.completions.create({
 });
 out.schema = { content: structured.choices[0].message.content, finish: structured.choices[0].finish_reason };
 
-try {
-  await client.chat.completions.create({ model: "not-this-model", messages: [{ role: "user", content: "x" }] });
-  out.wrongModel = { status: 200 };
-} catch (e) {
-  out.wrongModel = { status: e.status, message: e.error?.error ?? e.message };
+// Refusals reach the app as APIError with the status, OpenAI's error
+// object (the box answers it to the official SDKs) and the headers.
+async function refusal(c, params) {
+  try {
+    await c.chat.completions.create(params);
+    return { status: 200 };
+  } catch (e) {
+    return { status: e.status, message: e.error?.message, type: e.error?.type, code: e.error?.code, retryAfter: e.headers?.get?.("retry-after") ?? null };
+  }
 }
+const one = [{ role: "user", content: "x" }];
+out.wrongModel = await refusal(client, { model: "not-this-model", messages: one });
+out.wrongKey = await refusal(new OpenAI({ baseURL: process.env.BOXD_URL + "/v1", apiKey: "bxk_not-a-key", maxRetries: 0 }), { model, messages: one });
+// BOXD_LIMITED_KEY has spent its one request of the minute.
+out.rate = await refusal(new OpenAI({ baseURL: process.env.BOXD_URL + "/v1", apiKey: process.env.BOXD_LIMITED_KEY, maxRetries: 0 }), { model, messages: one, max_tokens: 2 });
 
 console.log(JSON.stringify(out));
