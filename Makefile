@@ -114,15 +114,20 @@ build: headers
 	$(GO) build $(GOFLAGS_BUILD) -o $(BIN) ./cmd/boxd
 
 ## run: build and serve on 127.0.0.1:8445 with configs/boxd.yaml and the test models
+# stories260K.gguf is a base model with no chat template: the quick start
+# renders its prompts in RUN_LLM_TEMPLATE (mistral's [INST] turns, the
+# Llama 2 form its SentencePiece vocabulary has the <s> and </s> of), so the
+# README's chat example answers. cmd/boxd.TestQuickStartChats reads this.
 RUN_DIR := .run
+RUN_LLM_TEMPLATE := mistral
 run: deps build
 	@mkdir -p $(RUN_DIR)/state
 	@llm=""; if [ -f "$(MODELS_DIR)/stories260K.gguf" ]; then llm="$(MODELS_DIR)/stories260K.gguf"; \
 	  else echo "run: $(MODELS_DIR)/stories260K.gguf not found; serving without a language model"; fi; \
-	  echo "run: boxd serve on 127.0.0.1:8445 (llm: $${llm:-none})"; \
+	  echo "run: boxd serve on 127.0.0.1:8445 (llm: $${llm:-none}, chat template $(RUN_LLM_TEMPLATE))"; \
 	  exec ./$(BIN) serve --config configs/boxd.yaml --listen 127.0.0.1:8445 \
 	    --state-dir $(RUN_DIR)/state --data-dir $(DATA_DIR) --log-format text \
-	    --models-llm-path "$$llm"
+	    --models-llm-path "$$llm" --models-llm-template $(RUN_LLM_TEMPLATE)
 
 ## test: everything CI checks (installs its own dependencies first)
 test: deps lint unit kits gpu-dry

@@ -15,6 +15,7 @@ type Health struct {
 	OK           bool         `json:"ok"`
 	ASR          bool         `json:"asr"`
 	LLM          bool         `json:"llm"`
+	LLMError     string       `json:"llm_error,omitempty"`
 	LiveSessions int          `json:"live_sessions"`
 	Queue        int          `json:"queue"`
 	LLMRoute     string       `json:"llm_route"`
@@ -31,10 +32,15 @@ type DemoSessions struct {
 
 // Health reports the server's state as /healthz does.
 func (s *Server) Health() Health {
+	var llmErr string
+	if s.probes.LLMError != nil {
+		llmErr = s.probes.LLMError()
+	}
 	return Health{
 		OK:           !s.draining.Load(),
 		ASR:          callBool(s.probes.ASRReady),
-		LLM:          callBool(s.probes.LLMReady),
+		LLM:          callBool(s.probes.LLMReady) && llmErr == "",
+		LLMError:     llmErr,
 		LiveSessions: callInt(s.probes.LiveSessions),
 		Queue:        callInt(s.probes.Queue),
 		LLMRoute:     LLMRoute,

@@ -35,6 +35,9 @@ import (
 // reads as false or 0.
 type Probes struct {
 	LLMReady     func() bool
+	// LLMError says why the loaded chat model cannot serve chat (a model
+	// without a chat template); "" when it can or none is loaded.
+	LLMError     func() string
 	ASRReady     func() bool
 	DiarizeReady func() bool
 	LiveSessions func() int

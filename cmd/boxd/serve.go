@@ -170,6 +170,14 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 			chatSvc.Upstream = filepath.Base(cfg.Models.LLM.Path)
 		}
 	}
+	// A model that loads but cannot chat (a base model without a chat
+	// template) does not stop start-up: speech and the other routes serve.
+	// /healthz says llm false with llm_error, and this line says it once.
+	var llmError string
+	if err := chatSvc.ChatError(); err != nil {
+		llmError = err.Error()
+		log.Warn("chat completions and live lanes answer 502 until models.llm.template is set; /healthz says llm false", "err", err)
+	}
 
 	// The retrieval models: loaded now so a bad file stops start-up; the
 	// retrieval route uses them.
@@ -212,6 +220,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		Outbound: outbound.New(policy),
 		Probes: web.Probes{
 			LLMReady: func() bool { return chatSvc.Engine != nil },
+			LLMError: func() string { return llmError },
 			ASRReady: func() bool { return speech != nil },
 			Queue:    arbiter.Queued,
 		},
@@ -306,9 +315,6 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log
 	log.Info("model loaded", "model", "llm", "id", cfg.Models.LLM.ID, "architecture", info.Architecture,
 		"parameters", info.Parameters, "quantisation", info.Quantisation, "chat_template", e.Template(),
 		"weights_root", root.Root, "weights_root_cached", cached, "context_per_request", e.ContextPerRequest(), "parallel", e.Parallel())
-	if _, err := models.Render(e.Template(), []models.Message{{Role: "user", Content: "x"}}); err != nil {
-		log.Warn("chat completions will fail until the template is set", "err", err)
-	}
 	return e, root.Root, nil
 }
 

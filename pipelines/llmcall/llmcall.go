@@ -85,6 +85,20 @@ type Model struct {
 // Ready reports whether a model is loaded.
 func (m *Model) Ready() bool { return m != nil && m.Engine != nil }
 
+// ChatError says why the loaded model cannot serve chat: its template
+// family cannot be rendered (a base model without a chat template, and
+// models.llm.template left at auto). nil when it can, or when no model is
+// loaded.
+func (m *Model) ChatError() error {
+	if !m.Ready() {
+		return nil
+	}
+	if _, err := models.RenderParts(m.Engine.Template(), []models.Message{{Role: "user", Content: "x"}}); err != nil {
+		return fmt.Errorf("the chat model cannot serve chat: %w", err)
+	}
+	return nil
+}
+
 // Message is one message of a conversation: a role (system, user,
 // assistant or tool) and its text.
 type Message struct {
@@ -220,7 +234,7 @@ func (m *Model) Render(msgs []Message) ([]int32, error) {
 	tmpl := m.Engine.Template()
 	parts, err := models.RenderParts(tmpl, mm)
 	if err != nil {
-		return nil, problem.Wrap(problem.Upstream, err, "the chat model cannot be prompted: %v", err)
+		return nil, problem.Wrap(problem.Upstream, err, "the chat model cannot serve chat: %v", err)
 	}
 	toks, err := tokenizeParts(m.Engine, tmpl, parts)
 	if err != nil {
