@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
+
 	"boxd/problem"
 )
 
@@ -30,6 +32,40 @@ func (s *Server) originAllowed(origin string) bool {
 // exposedHeaders are the response headers browsers may read.
 const exposedHeaders = "x-service-receipt, Retry-After"
 
+// baseAllowHeaders are the request headers an allowed origin may always
+// send.
+const baseAllowHeaders = "Authorization, Content-Type, Accept, Last-Event-ID"
+
+// Bounds on the request headers a preflight may ask for.
+const (
+	maxPreflightHeaders    = 64
+	maxPreflightHeaderName = 128
+)
+
+// allowHeaders is a preflight's Access-Control-Allow-Headers for an
+// allowed origin: the base set plus every header the preflight asks for
+// (Access-Control-Request-Headers), as the official OpenAI JS SDK sends
+// seven X-Stainless-* headers and other clients their own. The origin is
+// already one the operator allows, so its headers are too. A name that is
+// not an HTTP token, or a list over the bounds, is left out.
+func allowHeaders(requested []string) string {
+	out := baseAllowHeaders
+	n := 0
+	for _, v := range requested {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			if name == "" || len(name) > maxPreflightHeaderName || !httpguts.ValidHeaderFieldName(name) {
+				continue
+			}
+			if n++; n > maxPreflightHeaders {
+				return out
+			}
+			out += ", " + name
+		}
+	}
+	return out
+}
+
 // origins refuses requests from browser origins that are not allowed (403),
 // answers CORS preflights, and marks allowed responses for the browser. A
 // request without Origin (server to server, curl) passes.
@@ -52,7 +88,7 @@ func (s *Server) origins(next http.Handler) http.Handler {
 			h.Add("Vary", "Access-Control-Request-Method")
 			h.Add("Vary", "Access-Control-Request-Headers")
 			h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Last-Event-ID")
+			h.Set("Access-Control-Allow-Headers", allowHeaders(r.Header.Values("Access-Control-Request-Headers")))
 			h.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
 			return
