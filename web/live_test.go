@@ -775,14 +775,14 @@ func TestLiveSpeechRecognitionUnavailable1011(t *testing.T) {
 	ts = wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript), verticals: map[string]*live.Vertical{"sales": wsVertical("sales", false)}})
 	refused(t, ts, "vertical=field&token="+session(t, ts, "field"), nil, 1011, "the field vertical is not available on this box")
 
-	// Speech recognition fails to start: ready, budget, the error, 1011.
+	// Speech recognition fails to start: the error before ready, then 1011.
 	failing := func(ctx context.Context, lang string, emit func(stream.Event)) (live.Transcriber, error) {
 		return nil, errors.New("the model is busy")
 	}
 	ts = wsServer(t, wsOpts{transcribe: failing})
 	evs, code := wsDial(t, ts, "vertical=sales&token="+session(t, ts, "sales"), nil).rest()
 	checkClosing(t, evs, code)
-	if code != 1011 || len(evs) != 3 || evs[0].typ() != live.TypeReady || !strings.Contains(evs[2].str("message"), "the model is busy") {
+	if code != 1011 || len(evs) != 1 || !strings.Contains(evs[0].str("message"), "speech recognition is unavailable: the model is busy") {
 		t.Errorf("closed %d after %v", code, evs)
 	}
 	waitLive(t, ts, 0)
@@ -1198,7 +1198,13 @@ func TestLiveTranslateOverTheSocket(t *testing.T) {
 // second tightly.
 func microSpeechEngine(t *testing.T) *stream.Engine {
 	t.Helper()
-	m, err := asr.Load(context.Background(), testmodels.Generated(t, testmodels.WhisperMicroGGUF), asr.Options{})
+	return speechEngine(t, testmodels.WhisperMicroGGUF)
+}
+
+// speechEngine is a stream engine on the generated Whisper file name.
+func speechEngine(t *testing.T, name string) *stream.Engine {
+	t.Helper()
+	m, err := asr.Load(context.Background(), testmodels.Generated(t, name), asr.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1210,4 +1216,34 @@ func microSpeechEngine(t *testing.T) *stream.Engine {
 	t.Cleanup(vad.Close)
 	dec := asr.DecodeOptions{Temperatures: []float64{0}, NoSpeechThreshold: 1, Seed: 3}
 	return &stream.Engine{Model: m, VAD: vad, Defaults: stream.Options{Final: dec, Partial: asr.DecodeOptions{NoSpeechThreshold: 1}, TokensPerSecond: 3}}
+}
+
+// TestLiveLanguageTheSpeechModelLacks: a translate socket whose spoken
+// language the English-only speech model cannot transcribe is refused
+// before ready, with an error event naming what the model takes and 4400
+// (the caller's to fix), not ready and then 1011 (which says retry). en and
+// auto are served.
+func TestLiveLanguageTheSpeechModelLacks(t *testing.T) {
+	engine := speechEngine(t, testmodels.WhisperENGGUF)
+	ts := wsServer(t, wsOpts{transcribe: live.SpeechTranscriber(engine), verticals: map[string]*live.Vertical{"translate": translate.New()}, model: true})
+	for _, tc := range []struct {
+		lang string
+		code int
+	}{{"es", 4400}, {"pt-BR", 4400}, {"en", closeNormal}, {"auto", closeNormal}} {
+		w := wsDial(t, ts, "vertical=translate&lang="+tc.lang+"&token="+session(t, ts, "translate"), nil)
+		if tc.code != closeNormal {
+			evs, code := w.rest()
+			checkClosing(t, evs, code)
+			if code != tc.code || len(evs) != 1 || evs[0].typ() != live.TypeError ||
+				!strings.Contains(evs[0].str("message"), "English-only") || !strings.Contains(evs[0].str("message"), "lang=en") {
+				t.Errorf("lang %s: closed %d after %v", tc.lang, code, evs)
+			}
+			continue
+		}
+		w.expect(live.TypeReady)
+		w.stop()
+		if _, code := w.rest(); code != closeNormal {
+			t.Errorf("lang %s: closed %d", tc.lang, code)
+		}
+	}
 }

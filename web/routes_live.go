@@ -146,6 +146,9 @@ func (s *Server) openLive(ctx context.Context, pr *platform.Principal, vertical,
 	})
 	if err != nil {
 		release()
+		if p, ok := problem.As(err); ok {
+			return nil, nil, p // a language the speech model cannot take (4400), no speech (1011)
+		}
 		return nil, nil, problem.Wrap(problem.Internal, err, "the live session could not start: %v", err)
 	}
 	unwatch := pr.OnRevoke(func(msg string) { sess.End(problem.Unauthorized, msg) })

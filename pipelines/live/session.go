@@ -141,6 +141,25 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		}
 	}()
 
+	// The transcriber starts before ready: a language the speech model
+	// cannot transcribe is the caller's to fix (problem.Invalid, 4400), and
+	// must not be announced as a session that then fails (1011, "retry").
+	// It emits nothing until audio arrives, after Start returns.
+	lang := cfg.Lang
+	if v.ID != "translate" {
+		lang = "en"
+	}
+	tr, err := cfg.Transcribe(ctx, lang, s.onTranscript)
+	if err != nil {
+		s.em.Close()
+		cancel()
+		if _, ok := problem.As(err); ok {
+			return nil, err
+		}
+		return nil, problem.Wrap(problem.Unavailable, err, "speech recognition is unavailable: %v", err)
+	}
+	s.tr = tr
+
 	ready := ReadyBody{Vertical: v.ID, Models: cfg.Models, Receipts: "signed"}
 	switch v.ID {
 	case "clinical":
@@ -156,16 +175,6 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	s.lastAudio, _ = cfg.Budget.AudioLeftMS(ctx)
 	s.budgetEvent(ctx)
 
-	lang := cfg.Lang
-	if v.ID != "translate" {
-		lang = "en"
-	}
-	tr, err := cfg.Transcribe(ctx, lang, s.onTranscript)
-	if err != nil {
-		s.end(problem.Unavailable, "speech recognition is unavailable: "+err.Error())
-		return s, nil
-	}
-	s.tr = tr
 	for _, spec := range v.Live {
 		r := newLaneRunner(s, spec)
 		s.lanes = append(s.lanes, r)

@@ -22,7 +22,12 @@ func SpeechTranscriber(e *stream.Engine) StartTranscriber {
 	return func(ctx context.Context, lang string, emit func(stream.Event)) (Transcriber, error) {
 		o, err := e.Options(lang, asr.TaskTranscribe)
 		if err != nil {
-			return nil, err
+			// The language is the caller's to change (4400 before ready),
+			// never a failure to retry.
+			if !e.Model.Tokenizer().Multilingual {
+				return nil, problem.Wrap(problem.Invalid, err, "lang %s: this box's speech model (%s) is English-only: it transcribes en (lang=en, or auto, which is en on it); to translate from other languages the operator installs a multilingual Whisper model (models.asr.path)", lang, e.Model.Name())
+			}
+			return nil, problem.Wrap(problem.Invalid, err, "lang %s: %v", lang, err)
 		}
 		return stream.Start(ctx, e.Session(o), emit), nil
 	}
