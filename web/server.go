@@ -34,7 +34,7 @@ import (
 // Probes tell the server what the rest of the process is doing. A nil func
 // reads as false or 0.
 type Probes struct {
-	LLMReady     func() bool
+	LLMReady func() bool
 	// LLMError says why the loaded chat model cannot serve chat (a model
 	// without a chat template); "" when it can or none is loaded.
 	LLMError     func() string
