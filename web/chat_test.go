@@ -451,7 +451,7 @@ func TestChatToolCallRoundTrip(t *testing.T) {
 		t.Errorf("answer after the tool result: %v", ch)
 	}
 	// Streamed tool call: one delta with the whole call, then finish.
-	body, _ := json.Marshal(chatBodyJSON(map[string]any{"messages": messages[:1], "tools": tools, "tool_choice": map[string]any{"type": "function", "function": map[string]any{"name": "get_weather"}}, "max_tokens": 200, "stream": true, "seed": 5}))
+	body, _ := json.Marshal(chatBodyJSON(map[string]any{"messages": messages[:1], "tools": tools, "tool_choice": map[string]any{"type": "function", "function": map[string]any{"name": "get_weather"}}, "parallel_tool_calls": false, "max_tokens": 200, "stream": true, "seed": 5}))
 	req, _ := http.NewRequest("POST", env.url+"/v1/chat/completions", strings.NewReader(string(body)))
 	req.Header.Set("Authorization", "Bearer "+env.token)
 	resp, err := http.DefaultClient.Do(req)
@@ -525,3 +525,64 @@ func TestModelsList(t *testing.T) {
 }
 
 func platformSpec() platform.KeySpec { return platform.KeySpec{} }
+
+// TestChatCutToolCall: a forced tool call cut by max_tokens answers the
+// calls that can be read, with finish_reason length and content null; the
+// grammar's {"tool_calls": [ wrapper never comes back as content, streamed
+// or not.
+func TestChatCutToolCall(t *testing.T) {
+	env := chatServer(t, nil, 2048, 2, 0)
+	tools := []any{map[string]any{"type": "function", "function": map[string]any{
+		"name": "get_weather", "parameters": map[string]any{"type": "object", "properties": map[string]any{
+			"city": map[string]any{"type": "string"}}, "required": []string{"city"}}}}}
+	named := 0
+	for _, maxTokens := range []int{2, 10, 30, 45, 60} {
+		for _, choice := range []any{"required", map[string]any{"type": "function", "function": map[string]any{"name": "get_weather"}}} {
+			body := chatBodyJSON(map[string]any{"tools": tools, "tool_choice": choice, "max_tokens": maxTokens, "seed": 7})
+			r := env.do(t, call{method: "POST", path: "/v1/chat/completions", token: env.token, body: body})
+			if r.status != 200 {
+				t.Fatalf("max_tokens %d: %d %s", maxTokens, r.status, r.body)
+			}
+			ch := r.json(t)["choices"].([]any)[0].(map[string]any)
+			msg := ch["message"].(map[string]any)
+			content, hasContent := msg["content"]
+			if !hasContent || content != nil || strings.Contains(string(r.body), `{\"tool_calls\"`) {
+				t.Errorf("max_tokens %d: the cut call came back as content: %s", maxTokens, r.body)
+			}
+			if ch["finish_reason"] != "length" && ch["finish_reason"] != "tool_calls" {
+				t.Errorf("max_tokens %d: finish %v", maxTokens, ch["finish_reason"])
+			}
+			calls, _ := msg["tool_calls"].([]any)
+			for _, c := range calls {
+				if fn := c.(map[string]any)["function"].(map[string]any); fn["name"] != "get_weather" {
+					t.Errorf("max_tokens %d: call %v", maxTokens, c)
+				}
+			}
+			if ch["finish_reason"] == "length" && len(calls) > 0 {
+				named++
+			}
+			// Streamed: no content chunk, the same calls at the end.
+			body["stream"] = true
+			raw, _ := json.Marshal(body)
+			req, _ := http.NewRequest("POST", env.url+"/v1/chat/completions", strings.NewReader(string(raw)))
+			req.Header.Set("Authorization", "Bearer "+env.token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks, done := readSSE(t, resp.Body)
+			resp.Body.Close()
+			if !done {
+				t.Fatalf("max_tokens %d: stream without [DONE]", maxTokens)
+			}
+			for _, c := range chunks {
+				if delta, _ := c["choices"].([]any)[0].(map[string]any)["delta"].(map[string]any); delta["content"] != nil {
+					t.Errorf("max_tokens %d: streamed content %v", maxTokens, delta)
+				}
+			}
+		}
+	}
+	if named == 0 {
+		t.Error("no max_tokens cut a call after its name: the test no longer covers a partial call")
+	}
+}

@@ -59,7 +59,7 @@ func (s *Server) chatCompletions(a *Admitted, req *chat.Request) {
 	s.log.Info("chat completion", "id", id, "caller", pr.LogID(), "prompt_tokens", out.Usage.PromptTokens, "completion_tokens", out.Usage.CompletionTokens, "finish", out.FinishReason)
 	finish := out.FinishReason
 	msg := &chat.AssistantMessage{Role: "assistant", ToolCalls: out.ToolCalls}
-	if len(out.ToolCalls) == 0 {
+	if !out.NoContent {
 		content := out.Content
 		msg.Content = &content
 	}

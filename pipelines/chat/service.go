@@ -274,6 +274,9 @@ type Completion struct {
 	FinishReason string
 	Usage        Usage
 	Receipt      ReceiptRef
+	// NoContent: the answer is tool calls (content null), also when the
+	// length cap cut the call and none could be read.
+	NoContent bool
 }
 
 // Sink receives a streamed completion's pieces; returning an error stops
@@ -295,6 +298,7 @@ func (c *Call) Run(ctx context.Context, id string, budget run.Budget, sink Sink)
 		return nil, problem.Wrap(problem.Internal, err, "hashing the request failed: %v", err)
 	}
 	var calls []ToolCall
+	cutCall := false
 	r := llmcall.Request{
 		ID: id, Prompt: c.prompt, RequestHash: reqHash, Sampling: c.sampling, Stop: c.stop,
 		MaxTokens: c.maxTokens, Grammar: c.grammar, Priority: gpu.Interactive, Params: c.params,
@@ -309,9 +313,14 @@ func (c *Call) Run(ctx context.Context, id string, budget run.Budget, sink Sink)
 				b, _ := json.Marshal(tc)
 				return string(b), "tool_calls"
 			}
-			if c.tools.choice == "required" || c.tools.named != "" {
-				// The grammar forces a call; only the length cap can cut it.
-				return text, "length"
+			if c.tools.choice != "none" && strings.HasPrefix(strings.TrimSpace(text), "{") {
+				// Only a call opens with { (the grammar), and only the
+				// length cap cuts one: the calls that can be read, with
+				// finish_reason length; never the wrapper as content.
+				cutCall = true
+				calls = c.tools.cut(text)
+				b, _ := json.Marshal(append([]ToolCall{}, calls...))
+				return string(b), "length"
 			}
 			return text, finish
 		}
@@ -324,8 +333,8 @@ func (c *Call) Run(ctx context.Context, id string, budget run.Budget, sink Sink)
 		ID: res.ID, Created: res.Created, Content: res.Text, ToolCalls: calls, FinishReason: res.FinishReason,
 		Usage: Usage(res.Usage), Receipt: ReceiptRef(*res.Receipt),
 	}
-	if len(calls) > 0 {
-		out.Content = ""
+	if len(calls) > 0 || cutCall {
+		out.Content, out.NoContent = "", true
 	}
 	return out, nil
 }

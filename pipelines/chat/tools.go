@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"boxd/engine/llm"
@@ -91,15 +92,13 @@ func parseTools(req *Request) (*toolMode, *problem.Error) {
 		if p := bytes.TrimSpace(t.Function.Parameters); len(p) > 0 {
 			params = p
 		}
-		alts = append(alts, map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"name":      map[string]any{"const": t.Function.Name},
-				"arguments": params,
-			},
-			"required":             []string{"name", "arguments"},
-			"additionalProperties": false,
-		})
+		// Written by hand so that name comes before arguments (llama.cpp's
+		// grammar keeps the schema's property order; a map would sort
+		// arguments first): a call cut by the length cap still names its
+		// function (see cut).
+		name, _ := json.Marshal(t.Function.Name)
+		alts = append(alts, json.RawMessage(`{"type":"object","properties":{"name":{"const":`+string(name)+`},"arguments":`+string(params)+
+			`},"required":["name","arguments"],"additionalProperties":false}`))
 	}
 	var item any = alts[0]
 	if len(alts) > 1 {
@@ -225,6 +224,54 @@ func (m *toolMode) parse(text string) ([]ToolCall, bool) {
 		calls = append(calls, ToolCall{ID: callID(), Type: "function", Function: FunctionCall{Name: c.Name, Arguments: compact.String()}})
 	}
 	return calls, true
+}
+
+// partialCall is a call object cut inside its arguments: the grammar
+// writes the name first (see parseTools).
+var partialCall = regexp.MustCompile(`^\{\s*"name"\s*:\s*"([A-Za-z0-9_-]{1,64})"\s*,\s*"arguments"\s*:\s*([\s\S]*)$`)
+
+// cut reads an answer that the length cap cut inside the tool-call object
+// (text opens with {; only a call does): the calls complete before the cut,
+// and the call being written if its name is complete, with the arguments
+// written so far — what OpenAI answers under finish_reason length, where
+// arguments may be incomplete JSON. Never the grammar's wrapper as text.
+func (m *toolMode) cut(text string) []ToolCall {
+	t := strings.TrimSpace(text)
+	known := map[string]bool{}
+	for _, tl := range m.tools {
+		known[tl.Function.Name] = true
+	}
+	dec := json.NewDecoder(strings.NewReader(t))
+	for _, want := range []any{json.Delim('{'), "tool_calls", json.Delim('[')} {
+		if tok, err := dec.Token(); err != nil || tok != want {
+			return nil
+		}
+	}
+	var calls []ToolCall
+	for dec.More() {
+		start := dec.InputOffset()
+		var c struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if err := dec.Decode(&c); err != nil {
+			rest := strings.TrimLeft(t[start:], " \t\r\n,")
+			if p := partialCall.FindStringSubmatch(rest); p != nil && known[p[1]] {
+				calls = append(calls, ToolCall{ID: callID(), Type: "function", Function: FunctionCall{Name: p[1], Arguments: strings.TrimSpace(p[2])}})
+			}
+			break
+		}
+		if !known[c.Name] {
+			break
+		}
+		var compact bytes.Buffer
+		if json.Compact(&compact, c.Arguments) != nil {
+			compact.Reset()
+			compact.WriteString("{}")
+		}
+		calls = append(calls, ToolCall{ID: callID(), Type: "function", Function: FunctionCall{Name: c.Name, Arguments: compact.String()}})
+	}
+	return calls
 }
 
 func callID() string { return ids.New("call_", 12) }
