@@ -151,3 +151,53 @@ func TestVerifyCommand(t *testing.T) {
 		t.Errorf("no key anywhere: %d %s", code, errOut)
 	}
 }
+
+// TestVerifyReceiptCommand: boxd verify takes model-call receipts, alone or
+// as GET /receipts/{id} answers them, and fails a changed field, an added
+// one, a number written for a string, and another signer.
+func TestVerifyReceiptCommand(t *testing.T) {
+	state := t.TempDir()
+	key, _, err := attest.LoadOrCreateKey(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signed, err := attest.IssueModelCall(key, attest.ModelCall{ID: "chatcmpl-1", Model: "model-27b", WeightsRoot: strings.Repeat("ab", 32),
+		RequestHash: strings.Repeat("cd", 32), OutputHash: attest.HashText("Hello"), Params: map[string]string{"max_tokens": "8"},
+		Usage: attest.NewUsage(5, 3), Created: "1795651871"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(signed)
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	body, _ := json.Marshal(map[string]any{"id": "chatcmpl-1", "status": "attested", "receipt": json.RawMessage(raw)})
+	pub := key.PublicKeyHex()
+	other, _, _ := attest.LoadOrCreateKey(t.TempDir())
+	for _, tc := range []struct {
+		name, file, pub string
+		code            int
+		want            string
+	}{
+		{"receipt", write("r.json", raw), pub, 0, "verified: receipt chatcmpl-1 (model-27b"},
+		{"GET /receipts body", write("body.json", body), pub, 0, "verified: receipt chatcmpl-1"},
+		{"state dir key", write("r2.json", raw), "", 0, "signed by " + key.ID()},
+		{"changed output hash", write("changed.json", bytes.Replace(raw, []byte(attest.HashText("Hello")), []byte(attest.HashText("Hellp")), 1)), pub, 1, "NOT VERIFIED: commitment"},
+		{"added field", write("added.json", bytes.Replace(raw, []byte(`{"format"`), []byte(`{"extra":"x","format"`), 1)), pub, 1, "NOT VERIFIED: the receipt cannot be read"},
+		{"number for a string", write("number.json", bytes.Replace(raw, []byte(`"created":"1795651871"`), []byte(`"created":1795651871`), 1)), pub, 1, "NOT VERIFIED"},
+		{"other signer", write("r3.json", raw), other.PublicKeyHex(), 1, "NOT VERIFIED: key_pinned"},
+	} {
+		args := []string{"verify", tc.file, "--config", writeConfig(t, ""), "--state-dir", state}
+		if tc.pub != "" {
+			args = append(args, "--pubkey", tc.pub)
+		}
+		if code, out, errOut := runCLI(t, args...); code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%s: %d %s %s", tc.name, code, out, errOut)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"text/tabwriter"
@@ -25,11 +26,12 @@ func newVerify() *cobra.Command {
 	var pubHex string
 	cmd := &cobra.Command{
 		Use:   "verify FILE",
-		Short: "Verify a signed record offline (service.record.v1) against a public key",
-		Long: "verify checks a signed record: every entry's text, content and link, the signature, and that\n" +
-			"the signer is the given key (--pubkey, as GET /attest/signing-key shows it; without it, this\n" +
-			"box's own key from the state directory). FILE holds the record, or {\"record\": ...}. Exit 0 when\n" +
-			"it verifies, 1 when it does not.",
+		Short: "Verify a signed record (service.record.v1) or model-call receipt (service.model-call.v1) offline",
+		Long: "verify checks a signed record (every entry's text, content and link, the signature) or a\n" +
+			"model-call receipt (its commitment, signature and metering), and that the signer is the given\n" +
+			"key (--pubkey, as GET /attest/signing-key shows it; without it, this box's own key from the\n" +
+			"state directory). FILE holds the record or {\"record\": ...}, or the receipt: the body of\n" +
+			"GET /receipts/{id}, or its \"receipt\" object alone. Exit 0 when it verifies, 1 when it does not.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := os.ReadFile(args[0])
@@ -37,10 +39,17 @@ func newVerify() *cobra.Command {
 				return err
 			}
 			var wrapper struct {
-				Record json.RawMessage `json:"record"`
+				Record  json.RawMessage `json:"record"`
+				Receipt json.RawMessage `json:"receipt"`
+				Format  string          `json:"format"`
 			}
-			if json.Unmarshal(raw, &wrapper) == nil && len(bytes.TrimSpace(wrapper.Record)) > 0 {
+			_ = json.Unmarshal(raw, &wrapper)
+			receipt := wrapper.Format == attest.ModelCallFormat
+			switch {
+			case len(bytes.TrimSpace(wrapper.Record)) > 0:
 				raw = wrapper.Record
+			case !receipt && len(bytes.TrimSpace(wrapper.Receipt)) > 0:
+				raw, receipt = wrapper.Receipt, true
 			}
 			var pub ed25519.PublicKey
 			if pubHex != "" {
@@ -59,6 +68,9 @@ func newVerify() *cobra.Command {
 					return configError{fmt.Errorf("give --pubkey (from GET /attest/signing-key), or run on the box: %w", err)}
 				}
 				pub = k.PublicKey()
+			}
+			if receipt {
+				return verifyReceipt(cmd.OutOrStdout(), raw, pub)
 			}
 			v := records.Verify(raw, pub)
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
@@ -81,6 +93,43 @@ func newVerify() *cobra.Command {
 	cmd.Flags().StringVar(&pubHex, "pubkey", "", "the signer's public key (64 hex)")
 	configs.RegisterFileFlags(cmd.Flags())
 	return cmd
+}
+
+// verifyReceipt checks a service.model-call.v1 receipt against pub: the
+// fields it signs (every field but commitment and sig, exactly; an unknown
+// field or a number where the receipt has strings fails), their commitment,
+// the Ed25519 signature, the signer, and the metering.
+func verifyReceipt(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var s attest.SignedModelCall
+	if err := dec.Decode(&s); err != nil || s.Format != attest.ModelCallFormat {
+		if err == nil {
+			err = fmt.Errorf("format is %q", s.Format)
+		}
+		fmt.Fprintf(out, "FAIL\tformat\tnot a %s receipt: %v\n", attest.ModelCallFormat, err)
+		fmt.Fprintln(out, "NOT VERIFIED: the receipt cannot be read")
+		return errNotVerified
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	problem := ""
+	for _, c := range attest.CheckModelCall(s, pub) {
+		mark := "ok"
+		if !c.OK {
+			mark = "FAIL"
+			if problem == "" {
+				problem = c.Name + ": " + c.Detail
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, c.Name, c.Detail)
+	}
+	_ = tw.Flush()
+	if problem != "" {
+		fmt.Fprintln(out, "NOT VERIFIED:", problem)
+		return errNotVerified
+	}
+	fmt.Fprintf(out, "verified: receipt %s (%s, weights_root %s), signed by %s\n", s.ID, s.Model, s.WeightsRoot, s.Signer.KeyID)
+	return nil
 }
 
 // loadExistingKey reads the instance key without ever creating one.

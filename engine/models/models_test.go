@@ -22,7 +22,7 @@ func TestWeightsRootSingleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	manifest := fmt.Sprintf(`{"files":[{"name":"m.gguf","sha256":"%s","size":"%d"}]}`, sum(body), len(body))
+	manifest := fmt.Sprintf(`{"files":[{"name":"00001-of-00001","sha256":"%s","size":"%d"}]}`, sum(body), len(body))
 	if want := sum([]byte(manifest)); got.Root != want {
 		t.Errorf("root = %s, want sha256(%s) = %s", got.Root, manifest, want)
 	}
@@ -31,7 +31,9 @@ func TestWeightsRootSingleFile(t *testing.T) {
 	}
 }
 
-func TestWeightsRootChangesWithAnyByteAndName(t *testing.T) {
+// TestWeightsRootIdentifiesTheWeights: the same bytes under any file name
+// have one root; any other byte gives another.
+func TestWeightsRootIdentifiesTheWeights(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, body string) string {
 		p := filepath.Join(dir, name)
@@ -41,10 +43,14 @@ func TestWeightsRootChangesWithAnyByteAndName(t *testing.T) {
 		return p
 	}
 	a, _ := WeightsRootOf(write("a.gguf", "weights"))
-	b, _ := WeightsRootOf(write("b.gguf", "weights"))
-	c, _ := WeightsRootOf(write("c.gguf", "weightz"))
-	if a.Root == b.Root || a.Root == c.Root {
-		t.Errorf("roots collide: %s %s %s", a.Root, b.Root, c.Root)
+	b, _ := WeightsRootOf(write("model-q4.gguf", "weights"))
+	c, _ := WeightsRootOf(write("renamed-00001-of-00001.gguf", "weights"))
+	d, _ := WeightsRootOf(write("d.gguf", "weightz"))
+	if a.Root != b.Root || a.Root != c.Root {
+		t.Errorf("the same weights under three names have roots %s %s %s", a.Root, b.Root, c.Root)
+	}
+	if a.Root == d.Root {
+		t.Errorf("different weights share the root %s", a.Root)
 	}
 }
 
@@ -66,6 +72,26 @@ func TestWeightsRootCoversEverySplit(t *testing.T) {
 	want, _ := RootOf(files)
 	if got.Root != want.Root || len(got.Files) != 3 {
 		t.Errorf("split root = %+v, want %+v", got, want)
+	}
+	// Recomputed by hand: parts named by their place, in order.
+	manifest := `{"files":[`
+	for i, f := range files {
+		if i > 0 {
+			manifest += ","
+		}
+		manifest += fmt.Sprintf(`{"name":"%05d-of-00003","sha256":"%s","size":"%d"}`, i+1, f.SHA256, f.Size)
+	}
+	if manifest += `]}`; got.Root != sum([]byte(manifest)) {
+		t.Errorf("split root = %s, want sha256(%s)", got.Root, manifest)
+	}
+	// The same parts under another base name: the same root.
+	for i := 1; i <= 3; i++ {
+		if err := os.Link(filepath.Join(dir, fmt.Sprintf("big-%05d-of-00003.gguf", i)), filepath.Join(dir, fmt.Sprintf("other-%05d-of-00003.gguf", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if other, err := WeightsRootOf(filepath.Join(dir, "other-00001-of-00003.gguf")); err != nil || other.Root != got.Root {
+		t.Errorf("renamed split root = %v %v, want %s", other.Root, err, got.Root)
 	}
 	if err := os.Remove(filepath.Join(dir, "big-00003-of-00003.gguf")); err != nil {
 		t.Fatal(err)

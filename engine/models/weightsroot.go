@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 
 	"boxd/engine/attest"
@@ -20,6 +19,9 @@ import (
 
 // ManifestFile is one file of a model's manifest.
 type ManifestFile struct {
+	// Name is the file's place in the model, "00001-of-00001" (a split
+	// GGUF's parts: "00002-of-00003"), never its local file name: a root
+	// identifies the weights, whatever the file is called on a box.
 	Name   string `json:"name"`
 	Size   int64  `json:"-"`
 	SHA256 string `json:"sha256"`
@@ -74,11 +76,13 @@ func FilesOf(path string) ([]string, error) {
 	return paths, nil
 }
 
-// RootOf computes the root over a manifest (sorted by name first).
+// RootOf computes the root over a model's files in part order (as FilesOf
+// lists them): each is named by its place, PartName(i, n), whatever its
+// name was.
 func RootOf(files []ManifestFile) (WeightsRoot, error) {
 	files = append([]ManifestFile(nil), files...)
-	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	for i := range files {
+		files[i].Name = PartName(i+1, len(files))
 		files[i].SizeText = strconv.FormatInt(files[i].Size, 10)
 	}
 	doc, err := attest.Canonical(map[string]any{"files": files})
@@ -88,6 +92,10 @@ func RootOf(files []ManifestFile) (WeightsRoot, error) {
 	sum := sha256.Sum256(doc)
 	return WeightsRoot{Root: hex.EncodeToString(sum[:]), Files: files}, nil
 }
+
+// PartName is the manifest name of part i of n: "00001-of-00001" for a
+// single file, as llama.cpp numbers split GGUF parts.
+func PartName(i, n int) string { return fmt.Sprintf("%05d-of-%05d", i, n) }
 
 // ctxReader stops a long read (a model file is tens of GB) when ctx ends.
 type ctxReader struct {

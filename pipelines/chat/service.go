@@ -310,8 +310,7 @@ func (c *Call) Run(ctx context.Context, id string, budget run.Budget, sink Sink)
 		r.Answer = func(text, finish string) (string, string) {
 			if tc, ok := c.tools.parse(text); ok {
 				calls = tc
-				b, _ := json.Marshal(tc)
-				return string(b), "tool_calls"
+				return toolCallsText(tc), "tool_calls"
 			}
 			if c.tools.choice != "none" && strings.HasPrefix(strings.TrimSpace(text), "{") {
 				// Only a call opens with { (the grammar), and only the
@@ -319,8 +318,7 @@ func (c *Call) Run(ctx context.Context, id string, budget run.Budget, sink Sink)
 				// finish_reason length; never the wrapper as content.
 				cutCall = true
 				calls = c.tools.cut(text)
-				b, _ := json.Marshal(append([]ToolCall{}, calls...))
-				return string(b), "length"
+				return toolCallsText(calls), "length"
 			}
 			return text, finish
 		}
@@ -337,6 +335,17 @@ func (c *Call) Run(ctx context.Context, id string, budget run.Budget, sink Sink)
 		out.Content, out.NoContent = "", true
 	}
 	return out, nil
+}
+
+// toolCallsText is a tool-call answer's text, which its receipt's
+// output_hash covers: the tool_calls array as the route writes it (compact,
+// keys id, type, function {name, arguments}, no HTML escaping), [] for none.
+func toolCallsText(calls []ToolCall) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(append([]ToolCall{}, calls...))
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // stream passes content to sink as it is generated. With tools, text is
