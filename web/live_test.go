@@ -30,6 +30,7 @@ import (
 	"boxd/pipelines/live/field"
 	"boxd/pipelines/live/livetest"
 	"boxd/pipelines/live/translate"
+	"boxd/web/platform"
 )
 
 // Live socket tests drive /ws/live with a real WebSocket client against the
@@ -636,6 +637,44 @@ func TestLiveRevokedKeyEndsSession(t *testing.T) {
 	}
 	waitLive(t, ts, 0)
 	refused(t, ts, "vertical=sales&token="+key, nil, 4401, "revoked")
+}
+
+// TestLiveIdleSocketsHearCLIRevocation: `boxd keys revoke` writes the store
+// from another process; every socket of the key ends with an error event
+// and 4401 within the README's 2 seconds, sending audio or idle.
+func TestLiveIdleSocketsHearCLIRevocation(t *testing.T) {
+	ts := wsServer(t, wsOpts{transcribe: livetest.ScriptedTranscriber(wsScript)})
+	// Two keys: audio on one makes the box read that key again, which
+	// must not be what ends the idle one.
+	idleKey, idleID := createKey(t, ts, map[string]any{})
+	talkKey, talkID := createKey(t, ts, map[string]any{})
+	idle := wsDial(t, ts, "vertical=sales&token="+idleKey, nil)
+	idle.expect(live.TypeReady)
+	idle.expect(live.TypeBudget)
+	talking := wsDial(t, ts, "vertical=field&token="+talkKey, nil)
+	talking.expect(live.TypeReady)
+	talking.expect(live.TypeBudget)
+	cli := platform.New(ts.cfg, ts.platform.Store(), nil) // as `boxd keys revoke` does
+	revoked := time.Now()
+	for _, id := range []string{idleID, talkID} {
+		if _, d := cli.RevokeKey(context.Background(), id); d != nil {
+			t.Fatal(d)
+		}
+	}
+	talking.audio(0.3)
+	for name, w := range map[string]*wsClient{"idle": idle, "talking": talking} {
+		evs, code := w.rest()
+		checkClosing(t, evs, code)
+		took := time.Since(revoked)
+		t.Logf("%s socket closed %d after %s", name, code, took)
+		if code != 4401 || !strings.Contains(evs[len(evs)-1].str("message"), "revoked") {
+			t.Errorf("%s socket closed %d: %v", name, code, evs)
+		}
+		if took > 2*time.Second+time.Second { // README: within 2 s (a second of slack for a loaded machine)
+			t.Errorf("%s socket ended %s after the revocation", name, took)
+		}
+	}
+	waitLive(t, ts, 0)
 }
 
 // TestLiveKeyRequestRate4429: a key over its requests per minute is

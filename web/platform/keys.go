@@ -1,17 +1,20 @@
 package platform
 
 import (
-	"boxd/problem"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"boxd/problem"
 
 	"boxd/ids"
 	"boxd/store"
@@ -296,6 +299,32 @@ func (p *Platform) noticeRevocation(ctx context.Context, id string) {
 	k, err := p.store.KeyByID(ctx, id)
 	if err == nil && k.Revoked() {
 		p.revokedNow(id, *k.RevokedAt)
+	}
+}
+
+// pollRevocations reads every watched key from the store each revokePoll
+// and ends the sessions of the revoked ones; it stops once no session
+// watches a key (OnRevoke starts it again).
+func (p *Platform) pollRevocations() {
+	t := time.NewTicker(p.revokePoll)
+	defer t.Stop()
+	for range t.C {
+		p.mu.Lock()
+		ids := slices.Collect(maps.Keys(p.watchers))
+		if len(ids) == 0 {
+			p.polling = false
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
+		for _, id := range ids {
+			ctx, cancel := context.WithTimeout(context.Background(), p.revokePoll)
+			k, err := p.store.KeyByID(ctx, id)
+			cancel()
+			if err == nil && k.Revoked() {
+				p.revokedNow(id, *k.RevokedAt)
+			}
+		}
 	}
 }
 

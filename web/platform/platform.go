@@ -78,6 +78,12 @@ type Platform struct {
 	// When a watched key was last read from the store, to notice a
 	// revocation made by another process (`boxd keys revoke`).
 	revokeChecked map[string]time.Time
+	// While sessions watch keys, one goroutine reads the watched keys from
+	// the store every revokePoll, so that an idle session (no audio, no
+	// model call) also ends within revocationCheckEvery of a revocation
+	// made by another process.
+	revokePoll time.Duration
+	polling    bool
 }
 
 // revocationCheckEvery bounds how often a running session's key is read
@@ -102,6 +108,7 @@ func New(cfg *configs.Config, st *store.Store, now Clock) *Platform {
 		revoked:       map[string]time.Time{},
 		watchers:      map[string]map[*revokeWatch]struct{}{},
 		revokeChecked: map[string]time.Time{},
+		revokePoll:    revocationCheckEvery / 2,
 	}
 }
 

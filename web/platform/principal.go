@@ -359,6 +359,10 @@ func (pr *Principal) OnRevoke(fn func(msg string)) (stop func()) {
 		p.watchers[id] = map[*revokeWatch]struct{}{}
 	}
 	p.watchers[id][w] = struct{}{}
+	if !p.polling {
+		p.polling = true
+		go p.pollRevocations()
+	}
 	p.mu.Unlock()
 	return func() {
 		p.mu.Lock()
