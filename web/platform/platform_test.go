@@ -196,7 +196,7 @@ func TestRevocationByAnotherProcess(t *testing.T) {
 	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	p, cfg := newPlatform(t, clock)
-	p.revokePoll = time.Hour // this test drives the reads on use; TestIdleSessionsHearRevocation the poll
+	p.revokePoll = time.Hour        // this test drives the reads on use; TestIdleSessionsHearRevocation the poll
 	cli := New(cfg, p.store, clock) // the command's own platform
 	ctx := context.Background()
 	secret, k, _ := p.CreateKey(ctx, KeySpec{})
