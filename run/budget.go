@@ -11,7 +11,11 @@ type Budget interface {
 	// problem.Budget error); commit charges what was used and releases
 	// the rest. commit must be called exactly once.
 	Reserve(ctx context.Context, want int64) (granted int64, commit func(used int64), err error)
-	// TokensLeft is what is left now, reservations deducted.
+	// TokensLeft is what is not yet spent: the budget less the tokens
+	// committed. Reservations of calls still running are not deducted
+	// (they are not spent, and most is released), so the figure shown in
+	// budget events only goes down as tokens are spent; Reserve is what
+	// guards against overspending.
 	TokensLeft(ctx context.Context) (int64, error)
 	// KeyID is the developer key paying, nil for a demo session.
 	KeyID() *string

@@ -26,7 +26,9 @@ func (b budget) Reserve(ctx context.Context, want int64) (int64, func(int64), er
 
 func (b budget) KeyID() *string { return b.pr.KeyID() }
 
-func (b budget) TokensLeft(ctx context.Context) (int64, error) { return b.pr.TokensLeft(ctx) }
+// TokensLeft is what is not spent (run.Budget): reservations of running
+// calls are not shown as spending.
+func (b budget) TokensLeft(ctx context.Context) (int64, error) { return b.pr.TokensUnspent(ctx) }
 
 // Daily is true for a developer key: its budgets are per UTC day, and
 // budget messages end "for today".

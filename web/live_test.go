@@ -953,7 +953,7 @@ func TestLiveTokenBudgetPausesThenEnds(t *testing.T) {
 	for _, e := range evs {
 		switch e.typ() {
 		case live.TypeError:
-			if !strings.Contains(e.str("message"), "live lanes are paused: only the 100 generated tokens kept for the stop artifact are left") {
+			if !strings.Contains(e.str("message"), "live lanes topic are paused until stop: 50 generated tokens are left of the token budget, and up to 100 are kept for the stop artifact") {
 				t.Errorf("error %q", e.str("message"))
 			}
 			paused++

@@ -222,10 +222,38 @@ func (r *laneRunner) loop() {
 	}
 }
 
+// pauseMessage says which lanes pause, until when, and why.
+func (s *Session) pauseMessage(left int64) string {
+	var model, local []string
+	for _, spec := range s.cfg.Vertical.Live {
+		if spec.Local {
+			local = append(local, spec.ID)
+		} else {
+			model = append(model, spec.ID)
+		}
+	}
+	msg := fmt.Sprintf("live lanes %s are paused until stop: %d generated tokens are left of the token budget%s, and up to %d are kept for the stop artifact",
+		strings.Join(model, ", "), left, s.suffix(), s.cfg.Budget.StopReserve())
+	if len(local) > 0 {
+		msg += fmt.Sprintf("; %s need no model and keep updating", strings.Join(local, ", "))
+	}
+	return msg
+}
+
 // run runs the lane once and publishes its state.
 func (r *laneRunner) run(ctx context.Context, sentence int) {
 	s := r.s
 	if !r.spec.Local {
+		// The pause holds until stop: the unspent budget only goes down in
+		// a session (TokensLeft does not count running calls'
+		// reservations, so another lane's call in flight cannot pause the
+		// lanes by mistake), and no lane that needs the model runs again.
+		s.mu.Lock()
+		paused := s.paused
+		s.mu.Unlock()
+		if paused {
+			return
+		}
 		left, err := s.cfg.Budget.TokensLeft(ctx)
 		if err == nil && left <= s.cfg.Budget.StopReserve() {
 			s.mu.Lock()
@@ -233,7 +261,8 @@ func (r *laneRunner) run(ctx context.Context, sentence int) {
 			s.paused = true
 			s.mu.Unlock()
 			if first {
-				s.emit(TypeError, ErrorBody{Message: fmt.Sprintf("live lanes are paused: only the %d generated tokens kept for the stop artifact are left of the token budget%s", s.cfg.Budget.StopReserve(), s.suffix())})
+				s.budgetEvent(ctx)
+				s.emit(TypeError, ErrorBody{Message: s.pauseMessage(left)})
 			}
 			return
 		}

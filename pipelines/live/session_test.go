@@ -234,3 +234,72 @@ func TestPromptFitsTheContext(t *testing.T) {
 		t.Errorf("prompts saw %v sentences (first line index %v); want the full transcript first, then a trimmed one", seen, first)
 	}
 }
+
+// TestSessionBudgetShowsSpendingAndThePauseHolds: two model lanes share a
+// budget whose stop reserve a running call's reservation would reach.
+// Budget events show what is spent (never going back up), lanes pause only
+// once the unspent budget reaches the reserve, with a budget event and one
+// error naming the paused lanes, and after it no model lane runs again.
+func TestSessionBudgetShowsSpendingAndThePauseHolds(t *testing.T) {
+	v := testVertical()
+	second := livetest.TopicLane()
+	second.ID, second.MaxTokens = "topic2", 600
+	v.Live[1].MaxTokens = 600
+	v.Live = append(v.Live, second)
+	var lines []livetest.Line
+	for i := range 12 {
+		lines = append(lines, livetest.Line{Text: fmt.Sprintf("Sentence %d is about pallets and deliveries.", i), Start: float64(i) + 0.2, End: float64(i) + 0.9})
+	}
+	rec := &livetest.Recorder{}
+	budget := &livetest.Budget{Tokens: 235, AudioMS: 60000, StopReserveTokens: 200}
+	s, err := live.Start(context.Background(), live.Config{
+		Vertical: v, Transcribe: livetest.ScriptedTranscriber(lines), Chat: livetest.TinyChat(t, 2048, 2), Budget: budget, Send: rec.Send, Debounce: 5 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 13 { // a sentence a second, with time for the lanes to run on each
+		livetest.Feed(t, s, 1)
+		time.Sleep(150 * time.Millisecond)
+	}
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	last := int64(-1)
+	paused := false
+	calls := map[string]int{}
+	var lastBudget int64 = -1
+	for _, e := range rec.Events() {
+		switch b := e.Body.(type) {
+		case live.BudgetBody:
+			if last >= 0 && b.LLMTokensLeft > last {
+				t.Errorf("llm_tokens_left went up from %d to %d: reservations shown as spending", last, b.LLMTokensLeft)
+			}
+			last, lastBudget = b.LLMTokensLeft, b.LLMTokensLeft
+		case live.ErrorBody:
+			if !strings.Contains(b.Message, "paused until stop") || !strings.Contains(b.Message, "topic, topic2") || !strings.Contains(b.Message, "count need no model and keep updating") {
+				t.Errorf("error %q", b.Message)
+			}
+			if paused {
+				t.Error("a second pause error")
+			}
+			paused = true
+			if lastBudget > budget.StopReserveTokens {
+				t.Errorf("paused while the last budget event said %d tokens left, above the %d reserve", lastBudget, budget.StopReserveTokens)
+			}
+		case live.ReceiptBody:
+			if paused {
+				t.Errorf("a model call after the pause: %v", b)
+			}
+		case live.LaneBody:
+			if paused && (b.Lane == "topic" || b.Lane == "topic2") {
+				t.Errorf("model lane %s updated after the pause", b.Lane)
+			}
+			calls[b.Lane]++
+		}
+	}
+	if calls["topic"] == 0 || calls["topic2"] == 0 {
+		t.Errorf("both model lanes should have run before any pause: %v", calls)
+	}
+	t.Logf("lane updates %v, paused %v, last budget %d", calls, paused, last)
+}

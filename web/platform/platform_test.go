@@ -242,3 +242,34 @@ func TestRevocationByAnotherProcess(t *testing.T) {
 		t.Errorf("reserving after another process revoked the key: %+v", d)
 	}
 }
+
+// TestTokensUnspentIgnoresReservations: a running call's reservation
+// guards the budget (TokensLeft, what admission and Reserve use) but is not
+// spending (TokensUnspent, what budget events show); the commit is.
+func TestTokensUnspentIgnoresReservations(t *testing.T) {
+	p, _ := newPlatform(t, nil)
+	ctx := context.Background()
+	daily := int64(1000)
+	secret, _, _ := p.CreateKey(ctx, KeySpec{DailyLLMTokens: &daily})
+	pr, d := p.Authenticate(ctx, secret, "sales")
+	if d != nil {
+		t.Fatal(d)
+	}
+	res, d := pr.ReserveTokens(ctx, 600)
+	if d != nil {
+		t.Fatal(d)
+	}
+	left, _ := pr.TokensLeft(ctx)
+	unspent, _ := pr.TokensUnspent(ctx)
+	if left != 400 || unspent != 1000 {
+		t.Errorf("with 600 reserved: left %d (want 400), unspent %d (want 1000)", left, unspent)
+	}
+	if err := res.Commit(ctx, 25); err != nil {
+		t.Fatal(err)
+	}
+	left, _ = pr.TokensLeft(ctx)
+	unspent, _ = pr.TokensUnspent(ctx)
+	if left != 975 || unspent != 975 {
+		t.Errorf("after spending 25: left %d, unspent %d, want 975 both", left, unspent)
+	}
+}

@@ -158,6 +158,23 @@ func (pr *Principal) TokensLeft(ctx context.Context) (int64, error) {
 	return max(0, pr.key.Limits.DailyLLMTokens-u.LLMTokens-p.reserved[pr.key.ID]), nil
 }
 
+// TokensUnspent is the token budget not yet spent: TokensLeft without the
+// reservations of running calls (run.Budget's TokensLeft: what budget
+// events show, and what live lanes pause on).
+func (pr *Principal) TokensUnspent(ctx context.Context) (int64, error) {
+	p := pr.p
+	if pr.session != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return max(0, pr.session.tokensLeft), nil
+	}
+	u, err := p.store.UsageOn(ctx, pr.key.ID, Day(p.now()))
+	if err != nil {
+		return 0, err
+	}
+	return max(0, pr.key.Limits.DailyLLMTokens-u.LLMTokens), nil
+}
+
 // AudioLeftMS is the audio budget left in milliseconds.
 func (pr *Principal) AudioLeftMS(ctx context.Context) (int64, error) {
 	p := pr.p

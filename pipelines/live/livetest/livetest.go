@@ -125,11 +125,11 @@ var errBudget = problem.New(problem.Budget, "token budget used up")
 // KeyID is the key paying, nil for a demo token.
 func (b *Budget) KeyID() *string { return b.Key }
 
-// TokensLeft is what is left less what running calls reserved.
+// TokensLeft is what is not yet spent (run.Budget).
 func (b *Budget) TokensLeft(ctx context.Context) (int64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return max(0, b.Tokens-b.reserved), nil
+	return max(0, b.Tokens), nil
 }
 
 // AudioLeftMS is the audio left.
