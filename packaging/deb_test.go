@@ -143,6 +143,7 @@ func TestDebContentsAndScripts(t *testing.T) {
 		`-rw-r----- root/boxd +\d+ \S+ \S+ \./etc/boxd/boxd\.yaml\n`,
 		`-rw-r--r-- root/root +\d+ \S+ \S+ \./lib/systemd/system/boxd\.service\n`,
 		`\./usr/share/doc/boxd/README\.md\n`,
+		`-rw-r--r-- root/root +\d+ \S+ \S+ \./usr/share/doc/boxd/copyright\n`,
 		`\./usr/share/boxd/data/icd10cm/icd10cm-codes-2026\.txt\.gz\n`,
 		`\./usr/share/boxd/data/rxnorm/`,
 		`\./usr/share/boxd/data/wcag/wcag\.json\n`,
@@ -322,4 +323,476 @@ func TestDebInstallUpgradeRemovePurge(t *testing.T) {
 	if !exists(filepath.Join(r, "usr/bin/boxd")) {
 		t.Error("reinstall after purge failed")
 	}
+}
+
+// binOf is the boxd binary buildDeb packaged.
+func binOf(deb string) string { return filepath.Join(filepath.Dir(deb), "boxd") }
+
+// control reads one field of the package's control data ("" if absent).
+func control(t *testing.T, deb, field string) string {
+	t.Helper()
+	out, _ := sh(t, "", nil, "dpkg-deb", "--field", deb, field)
+	return strings.TrimSpace(out)
+}
+
+func TestDebControlFields(t *testing.T) {
+	deb := buildDeb(t)
+	// nfpm writes no Homepage when the field is left out; one on localhost
+	// is no page anyone can visit.
+	if h := control(t, deb, "Homepage"); strings.Contains(h, "localhost") || strings.Contains(h, "127.0.0.1") {
+		t.Errorf("Homepage: %s", h)
+	}
+	if m := control(t, deb, "Maintainer"); !regexp.MustCompile(`^[^<>]+ <[^<>@\s]+@[^<>@\s]+>$`).MatchString(m) {
+		t.Errorf("Maintainer %q is not 'Name <address>'", m)
+	}
+}
+
+// depRe is one Depends entry: a package, and an optional version relation.
+var depRe = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]*)(?:\s*\((>=|>>|=|<=|<<)\s*([^)\s]+)\))?$`)
+
+func parseDepends(t *testing.T, s string) map[string][2]string {
+	t.Helper()
+	deps := map[string][2]string{}
+	for _, e := range strings.Split(s, ",") {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		m := depRe.FindStringSubmatch(e)
+		if m == nil {
+			t.Fatalf("cannot read dependency %q in %q", e, s)
+		}
+		deps[m[1]] = [2]string{m[2], m[3]}
+	}
+	return deps
+}
+
+// TestDebDependsOnSharedLibraries checks that Depends names every shared
+// library package the binary needs, at least at the version
+// dpkg-shlibdeps computes for it, and that this Debian satisfies them.
+func TestDebDependsOnSharedLibraries(t *testing.T) {
+	shlibdeps := need(t, "dpkg-shlibdeps")
+	deb := buildDeb(t)
+	depends := parseDepends(t, control(t, deb, "Depends"))
+
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "debian"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "debian", "control"), []byte("Source: boxd\n\nPackage: boxd\nArchitecture: amd64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := sh(t, dir, nil, shlibdeps, "-O", "--warnings=0", binOf(deb))
+	computed, ok := strings.CutPrefix(strings.TrimSpace(out), "shlibs:Depends=")
+	if !ok || computed == "" {
+		t.Fatalf("dpkg-shlibdeps: %q", out)
+	}
+	for _, lib := range []string{"libc6", "libstdc++6"} {
+		if !strings.Contains(computed, lib) {
+			t.Errorf("dpkg-shlibdeps does not list %s (%s): is the binary still linked with cgo?", lib, computed)
+		}
+	}
+	for pkg, want := range parseDepends(t, computed) {
+		got, ok := depends[pkg]
+		switch {
+		case !ok:
+			t.Errorf("Depends lacks %s (%s %s); the binary links it. Depends: %v", pkg, want[0], want[1], depends)
+			continue
+		case want[1] == "":
+		case got[0] != ">=" && got[0] != ">>" && got[0] != "=":
+			t.Errorf("Depends %s has no minimum version; dpkg-shlibdeps wants (%s %s)", pkg, want[0], want[1])
+			continue
+		case exec.Command("dpkg", "--compare-versions", got[1], "ge", want[1]).Run() != nil:
+			t.Errorf("Depends %s (%s %s) is older than dpkg-shlibdeps's (%s %s)", pkg, got[0], got[1], want[0], want[1])
+		}
+		// The package installs on this Debian (12): the installed library
+		// satisfies the relation.
+		if v, err := exec.Command("dpkg-query", "-W", "-f=${Version}", pkg).Output(); err == nil && got[1] != "" {
+			if err := exec.Command("dpkg", "--compare-versions", string(v), map[string]string{">=": "ge", ">>": "gt", "=": "eq", "<=": "le", "<<": "lt"}[got[0]], got[1]).Run(); err != nil {
+				t.Errorf("installed %s %s does not satisfy Depends %s (%s %s)", pkg, v, pkg, got[0], got[1])
+			}
+		}
+	}
+}
+
+// dep5 reads a machine-readable copyright file into its paragraphs, each a
+// map from field name to value (continuation lines joined with "\n", their
+// leading space and the "." of an empty line removed).
+func dep5(t *testing.T, text string) []map[string]string {
+	t.Helper()
+	var paras []map[string]string
+	for _, block := range regexp.MustCompile(`\n\s*\n`).Split(strings.TrimSpace(text), -1) {
+		p := map[string]string{}
+		key := ""
+		for _, line := range strings.Split(block, "\n") {
+			if strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t") {
+				if key == "" {
+					t.Fatalf("continuation line before any field: %q", line)
+				}
+				cont := strings.TrimSpace(line)
+				if cont == "." {
+					cont = ""
+				}
+				p[key] += "\n" + cont
+				continue
+			}
+			k, v, ok := strings.Cut(line, ":")
+			if !ok || strings.ContainsAny(k, " \t") {
+				t.Fatalf("not a field: %q", line)
+			}
+			if _, dup := p[k]; dup {
+				t.Fatalf("field %s twice in one paragraph:\n%s", k, block)
+			}
+			key = k
+			p[k] = strings.TrimSpace(v)
+		}
+		paras = append(paras, p)
+	}
+	return paras
+}
+
+// dep5Match reports whether a Files pattern matches a path: "*" matches
+// any run of characters, "/" included, and "?" any one character.
+func dep5Match(pattern, path string) bool {
+	re := "^" + strings.NewReplacer(`\*`, ".*", `\?`, ".").Replace(regexp.QuoteMeta(pattern)) + "$"
+	return regexp.MustCompile(re).MatchString(path)
+}
+
+// TestDebCopyright checks /usr/share/doc/boxd/copyright: a DEP-5 file, with
+// a notice for every file under /usr/share/boxd (third-party data and the
+// VAD model), for every Go module linked into the binary, for llama.cpp and
+// ggml, and NLM's attribution for RxNorm.
+func TestDebCopyright(t *testing.T) {
+	deb := buildDeb(t)
+	x := t.TempDir()
+	sh(t, "", nil, "dpkg-deb", "--extract", deb, x)
+	b, err := os.ReadFile(filepath.Join(x, "usr/share/doc/boxd/copyright"))
+	if err != nil {
+		t.Fatalf("the package has no /usr/share/doc/boxd/copyright: %v", err)
+	}
+	text := string(b)
+	paras := dep5(t, text)
+	if paras[0]["Format"] != "https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" {
+		t.Fatalf("first paragraph is not a DEP-5 header: %v", paras[0])
+	}
+
+	// Every Files paragraph has a copyright and a licence; a licence given
+	// by name only has its text in a stand-alone License paragraph.
+	standalone := map[string]bool{}
+	for _, p := range paras[1:] {
+		if _, ok := p["Files"]; !ok {
+			name := strings.SplitN(p["License"], "\n", 2)[0]
+			if name == "" || !strings.Contains(p["License"], "\n") {
+				t.Errorf("stand-alone License paragraph without a name or text: %v", p)
+			}
+			if standalone[name] {
+				t.Errorf("License %s given twice", name)
+			}
+			standalone[name] = true
+		}
+	}
+	var files [][]string // each Files paragraph's patterns, in order
+	for _, p := range paras[1:] {
+		f, ok := p["Files"]
+		if !ok {
+			continue
+		}
+		if p["Copyright"] == "" || p["License"] == "" {
+			t.Errorf("Files: %s lacks Copyright or License", f)
+		}
+		name, body, _ := strings.Cut(p["License"], "\n")
+		if strings.TrimSpace(body) == "" {
+			for _, l := range regexp.MustCompile(`\s+(?:or|and)\s+|,\s*`).Split(name, -1) {
+				if !standalone[l] {
+					t.Errorf("Files: %s names License %s, whose text is nowhere in the file", f, l)
+				}
+			}
+		}
+		files = append(files, strings.Fields(f))
+	}
+	// governing returns the Files paragraph that applies to a path: the
+	// last one that matches, as DEP-5 says.
+	governing := func(path string) string {
+		which := ""
+		for _, patterns := range files {
+			for _, pat := range patterns {
+				if dep5Match(pat, path) {
+					which = strings.Join(patterns, " ")
+				}
+			}
+		}
+		return which
+	}
+
+	// The files under /usr/share/boxd are not boxd's own work: each needs
+	// its own notice, not the catch-all "Files: *" (Proprietary).
+	shipped := 0
+	err = filepath.WalkDir(filepath.Join(x, "usr/share/boxd"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(x, p)
+		shipped++
+		if g := governing(rel); g == "" || g == "*" {
+			t.Errorf("%s has no notice of its own in packaging/copyright (governed by %q)", rel, g)
+		}
+		return nil
+	})
+	if err != nil || shipped == 0 {
+		t.Fatalf("walking /usr/share/boxd: %v (%d files)", err, shipped)
+	}
+
+	// Every Go module in the binary (go version -m) has its paragraph.
+	mods, _ := sh(t, "", nil, "go", "version", "-m", binOf(deb))
+	var missing []string
+	for _, line := range strings.Split(mods, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "dep" {
+			if g := governing("vendor/" + f[1] + "/LICENSE"); g != "vendor/"+f[1]+"/*" {
+				missing = append(missing, f[1]+" "+f[2])
+			}
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("packaging/copyright has no \"Files: vendor/<module>/*\" paragraph for these Go modules linked into boxd "+
+			"(their licences are in $(go env GOMODCACHE)/<module>@<version>/):\n  %s", strings.Join(missing, "\n  "))
+	}
+
+	// The components the issue names, by name, and NLM's attribution as
+	// ../shared/data/MANIFEST.md quotes it.
+	flat := strings.Join(strings.Fields(text), " ")
+	for _, want := range []string{
+		"The ggml authors", "llama.cpp", "ggml", "Silero", "whisper.cpp", "ICD-10-CM", "RxNorm", "WCAG",
+		"This product uses publicly available data courtesy of the U.S. National Library of Medicine (NLM), National Institutes of Health, " +
+			"Department of Health and Human Services; NLM is not responsible for the product and does not endorse or recommend this or any other product.",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("copyright does not mention %q", want)
+		}
+	}
+	// The paragraph that governs each of these (the last that matches)
+	// has this licence and names this holder.
+	for path, want := range map[string][2]string{
+		"usr/bin/boxd": {"Proprietary", "boxd"},
+		"vendor/github.com/ollama/ollama/llama/llama.cpp/src/llama.cpp":       {"Expat", "The ggml authors"},
+		"vendor/github.com/ollama/ollama/llama/llama.cpp/common/sampling.cpp": {"Expat", "The ggml authors"},
+		"vendor/github.com/ollama/ollama/ml/backend/ggml/ggml/src/ggml.c":     {"Expat", "The ggml authors"},
+		"vendor/github.com/ollama/ollama/ml/backend/ggml/ggml/include/ggml.h": {"Expat", "The ggml authors"},
+		"vendor/github.com/ollama/ollama/llama/llama.go":                      {"Expat", "Ollama"},
+		"usr/share/boxd/models/ggml-silero-v6.2.0.bin":                        {"Expat", "Silero Team"},
+		"usr/share/boxd/data/icd10cm/icd10cm-codes-2026.txt.gz":               {"public-domain", "United States Government"},
+		"usr/share/boxd/data/rxnorm/rxnav-allconcepts-IN-MIN-PIN-SCD.json":    {"NLM-RxNorm-attribution", "National Library of Medicine"},
+		"usr/share/boxd/data/wcag/wcag.json":                                  {"W3C-document", "W3C"},
+	} {
+		var got map[string]string
+		for _, p := range paras[1:] {
+			for _, pat := range strings.Fields(p["Files"]) {
+				if dep5Match(pat, path) {
+					got = p
+				}
+			}
+		}
+		if got == nil {
+			t.Errorf("%s: no Files paragraph", path)
+			continue
+		}
+		if name, _, _ := strings.Cut(got["License"], "\n"); name != want[0] || !strings.Contains(got["Copyright"], want[1]) {
+			t.Errorf("%s is governed by Files: %s (License %s, Copyright %q); want License %s, Copyright naming %s",
+				path, got["Files"], name, got["Copyright"], want[0], want[1])
+		}
+	}
+}
+
+// groupFile reads name -> members from an /etc/group-style file.
+func groupFile(t *testing.T, path string) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := map[string][]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) < 4 || f[0] == "" {
+			continue
+		}
+		var members []string
+		if f[3] != "" {
+			members = strings.Split(f[3], ",")
+		}
+		groups[f[0]] = members
+	}
+	return groups
+}
+
+func count(list []string, s string) int {
+	n := 0
+	for _, e := range list {
+		if e == s {
+			n++
+		}
+	}
+	return n
+}
+
+// unitResolves checks what systemd resolves when it starts the unit, in
+// root's user database: User=, Group= and each SupplementaryGroups= group
+// must exist, or the service fails with 217/USER or 216/GROUP.
+func unitResolves(t *testing.T, root, unit string) {
+	t.Helper()
+	users := map[string]bool{}
+	b, _ := os.ReadFile(filepath.Join(root, "etc/passwd"))
+	for _, line := range strings.Split(string(b), "\n") {
+		if name, _, ok := strings.Cut(line, ":"); ok {
+			users[name] = true
+		}
+	}
+	groups := groupFile(t, filepath.Join(root, "etc/group"))
+	for _, line := range strings.Split(unit, "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || strings.HasPrefix(k, "#") {
+			continue
+		}
+		switch k {
+		case "User":
+			if !users[v] {
+				t.Errorf("User=%s does not exist: systemd would fail the unit with 217/USER", v)
+			}
+		case "Group", "SupplementaryGroups":
+			for _, g := range strings.Fields(v) {
+				if _, ok := groups[g]; !ok {
+					t.Errorf("%s= names group %s, which does not exist here: systemd would fail the unit with 216/GROUP", k, g)
+				}
+			}
+		}
+	}
+}
+
+// groupsOf runs `id -G` as boxd with root's passwd and group files bound
+// over /etc in a private mount namespace (the host's /etc is untouched):
+// the groups initgroups(3) gives boxd, as systemd does for User=boxd. It
+// returns nil where namespaces are not allowed.
+func groupsOf(t *testing.T, root string) []string {
+	t.Helper()
+	if _, err := exec.LookPath("unshare"); err != nil {
+		return nil
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		return nil
+	}
+	// id -G, not -Gn: once setpriv has dropped to boxd, the scratch
+	// root's group file (0600) is not readable for the names.
+	script := `mount --bind "$1/etc/passwd" /etc/passwd && mount --bind "$1/etc/group" /etc/group && exec setpriv --reuid=boxd --regid=boxd --init-groups id -G`
+	out, err := exec.Command("unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", root).CombinedOutput()
+	if err != nil {
+		t.Logf("no private mount namespace here, skipping the runtime group check: %v %s", err, out)
+		return nil
+	}
+	names := map[string]string{}
+	b, _ := os.ReadFile(filepath.Join(root, "etc/group"))
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Split(line, ":"); len(f) >= 3 {
+			names[f[2]] = f[0]
+		}
+	}
+	var groups []string
+	for _, id := range strings.Fields(string(out)) {
+		groups = append(groups, names[id])
+	}
+	t.Logf("boxd's groups, as initgroups(3) sets them: %v", groups)
+	return groups
+}
+
+// TestDebInstallWithoutRenderGroup installs the package, with its real
+// maintainer scripts and no systemd running, into a root whose user
+// database has no render group (a minimal Debian without udev), and checks
+// that the unit can start there: every group it names exists, boxd is in
+// the video group, and systemd-analyze verify accepts the installed unit.
+// When render appears later, the next configure adds boxd to it, once.
+func TestDebInstallWithoutRenderGroup(t *testing.T) {
+	need(t, "dpkg")
+	need(t, "useradd")
+	need(t, "usermod")
+	need(t, "groupadd")
+	need(t, "deb-systemd-helper")
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("installing into a scratch root needs root (useradd --root)")
+		}
+		t.Skip("installing into a scratch root needs root")
+	}
+	deb := buildDeb(t)
+	r := scratchRoot(t)
+	for _, f := range []string{"group", "gshadow"} {
+		p := filepath.Join(r, "etc", f)
+		b, _ := os.ReadFile(p)
+		var keep []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(line, "render:") {
+				keep = append(keep, line)
+			}
+		}
+		if err := os.WriteFile(p, []byte(strings.Join(keep, "\n")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := groupFile(t, filepath.Join(r, "etc/group"))["video"]; !ok {
+		// Debian's base-passwd always has video (44); keep the test
+		// meaningful on a host that lacks it.
+		sh(t, "", nil, "groupadd", "--root", r, "--system", "video")
+	}
+
+	dpkg(t, r, "-i", deb)
+
+	unitPath := filepath.Join(r, "lib/systemd/system/boxd.service")
+	unit, err := os.ReadFile(unitPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unitResolves(t, r, string(unit))
+	groups := groupFile(t, filepath.Join(r, "etc/group"))
+	if n := count(groups["video"], "boxd"); n != 1 {
+		t.Errorf("boxd is in the video group %d times, want once: %v", n, groups["video"])
+	}
+	if _, ok := groups["render"]; ok {
+		t.Error("the package created a render group; it only joins the GPU groups that exist")
+	}
+	if ids := groupsOf(t, r); ids != nil && (count(ids, "video") != 1 || count(ids, "boxd") != 1) {
+		t.Errorf("boxd's groups as systemd would set them (id -G): %v, want boxd and video", ids)
+	}
+
+	// systemd-analyze accepts the installed unit, with ExecStart pointed at
+	// the installed binary (verify checks it exists).
+	if analyze, err := exec.LookPath("systemd-analyze"); err == nil {
+		copyPath := filepath.Join(t.TempDir(), "boxd.service")
+		body := strings.Replace(string(unit), "ExecStart=/usr/bin/boxd ", "ExecStart="+filepath.Join(r, "usr/bin/boxd")+" ", 1)
+		if err := os.WriteFile(copyPath, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(analyze, "verify", copyPath).CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) > 0 {
+			t.Errorf("systemd-analyze verify of the installed unit: %v\n%s", err, out)
+		}
+	} else if os.Getenv("CI") == "true" {
+		t.Error("systemd-analyze not found (make deps installs systemd)")
+	}
+
+	// udev arrives later with its render group: the next configure (here
+	// an upgrade, twice) adds boxd to it, and to no group twice.
+	sh(t, "", nil, "groupadd", "--root", r, "--system", "render")
+	dpkg(t, r, "-i", deb)
+	dpkg(t, r, "-i", deb)
+	groups = groupFile(t, filepath.Join(r, "etc/group"))
+	for _, g := range []string{"video", "render"} {
+		if n := count(groups[g], "boxd"); n != 1 {
+			t.Errorf("after upgrades boxd is in %s %d times, want once: %v", g, n, groups[g])
+		}
+	}
+	gshadow := groupFile(t, filepath.Join(r, "etc/gshadow"))
+	if count(gshadow["render"], "boxd") != 1 {
+		t.Errorf("/etc/gshadow's render entry does not list boxd: %v", gshadow["render"])
+	}
+	if ids := groupsOf(t, r); ids != nil && count(ids, "render") != 1 {
+		t.Errorf("boxd's groups after render appeared (id -G): %v", ids)
+	}
+	unitResolves(t, r, string(unit))
 }

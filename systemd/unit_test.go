@@ -79,6 +79,12 @@ func TestUnitDirectives(t *testing.T) {
 			t.Errorf("DeviceAllow lacks %s (the GPU)", dev)
 		}
 	}
+	// A supplementary group that does not exist stops the unit from
+	// starting at all (216/GROUP); the postinst adds boxd to the GPU groups
+	// that exist instead (packaging.TestDebInstallWithoutRenderGroup).
+	if g := d["Service.SupplementaryGroups"]; len(g) > 0 {
+		t.Errorf("SupplementaryGroups=%q: systemd will not start the unit where a group is missing (no render group without udev)", g)
+	}
 	stop, err := strconv.Atoi(strings.TrimSuffix(d["Service.TimeoutStopSec"][0], "s"))
 	if err != nil || stop <= configs.Defaults().ShutdownGraceS {
 		t.Errorf("TimeoutStopSec %v must exceed shutdown_grace_s %d so the drain can finish", d["Service.TimeoutStopSec"], configs.Defaults().ShutdownGraceS)
