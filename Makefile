@@ -221,6 +221,10 @@ gpu-bundle: headers tools
 	@for f in ggml-silero-v6.2.0.bin jfk.wav whisper-vocab-tiny.bin whisper-vocab-tiny.en.bin; do \
 	  test -f $(MODELS_DIR)/$$f || { echo "gpu-bundle: $(MODELS_DIR)/$$f missing (set MODELS_DIR)"; exit 1; }; \
 	  cp $(MODELS_DIR)/$$f $(GPU_BUNDLE)/data/; done
+	@# The reference data boxd serve needs (data_dir: ICD-10-CM, RxNorm).
+	mkdir -p $(GPU_BUNDLE)/data/ref/icd10cm $(GPU_BUNDLE)/data/ref/rxnorm
+	cp $(DATA_DIR)/icd10cm/icd10cm-codes-2026.txt.gz $(GPU_BUNDLE)/data/ref/icd10cm/
+	xz -T0 -6 -c $(DATA_DIR)/rxnorm/rxnav-allconcepts-IN-MIN-PIN-SCD.json > $(GPU_BUNDLE)/data/ref/rxnorm/rxnav-allconcepts-IN-MIN-PIN-SCD.json.xz
 	cp gpu/check/check.sh gpu/check/hf_whisper.py gpu/check/summary.py $(GPU_BUNDLE)/
 	@rm -rf $(GPU_BUNDLE)/.stage
 	@size=$$(du -sb $(GPU_BUNDLE) | cut -f1); echo "gpu-bundle: $(GPU_BUNDLE) is $$((size / 1048576)) MiB ($$size bytes; at most $(GPU_BUNDLE_MAX))"; \

@@ -294,12 +294,12 @@ func (c *sessionCount) wait(ctx context.Context) bool {
 // Listen opens the configured address. A non-loopback address is refused
 // unless allow_non_loopback is set, and is logged when it is.
 func Listen(ctx context.Context, cfg *configs.Config, log *slog.Logger) (net.Listener, error) {
+	if err := CheckListen(ctx, cfg); err != nil {
+		return nil, err
+	}
 	loopback, err := isLoopback(ctx, cfg.Listen)
 	if err != nil {
 		return nil, err
-	}
-	if !loopback && !cfg.AllowNonLoopback {
-		return nil, fmt.Errorf("listen %s (%s): not a loopback address; boxd serves only this machine unless allow_non_loopback is true", cfg.Listen, cfg.Source("listen"))
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", cfg.Listen)
@@ -314,6 +314,20 @@ func Listen(ctx context.Context, cfg *configs.Config, log *slog.Logger) (net.Lis
 		log.Warn("listening on a non-loopback address because allow_non_loopback is true; other machines can reach the API", "addr", ln.Addr().String())
 	}
 	return ln, nil
+}
+
+// CheckListen refuses a listen address that is not loopback unless
+// allow_non_loopback is set; it binds nothing, so boxd serve checks it
+// before any side effect.
+func CheckListen(ctx context.Context, cfg *configs.Config) error {
+	loopback, err := isLoopback(ctx, cfg.Listen)
+	if err != nil {
+		return err
+	}
+	if !loopback && !cfg.AllowNonLoopback {
+		return fmt.Errorf("listen %s (%s): not a loopback address; boxd serves only this machine unless allow_non_loopback is true", cfg.Listen, cfg.Source("listen"))
+	}
+	return nil
 }
 
 // isLoopback reports whether every address host:port can bind is loopback.

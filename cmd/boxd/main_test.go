@@ -12,12 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"boxd/engine/attest"
 	"boxd/engine/llm"
 	"boxd/engine/models"
 	"boxd/engine/models/testmodels"
@@ -56,6 +58,10 @@ func boxdCmd(t *testing.T, env []string, args ...string) *exec.Cmd {
 		}
 	}
 	cmd.Env = append(cmd.Env, "GO_TEST_BOXD_MAIN=1")
+	// The reference data (data_dir must hold it); a test's env may override.
+	if d := os.Getenv("BOXD_TEST_DATA"); d != "" {
+		cmd.Env = append(cmd.Env, "BOXD_DATA_DIR="+d)
+	}
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }
@@ -317,6 +323,7 @@ func TestServeStartUpErrors(t *testing.T) {
 		want []string
 	}{
 		{"non-loopback listen refused", nil, serveArgs(t, "--listen", "0.0.0.0:0"), []string{"not a loopback address", "allow_non_loopback"}},
+		{"missing data_dir", nil, serveArgs(t, "--data-dir", "/nonexistent/data"), []string{"data_dir (flag --data-dir)", "icd10cm/ and rxnorm/", "/usr/share/boxd/data"}},
 		{"bad value names the key", nil, serveArgs(t, "--limits-live-cap", "0"), []string{"limits.live_cap", "out of range"}},
 		{"bad env names the key", []string{"BOXD_GPU_LAYERS=lots"}, serveArgs(t), []string{"gpu.layers (env BOXD_GPU_LAYERS)"}},
 		{"unknown env var", []string{"BOXD_MODELS_LLM_PATHS=x"}, serveArgs(t), []string{"BOXD_MODELS_LLM_PATHS is not a setting", "BOXD_MODELS_LLM_PATH"}},
@@ -342,6 +349,13 @@ func TestServeStartUpErrors(t *testing.T) {
 			for _, w := range tc.want {
 				if !strings.Contains(stderr.String(), w) {
 					t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+				}
+			}
+			// Settings that need only reading are refused before any side
+			// effect: no signing key is made for a start that cannot run.
+			if i := slices.Index(tc.args, "--state-dir"); i >= 0 && (strings.Contains(tc.name, "listen") || strings.Contains(tc.name, "data_dir")) {
+				if _, err := os.Stat(filepath.Join(tc.args[i+1], attest.KeyFile)); err == nil {
+					t.Errorf("a signing key was created in %s before the refusal", tc.args[i+1])
 				}
 			}
 		})

@@ -107,6 +107,17 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 
+	// Settings that only need reading are checked before anything is
+	// written (the state directory, the signing key): a refused start
+	// leaves no trace.
+	if err := web.CheckListen(ctx, cfg); err != nil {
+		return configError{err}
+	}
+	verticals, err := verticals.Build(cfg.DataDir)
+	if err != nil {
+		return configError{fmt.Errorf("data_dir (%s): %w; set data_dir to the directory that holds icd10cm/ and rxnorm/ (the package installs %s)", cfg.Source("data_dir"), err, configs.Defaults().DataDir)}
+	}
+
 	// The signing key lives in the state directory: other users must not
 	// read it (an existing 0755 one this user owns is tightened).
 	if was, err := attest.SecureDir(cfg.StateDir); err != nil {
@@ -202,12 +213,6 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		log.Info("model loaded", "model", strings.TrimSuffix(strings.TrimPrefix(m.key, "models."), ".path"), "architecture", emb.Info().Architecture, "parameters", emb.Info().Parameters)
 	}
 
-	verticals, err := verticals.Build(cfg.DataDir)
-	if err != nil {
-		// Clinical sessions close with 1011 and say the vertical is not
-		// available; the others run.
-		log.Error("clinical live sessions are off", "data_dir", cfg.DataDir, "err", err)
-	}
 	policy, err := outbound.PolicyFromSettings(cfg.Outbound.AllowPrivate, cfg.Outbound.AllowCIDRs, cfg.Outbound.CAFile, "boxd-sitecheck/"+version.Version)
 	if err != nil {
 		return configError{err}

@@ -104,6 +104,10 @@ for f in "$DATA"/demo-audio/*; do
 	*) cp "$f" "$W/tmp/boxd-bench-demo-audio/" ;;
 	esac
 done
+# The reference data boxd serve needs in data_dir (ICD-10-CM, RxNorm).
+mkdir -p "$W/refdata/icd10cm" "$W/refdata/rxnorm"
+cp "$DATA"/ref/icd10cm/* "$W/refdata/icd10cm/"
+for f in "$DATA"/ref/rxnorm/*.xz; do xz -dc "$f" >"$W/refdata/rxnorm/$(basename "$f" .xz)"; done
 export TMPDIR=$W/tmp BOXD_TEST_MODELS=$DATA
 BOXD=$W/bin/boxd
 
@@ -268,7 +272,7 @@ serve_check() {
 	for s in tiny $SHAPES; do [ -s "$W/models/whisper-$s.gguf" ] && asr=$W/models/whisper-$s.gguf && break; done
 	"$BOXD" gpu --gpu-library-path "$CUDA_LIB" | tee "$L/gpu.txt"
 	"$BOXD" gpu --json --gpu-library-path "$CUDA_LIB" >"$L/gpu.json"
-	args=(serve --listen "127.0.0.1:$port" --state-dir "$W/state" --data-dir "$W/no-data" --log-format text --log-level debug
+	args=(serve --listen "127.0.0.1:$port" --state-dir "$W/state" --data-dir "$W/refdata" --log-format text --log-level debug
 		--gpu-library-path "$CUDA_LIB" --gpu-layers "$GPU_LAYERS" --models-llm-path "$W/models/bench-110m-q8_0.gguf" --models-llm-template chatml)
 	[ -n "$asr" ] && args+=(--models-asr-path "$asr" --models-vad-path "$DATA/ggml-silero-v6.2.0.bin")
 	"$BOXD" "${args[@]}" >"$log" 2>&1 &
