@@ -922,6 +922,14 @@ func TestLiveRealSpeechRecognition(t *testing.T) {
 	if len(lines) != len(finals) {
 		t.Errorf("done has %d transcript lines, %d finals", len(lines), len(finals))
 	}
+	// The VAD knows where each sentence's speech ended: end is set, after start.
+	for _, l := range lines {
+		m, _ := l.(map[string]any)
+		start, _ := m["start"].(float64)
+		if end, ok := m["end"].(float64); !ok || end <= start {
+			t.Errorf("final_transcript line without a speech end after its start: %v", m)
+		}
+	}
 	if _, ok := summary["report"].(map[string]any); !ok || summary["report_markdown"] == "" {
 		t.Errorf("done has no field report: %v", summary)
 	}

@@ -19,8 +19,10 @@ import (
 // Sentence is one final transcript sentence. Line numbers that lanes cite
 // are I+1.
 type Sentence struct {
-	I    int     `json:"i"`
-	T    float64 `json:"t"`
+	I int     `json:"i"`
+	T float64 `json:"t"`
+	// End is when the sentence's speech ended (0: not known).
+	End  float64 `json:"end,omitempty"`
 	Text string  `json:"text"`
 }
 

@@ -13,8 +13,8 @@ import (
 
 // FinalTranscriptLine is one line of final_transcript (contract section
 // 2). Without diarization the lines are the live transcript's: speaker and
-// role null; end null, since the live transcript keeps only when each
-// sentence starts.
+// role null; start and end from the VAD's span of each sentence (end null
+// only where a transcriber did not say).
 type FinalTranscriptLine struct {
 	N       int      `json:"n"`
 	Speaker *string  `json:"speaker"`
@@ -39,7 +39,12 @@ type FinalTranscript struct {
 func LiveFinalTranscript(st *State) FinalTranscript {
 	lines := make([]FinalTranscriptLine, 0, len(st.Sentences))
 	for _, s := range st.Sentences {
-		lines = append(lines, FinalTranscriptLine{N: s.I + 1, Start: s.T, Text: s.Text})
+		l := FinalTranscriptLine{N: s.I + 1, Start: s.T, Text: s.Text}
+		if s.End > 0 {
+			end := s.End
+			l.End = &end
+		}
+		lines = append(lines, l)
 	}
 	return FinalTranscript{Lines: lines, Roles: map[string]string{}, AudioS: st.AudioS}
 }

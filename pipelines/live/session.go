@@ -295,12 +295,12 @@ func (s *Session) budgetEvent(ctx context.Context) {
 
 // onTranscript receives the transcriber's events.
 func (s *Session) onTranscript(e stream.Event) {
-	s.emit(TypeTranscript, TranscriptBody(e))
+	s.emit(TypeTranscript, TranscriptBody{I: e.I, T: e.T, Text: e.Text, Final: e.Final})
 	if !e.Final {
 		return
 	}
 	s.mu.Lock()
-	s.state.Sentences = append(s.state.Sentences, Sentence{I: e.I, T: e.T, Text: e.Text})
+	s.state.Sentences = append(s.state.Sentences, Sentence{I: e.I, T: e.T, End: e.End, Text: e.Text})
 	s.mu.Unlock()
 	for _, r := range s.lanes {
 		r.trigger(e.I)

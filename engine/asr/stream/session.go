@@ -25,6 +25,9 @@ type Event struct {
 	T     float64 `json:"t"`
 	Text  string  `json:"text"`
 	Final bool    `json:"final"`
+	// End is when a final sentence's speech ended (the VAD span's end, in
+	// seconds of session audio); 0 on partials and dropped sentences.
+	End float64 `json:"end,omitempty"`
 }
 
 // Recognizer decodes audio; *asr.Model is one.
@@ -265,7 +268,7 @@ func (s *Session) final(ctx context.Context, sp asr.Span) (*Event, error) {
 	if text == "" && !shown {
 		return nil, nil
 	}
-	ev := &Event{I: s.next, T: seconds(sp.Start), Text: text, Final: true}
+	ev := &Event{I: s.next, T: seconds(sp.Start), Text: text, Final: true, End: seconds(sp.End)}
 	s.next++
 	return ev, nil
 }

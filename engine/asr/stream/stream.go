@@ -30,7 +30,7 @@ type Result struct {
 func (r *Result) Events() []Event {
 	out := make([]Event, len(r.Sentences))
 	for i, s := range r.Sentences {
-		out[i] = Event{I: s.I, T: s.Start, Text: s.Text, Final: true}
+		out[i] = Event{I: s.I, T: s.Start, Text: s.Text, Final: true, End: s.End}
 	}
 	return out
 }

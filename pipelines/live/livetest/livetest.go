@@ -69,7 +69,7 @@ func (s *scripted) Write(ctx context.Context, frame []byte) error {
 		if now < l.End {
 			break
 		}
-		s.emit(stream.Event{I: s.next, T: l.Start, Text: l.Text, Final: true})
+		s.emit(stream.Event{I: s.next, T: l.Start, Text: l.Text, Final: true, End: l.End})
 		s.next++
 		s.partial = false
 	}
@@ -85,7 +85,7 @@ func (s *scripted) Close(ctx context.Context) error {
 	s.closed = true
 	for ; s.next < len(s.lines); s.next++ {
 		l := s.lines[s.next]
-		s.emit(stream.Event{I: s.next, T: l.Start, Text: l.Text, Final: true})
+		s.emit(stream.Event{I: s.next, T: l.Start, Text: l.Text, Final: true, End: l.End})
 	}
 	return nil
 }
