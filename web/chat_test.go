@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -44,7 +45,7 @@ func chatServer(t *testing.T, cfg *configs.Config, ctxLen, parallel, queue int) 
 	var env chatEnv
 	env.engine = e
 	env.testServer = launch(t, cfg, Probes{LLMReady: func() bool { return true }, Queue: arbiter.Queued}, nil, func(s *Server) {
-		s.chat = &chat.Service{Engine: e, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: s.key.ID(), Receipts: s.receipts}
+		s.chat = &chat.Service{Engine: e, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: s.key.ID(), Receipts: s.receipts, Meter: s.metrics.llm}
 	})
 	env.token = session(t, env.testServer, "code")
 	return &env
@@ -584,5 +585,42 @@ func TestChatCutToolCall(t *testing.T) {
 	}
 	if named == 0 {
 		t.Error("no max_tokens cut a call after its name: the test no longer covers a partial call")
+	}
+}
+
+// TestMetricsCountModelTokens: /metrics counts the chat model's prompt and
+// generated tokens, its calls by finish reason, the time to the first
+// token, and a decode speed, as llama-server's /metrics does.
+func TestMetricsCountModelTokens(t *testing.T) {
+	env := chatServer(t, nil, 2048, 2, 0)
+	r := env.do(t, call{method: "POST", path: "/v1/chat/completions", token: env.token, body: chatBodyJSON(map[string]any{"max_tokens": 8, "temperature": 0})})
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	prompt := int(r.json(t)["usage"].(map[string]any)["prompt_tokens"].(float64))
+	_, body := get(t, env.url+"/metrics")
+	text := string(body)
+	for _, want := range []string{
+		fmt.Sprintf("boxd_llm_prompt_tokens_total %d\n", prompt),
+		"boxd_llm_generated_tokens_total 8\n",
+		`boxd_llm_calls_total{finish="length"} 1` + "\n",
+		"boxd_llm_time_to_first_token_seconds_count 1\n",
+		"boxd_llm_calls_running 0\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %q", strings.TrimSpace(want))
+		}
+	}
+	var tps, gen float64
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, "boxd_llm_tokens_per_second "); ok {
+			tps, _ = strconv.ParseFloat(v, 64)
+		}
+		if v, ok := strings.CutPrefix(line, "boxd_llm_generation_seconds_total "); ok {
+			gen, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	if tps <= 0 || gen <= 0 {
+		t.Errorf("tokens per second %v, generation seconds %v: want both above 0", tps, gen)
 	}
 }

@@ -3,12 +3,14 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"boxd/pipelines/llmcall"
 	"boxd/version"
 )
 
@@ -18,11 +20,74 @@ type metrics struct {
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	llm      *llmMeter
 	handler  http.Handler
 }
 
+// llmMeter counts the chat model's calls (every chat completion and live
+// lane run goes through llmcall), as llama-server's /metrics counts its
+// tokens: prompt and generated tokens, generation time (tokens per second
+// follow), time to the first token, calls running.
+type llmMeter struct {
+	promptTokens, generatedTokens, generating prometheus.Counter
+	calls                                     *prometheus.CounterVec
+	firstToken                                prometheus.Histogram
+	running                                   prometheus.Gauge
+	mu                                        sync.Mutex
+	decoded                                   int     // tokens after each call's first
+	decodeSeconds                             float64 // the time they took
+}
+
+var _ llmcall.Meter = (*llmMeter)(nil)
+
+func newLLMMeter() *llmMeter {
+	return &llmMeter{
+		promptTokens: prometheus.NewCounter(prometheus.CounterOpts{Name: "boxd_llm_prompt_tokens_total",
+			Help: "Prompt tokens of the chat model's calls (cached ones included)."}),
+		generatedTokens: prometheus.NewCounter(prometheus.CounterOpts{Name: "boxd_llm_generated_tokens_total",
+			Help: "Tokens the chat model generated."}),
+		generating: prometheus.NewCounter(prometheus.CounterOpts{Name: "boxd_llm_generation_seconds_total",
+			Help: "Seconds from each call's first generated token to its last."}),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "boxd_llm_calls_total",
+			Help: "Chat model calls that generated, by finish reason."}, []string{"finish"}),
+		firstToken: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "boxd_llm_time_to_first_token_seconds",
+			Help: "Seconds from a call's start (queue wait and prompt processing) to its first generated token.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 12)}),
+		running: prometheus.NewGauge(prometheus.GaugeOpts{Name: "boxd_llm_calls_running",
+			Help: "Chat model calls generating now."}),
+	}
+}
+
+func (l *llmMeter) Running(delta int) { l.running.Add(float64(delta)) }
+
+func (l *llmMeter) Call(finish string, prompt, generated int, firstToken, generating time.Duration) {
+	l.promptTokens.Add(float64(prompt))
+	l.generatedTokens.Add(float64(generated))
+	l.generating.Add(generating.Seconds())
+	l.calls.WithLabelValues(finish).Inc()
+	if firstToken > 0 {
+		l.firstToken.Observe(firstToken.Seconds())
+	}
+	if generated > 1 && generating > 0 {
+		l.mu.Lock()
+		l.decoded += generated - 1
+		l.decodeSeconds += generating.Seconds()
+		l.mu.Unlock()
+	}
+}
+
+// tokensPerSecond is the mean decode speed since start: tokens after each
+// call's first over the time they took (0 before any).
+func (l *llmMeter) tokensPerSecond() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.decodeSeconds == 0 {
+		return 0
+	}
+	return float64(l.decoded) / l.decodeSeconds
+}
+
 func newMetrics(s *Server) *metrics {
-	m := &metrics{reg: prometheus.NewRegistry()}
+	m := &metrics{reg: prometheus.NewRegistry(), llm: newLLMMeter()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "boxd_http_requests_total",
 		Help: "HTTP requests by route pattern and status code.",
@@ -51,6 +116,10 @@ func newMetrics(s *Server) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_build_info", Help: "Build information.", ConstLabels: prometheus.Labels{"version": version.Version}},
 			func() float64 { return 1 }),
 		loadedCollector{loaded: loaded, s: s},
+		m.llm.promptTokens, m.llm.generatedTokens, m.llm.generating, m.llm.calls, m.llm.firstToken, m.llm.running,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_llm_tokens_per_second",
+			Help: "Mean decode speed of the chat model since start: generated tokens after each call's first, per second."},
+			m.llm.tokensPerSecond),
 	)
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	return m

@@ -153,6 +153,9 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 		s.sitecheck = &sitecheck.Checker{Client: ob, Key: s.key, Now: s.now}
 	}
 	s.metrics = newMetrics(s)
+	if s.chat != nil && s.chat.Meter == nil {
+		s.chat.Meter = s.metrics.llm // chat and live lanes count their tokens in /metrics
+	}
 	s.bounds = newBounds(cfg)
 	s.routes()
 	s.platformRoutes()

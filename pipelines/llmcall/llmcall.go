@@ -71,8 +71,20 @@ type EmitFunc func(typ string, body any)
 // Emit calls f.
 func (f EmitFunc) Emit(typ string, body any) { f(typ, body) }
 
+// Meter counts model calls for /metrics (web's Prometheus counters are
+// one); nil counts nothing.
+type Meter interface {
+	// Running moves the number of calls generating by delta.
+	Running(delta int)
+	// Call counts a finished call: its prompt and generated tokens, the
+	// time to its first token (queue wait and prompt processing) and the
+	// time from the first token to the last.
+	Call(finish string, promptTokens, generatedTokens int, firstToken, generating time.Duration)
+}
+
 // Model is the chat model and what its receipts name.
 type Model struct {
+	Meter       Meter  // nil: calls are not counted
 	Engine      Engine // nil when no chat model is loaded
 	ModelID     string
 	WeightsRoot string
@@ -451,6 +463,7 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 	defer func() { commit(used) }()
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel() // a failed stream stops the generation
+	began := time.Now()
 	j, err := m.start(gctx, llm.Request{
 		Prompt: prompt, MaxTokens: int(granted), Sampling: r.Sampling, Stop: r.Stop,
 		Grammar: r.Grammar, Priority: r.Priority,
@@ -458,10 +471,18 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 	if err != nil {
 		return nil, refusal(ctx, err)
 	}
+	if m.Meter != nil {
+		m.Meter.Running(1)
+		defer m.Meter.Running(-1)
+	}
 
 	var stopErr error // the context's or the stream's error that ended it
+	var first time.Time
 	for {
 		piece, err := j.Next(gctx)
+		if first.IsZero() && err == nil {
+			first = time.Now()
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -493,6 +514,13 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 		finish, stopErr = string(llm.FinishError), problem.Wrap(problem.Upstream, res.Err, "the model failed: %v", res.Err)
 	case r.Answer != nil:
 		output, finish = r.Answer(res.Text, finish)
+	}
+	if m.Meter != nil {
+		var firstToken, generating time.Duration
+		if !first.IsZero() {
+			firstToken, generating = first.Sub(began), time.Since(first)
+		}
+		m.Meter.Call(finish, res.PromptTokens, res.CompletionTokens, firstToken, generating)
 	}
 	out := &Result{
 		ID: r.ID, Created: m.now().Unix(), Text: res.Text, FinishReason: finish,
