@@ -313,6 +313,10 @@ func TestServeLoadsSpeech(t *testing.T) {
 	if !strings.Contains(logs.String(), `"model":"asr","name":"boxd-micro-whisper"`) {
 		t.Errorf("log lacks the asr model line:\n%s", logs.String())
 	}
+	// ollama's ggml backend logs the VAD file's metadata without a message.
+	if strings.Contains(logs.String(), `"msg":""`) || !strings.Contains(logs.String(), `"msg":"`+unnamedLine+`","architecture":"silero-vad"`) {
+		t.Errorf("a log line without a message, or the VAD's metadata line unnamed:\n%s", logs.String())
+	}
 }
 
 func TestServeStartUpErrors(t *testing.T) {

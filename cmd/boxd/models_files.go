@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -259,6 +260,9 @@ Boxes without internet pull from a mirror on the local network the same way.`,
 			cfg, err := configs.Load(cmd.Flags())
 			if err != nil {
 				return configError{err}
+			}
+			if u, err := url.Parse(args[0]); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%q is not a URL: boxd models pull downloads one model file from the http(s) URL its publisher or your mirror serves it at, checked against its SHA-256 (boxd has no model registry to look names up in), e.g.\n  boxd models pull https://huggingface.co/ORG/REPO/resolve/main/FILE.gguf --sha256 HEX", pull.Redact(args[0]))
 			}
 			want, err := pull.ParseSHA256(sum)
 			if err != nil {

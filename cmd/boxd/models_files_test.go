@@ -62,6 +62,8 @@ func TestModelsPullListVerify(t *testing.T) {
 		want string
 	}{
 		{[]string{"models", "pull", url}, "--sha256 must be the file's 64-character hex SHA-256"},
+		{[]string{"models", "pull", "llama3.2"}, `"llama3.2" is not a URL: boxd models pull downloads one model file from the http(s) URL`},
+		{[]string{"models", "pull", "ftp://mirror/m.gguf", "--sha256", sum}, "is not a URL"},
 		{[]string{"models", "pull", url, "--sha256", sum}, "exists: pass --force"},
 		{[]string{"models", "pull", url, filepath.Join(state, "x.gguf"), "--sha256", strings.Repeat("ab", 32)}, "sha256 mismatch"},
 		{[]string{"models", "pull", url, filepath.Join(state, "y.gguf"), "--sha256", sum, "--header", "Authorization Bearer secret-value"}, "write it as 'Name: value'"},

@@ -56,10 +56,31 @@ func newLogger(cfg *configs.Config, w io.Writer) *slog.Logger {
 	_ = level.UnmarshalText([]byte(cfg.Log.Level))
 	opts := &slog.HandlerOptions{Level: level}
 	if cfg.Log.Format == "text" {
-		return slog.New(slog.NewTextHandler(w, opts))
+		return slog.New(namedLines{slog.NewTextHandler(w, opts)})
 	}
-	return slog.New(slog.NewJSONHandler(w, opts))
+	return slog.New(namedLines{slog.NewJSONHandler(w, opts)})
 }
+
+// namedLines gives a message to log lines that come without one: ollama's
+// ggml backend logs a model file's metadata (architecture, name,
+// num_tensors, ...) as a line whose message is "".
+type namedLines struct{ slog.Handler }
+
+// unnamedLine is the message of a line logged without one.
+const unnamedLine = "model file (ggml backend)"
+
+func (h namedLines) Handle(ctx context.Context, r slog.Record) error {
+	if r.Message == "" {
+		r.Message = unnamedLine
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h namedLines) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return namedLines{h.Handler.WithAttrs(attrs)}
+}
+
+func (h namedLines) WithGroup(name string) slog.Handler { return namedLines{h.Handler.WithGroup(name)} }
 
 // notify sends a state line to systemd when NOTIFY_SOCKET is set.
 func notify(log *slog.Logger, state string) {
