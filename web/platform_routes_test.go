@@ -371,7 +371,7 @@ func TestBearerAuth(t *testing.T) {
 	}{
 		{"no token", "", "", 401, "missing token"},
 		{"not bearer", "", "Basic abc", 401, "must be Bearer"},
-		{"unknown demo token", "ds_nope", "", 401, "unknown demo session token"},
+		{"unknown demo token", "ds_nope", "", 401, "unknown demo session token (demo sessions live in memory and end when the box restarts); create a session"},
 		{"unknown key", "dk_nope", "", 401, "unknown developer key"},
 		{"revoked key", revokedKey, "", 401, "was revoked"},
 		{"token for another vertical", clinical, "", 403, "this demo token is for the clinical vertical; this route needs a code token"},

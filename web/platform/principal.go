@@ -68,7 +68,7 @@ func (p *Platform) Authenticate(ctx context.Context, token, vertical string) (*P
 	s, ok := p.sessions[sum]
 	p.mu.Unlock()
 	if !ok {
-		return nil, deny(problem.Unauthorized, "unknown demo session token; create a session with POST /demo/session")
+		return nil, deny(problem.Unauthorized, "unknown demo session token (demo sessions live in memory and end when the box restarts); create a session with POST /demo/session")
 	}
 	if !now.Before(s.Expires) {
 		return nil, deny(problem.Unauthorized, "this demo session expired at %s; create a new one with POST /demo/session", s.Expires.UTC().Format(time.RFC3339))
