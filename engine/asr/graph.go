@@ -10,14 +10,23 @@ import (
 
 // caches are the tensors that outlive one graph: the cross-attention keys
 // and values of the current audio window (per decoder layer), and the
-// self-attention keys and values of up to maxBeams sequences.
+// self-attention keys and values of up to maxBeams sequences. They are
+// kept in the layouts the decoder's attention reads, so that a decoder
+// step reads them in place (views) instead of copying them into that
+// layout on every step: keys [d, positions, heads] (the k of kq = k·q),
+// values transposed, [positions, d, heads] (the v of kqv = v·kq). The
+// encoder writes the cross keys and values once per window, and each step
+// writes its own token's self-attention key and value.
 type caches struct {
-	ctxs           []ml.Context
-	crossK, crossV []ml.Tensor // [S, NAudioCtx]
-	selfK, selfV   []ml.Tensor // [S, NTextCtx, maxBeams]
-	scratchK       []ml.Tensor // beam reordering buffer, like selfK
-	scratchV       []ml.Tensor
-	audioCtx       int // encoder positions of the window in crossK/V
+	ctxs     []ml.Context
+	crossK   []ml.Tensor // [d, NAudioCtx, H]
+	crossV   []ml.Tensor // [NAudioCtx, d, H]
+	selfK    []ml.Tensor // [d, NTextCtx, H, maxBeams]
+	selfV    []ml.Tensor // [NTextCtx, d, H, maxBeams]
+	scratchK []ml.Tensor // beam reordering buffers, like selfK and selfV
+	scratchV []ml.Tensor
+	audioCtx int      // encoder positions of the window in crossK/V
+	dtype    ml.DType // F16, or F32 for an F32 model
 }
 
 // maxBeams is the most sequences decoded together (beam size, best_of).
@@ -25,16 +34,27 @@ const maxBeams = 5
 
 func newCaches(m *Model) *caches {
 	c := &caches{}
-	S := m.hp.NTextState
+	H := m.hp.NTextHead
+	d := m.hp.NTextState / H
+	A, T := m.hp.NAudioCtx, m.hp.NTextCtx
+	// The caches hold what the weights hold: F16 for a model with F16 (or
+	// quantized) weights, as whisper.cpp's caches are, which halves what
+	// each decoder step reads; F32 for an F32 model, whose results the
+	// float64 reference test holds to 1e-4.
+	dt := ml.DTypeF16
+	if m.weights.tokEmb.DType() == ml.DTypeF32 {
+		dt = ml.DTypeF32
+	}
+	c.dtype = dt
 	for l := range m.hp.NTextLayer {
 		ctx := m.b.NewContextSize(8).Layer(l)
 		c.ctxs = append(c.ctxs, ctx)
-		c.crossK = append(c.crossK, ctx.Zeros(ml.DTypeF32, S, m.hp.NAudioCtx))
-		c.crossV = append(c.crossV, ctx.Zeros(ml.DTypeF32, S, m.hp.NAudioCtx))
-		c.selfK = append(c.selfK, ctx.Zeros(ml.DTypeF32, S, m.hp.NTextCtx, maxBeams))
-		c.selfV = append(c.selfV, ctx.Zeros(ml.DTypeF32, S, m.hp.NTextCtx, maxBeams))
-		c.scratchK = append(c.scratchK, ctx.Zeros(ml.DTypeF32, S, m.hp.NTextCtx, maxBeams))
-		c.scratchV = append(c.scratchV, ctx.Zeros(ml.DTypeF32, S, m.hp.NTextCtx, maxBeams))
+		c.crossK = append(c.crossK, ctx.Zeros(dt, d, A, H))
+		c.crossV = append(c.crossV, ctx.Zeros(dt, A, d, H))
+		c.selfK = append(c.selfK, ctx.Zeros(dt, d, T, H, maxBeams))
+		c.selfV = append(c.selfV, ctx.Zeros(dt, T, d, H, maxBeams))
+		c.scratchK = append(c.scratchK, ctx.Zeros(dt, d, T, H, maxBeams))
+		c.scratchV = append(c.scratchV, ctx.Zeros(dt, T, d, H, maxBeams))
 	}
 	return c
 }
@@ -45,15 +65,50 @@ func (c *caches) close() {
 	}
 }
 
-// attention is softmax(k·q/√d [+ mask])·v over heads. q is [d, H, nq, B];
-// k and v are [d, H, nk, kb] (kb is B, or 1 for keys every sequence
-// shares); the result is [S, nq, B].
-func attention(ctx ml.Context, q, k, v ml.Tensor, mask ml.Tensor) ml.Tensor {
+// encoderAttention is softmax(k·q/√d)·v over heads for the encoder's
+// self-attention. q, k and v are [d, H, n, 1]; the result is [S, n, 1].
+//
+// The keys are padded with zeros to a multiple of 8 (1500 → 1504), their
+// scores masked to -inf: the value product v·kq sums over the keys, and
+// ggml's fast CPU matrix kernel (llamafile's tinyBLAS) takes only sums a
+// multiple of 8 long; without the padding it falls back to dot products,
+// which cost a quarter of the encoder's time. Zero values under zero
+// weights change no sum.
+func encoderAttention(ctx ml.Context, q, k, v ml.Tensor) ml.Tensor {
+	d, heads, n := q.Dim(0), q.Dim(1), q.Dim(2)
+	pad := (8 - n%8) % 8
+	q = q.Permute(ctx, 0, 2, 1, 3).Contiguous(ctx) // [d, n, H, 1]
+	k = k.Permute(ctx, 0, 2, 1, 3).Contiguous(ctx) // [d, n, H, 1]
+	v = v.Permute(ctx, 1, 2, 0, 3).Contiguous(ctx) // [n, d, H, 1]
+	var mask ml.Tensor
+	if pad > 0 {
+		k = k.Pad(ctx, 0, pad, 0, 0)
+		v = v.Pad(ctx, pad, 0, 0, 0)
+		mv := make([]float32, n+pad)
+		for i := n; i < n+pad; i++ {
+			mv[i] = float32(math.Inf(-1))
+		}
+		mask = ctx.Input().FromFloats(mv, n+pad, 1, 1, 1)
+	}
+	kq := k.MulmatFullPrec(ctx, q) // [n+pad, n, H, 1]
+	kq = kq.Scale(ctx, 1/math.Sqrt(float64(d)))
+	if mask != nil {
+		kq = kq.Add(ctx, mask)
+	}
+	kq = kq.Softmax(ctx)
+	kqv := v.Mulmat(ctx, kq)                                            // [d, n, H, 1]
+	return kqv.Permute(ctx, 0, 2, 1, 3).Contiguous(ctx, d*heads, n, 1) // [S, n, 1]
+}
+
+// cachedAttention is attention over keys and values already in the
+// caches' layouts: q is [d, H, nq, B], k a view [d, nk, H, kb] and v a
+// view [nk, d, H, kb] (kb is B, or 1 for keys every sequence shares). Only
+// the query is permuted (a view: the matrix products read it strided); the
+// result is [S, nq, B].
+func cachedAttention(ctx ml.Context, q, k, v ml.Tensor, mask ml.Tensor) ml.Tensor {
 	d, heads, nq, B := q.Dim(0), q.Dim(1), q.Dim(2), q.Dim(3)
-	q = q.Permute(ctx, 0, 2, 1, 3).Contiguous(ctx) // [d, nq, H, B]
-	k = k.Permute(ctx, 0, 2, 1, 3).Contiguous(ctx) // [d, nk, H, kb]
-	v = v.Permute(ctx, 1, 2, 0, 3).Contiguous(ctx) // [nk, d, H, kb]
-	kq := k.MulmatFullPrec(ctx, q)                 // [nk, nq, H, B]
+	q = q.Permute(ctx, 0, 2, 1, 3) // [d, nq, H, B]
+	kq := k.MulmatFullPrec(ctx, q) // [nk, nq, H, B]
 	kq = kq.Scale(ctx, 1/math.Sqrt(float64(d)))
 	if mask != nil {
 		kq = kq.Add(ctx, mask)
@@ -89,17 +144,21 @@ func (m *Model) encodeGraph(ctx ml.Context, mel []float32, A int) ml.Tensor {
 		k := blk.attn.k.forward(ctx, h)
 		v := blk.attn.v.forward(ctx, h)
 		H := hp.NAudioHead
-		x = x.Add(ctx, blk.attn.o.forward(ctx, attention(ctx, heads(ctx, q, H), heads(ctx, k, H), heads(ctx, v, H), nil)))
+		x = x.Add(ctx, blk.attn.o.forward(ctx, encoderAttention(ctx, heads(ctx, q, H), heads(ctx, k, H), heads(ctx, v, H))))
 		h = blk.mlpLN.forward(ctx, x)
 		x = x.Add(ctx, blk.mlp2.forward(ctx, blk.mlp0.forward(ctx, h).GELU_ERF(ctx)))
 	}
 	x = w.encLN.forward(ctx, x) // [S, A, 1]
+	H := hp.NTextHead
+	d := S / H
 	for l, blk := range w.dec {
-		k := blk.cross.k.forward(ctx, x)
-		v := blk.cross.v.forward(ctx, x)
+		k := heads(ctx, blk.cross.k.forward(ctx, x), H) // [d, H, A, 1]
+		v := heads(ctx, blk.cross.v.forward(ctx, x), H)
 		ck, cv := m.caches.crossK[l], m.caches.crossV[l]
-		ctx.Forward(k.Copy(ctx, ck.View(ctx, 0, S, ck.Stride(1), A).Reshape(ctx, S, A, 1)))
-		ctx.Forward(v.Copy(ctx, cv.View(ctx, 0, S, cv.Stride(1), A).Reshape(ctx, S, A, 1)))
+		// Keys as [d, A, H], values as [A, d, H]: what every decoder step
+		// of this window reads in place.
+		ctx.Forward(k.Permute(ctx, 0, 2, 1, 3).Copy(ctx, ck.View(ctx, 0, d, ck.Stride(1), A, ck.Stride(2), H)))
+		ctx.Forward(v.Permute(ctx, 1, 2, 0, 3).Copy(ctx, cv.View(ctx, 0, A, cv.Stride(1), d, cv.Stride(2), H)))
 	}
 	return x
 }
@@ -139,21 +198,25 @@ func (m *Model) decodeGraph(ctx ml.Context, tokens []int32, n, B, past int, rows
 		k := blk.attn.k.forward(ctx, h)
 		v := blk.attn.v.forward(ctx, h)
 		kc, vc := c.selfK[l], c.selfV[l]
-		nb1, nb2 := kc.Stride(1), kc.Stride(2)
-		ctx.Forward(k.Copy(ctx, kc.View(ctx, past*nb1, S, nb1, n, nb2, B)))
-		ctx.Forward(v.Copy(ctx, vc.View(ctx, past*nb1, S, nb1, n, nb2, B)))
 		H, d := hp.NTextHead, S/hp.NTextHead
 		es := kc.Stride(0)
-		keys := kc.View(ctx, 0, d, d*es, H, nb1, past+n, nb2, B)
-		vals := vc.View(ctx, 0, d, d*es, H, nb1, past+n, nb2, B)
-		x = x.Add(ctx, blk.attn.o.forward(ctx, attention(ctx, heads(ctx, q, H), keys, vals, mask)))
+		kb1, kb2, kb3 := kc.Stride(1), kc.Stride(2), kc.Stride(3)
+		vb1, vb2, vb3 := vc.Stride(1), vc.Stride(2), vc.Stride(3)
+		// This step's keys and values go into the caches at past.. in their
+		// layouts: keys [d, n, H, B], values [n, d, H, B].
+		ctx.Forward(heads(ctx, k, H).Permute(ctx, 0, 2, 1, 3).Copy(ctx, kc.View(ctx, past*kb1, d, kb1, n, kb2, H, kb3, B)))
+		ctx.Forward(heads(ctx, v, H).Permute(ctx, 1, 2, 0, 3).Copy(ctx, vc.View(ctx, past*es, n, vb1, d, vb2, H, vb3, B)))
+		keys := kc.View(ctx, 0, d, kb1, past+n, kb2, H, kb3, B)
+		vals := vc.View(ctx, 0, past+n, vb1, d, vb2, H, vb3, B)
+		x = x.Add(ctx, blk.attn.o.forward(ctx, cachedAttention(ctx, heads(ctx, q, H), keys, vals, mask)))
 
 		h = blk.cross.ln.forward(ctx, x)
 		q = blk.cross.q.forward(ctx, h)
-		A, cb1 := c.audioCtx, c.crossK[l].Stride(1)
-		ck := c.crossK[l].View(ctx, 0, d, d*es, H, cb1, A, cb1*A, 1)
-		cv := c.crossV[l].View(ctx, 0, d, d*es, H, cb1, A, cb1*A, 1)
-		x = x.Add(ctx, blk.cross.o.forward(ctx, attention(ctx, heads(ctx, q, H), ck, cv, nil)))
+		A := c.audioCtx
+		ck, cv := c.crossK[l], c.crossV[l]
+		keysX := ck.View(ctx, 0, d, ck.Stride(1), A, ck.Stride(2), H, ck.Stride(2)*H, 1)
+		valsX := cv.View(ctx, 0, A, cv.Stride(1), d, cv.Stride(2), H, cv.Stride(2)*H, 1)
+		x = x.Add(ctx, blk.cross.o.forward(ctx, cachedAttention(ctx, heads(ctx, q, H), keysX, valsX, nil)))
 
 		h = blk.mlpLN.forward(ctx, x)
 		x = x.Add(ctx, blk.mlp2.forward(ctx, blk.mlp0.forward(ctx, h).GELU_ERF(ctx)))
@@ -180,19 +243,28 @@ func rowIndex(rows []int, n, B int) []int32 {
 // reorderGraph makes sequence i's self-attention cache a copy of sequence
 // parents[i]'s, for the first past positions (beam search).
 func (m *Model) reorderGraph(ctx ml.Context, parents []int32, past int) {
-	S := m.hp.NTextState
-	idx := ctx.Input().FromInts(parents, len(parents))
+	S, T, H := m.hp.NTextState, m.hp.NTextCtx, m.hp.NTextHead
+	d := S / H
+	B := len(parents)
+	idx := ctx.Input().FromInts(parents, B)
 	for l := range m.weights.dec {
 		c := m.caches
 		for _, pair := range [][2]ml.Tensor{{c.selfK[l], c.scratchK[l]}, {c.selfV[l], c.scratchV[l]}} {
 			src, tmp := pair[0], pair[1]
-			nb1, nb2 := src.Stride(1), src.Stride(2)
-			B := len(parents)
+			nb1, nb2, nb3 := src.Stride(1), src.Stride(2), src.Stride(3)
 			// Gather whole per-sequence caches (rows of [S*NTextCtx, beams]).
-			flat := src.Reshape(ctx, S*m.hp.NTextCtx, maxBeams)
+			flat := src.Reshape(ctx, S*T, maxBeams)
 			picked := flat.Rows(ctx, idx) // [S*NTextCtx, B]
-			ctx.Forward(picked.Copy(ctx, tmp.View(ctx, 0, S*m.hp.NTextCtx, nb2, B)))
-			ctx.Forward(tmp.View(ctx, 0, S, nb1, past, nb2, B).Copy(ctx, src.View(ctx, 0, S, nb1, past, nb2, B)))
+			ctx.Forward(picked.Copy(ctx, tmp.View(ctx, 0, S*T, nb3, B)))
+			// Copy back the first past positions: keys [d, past, H, B],
+			// values [past, d, H, B].
+			first := func(t ml.Tensor) ml.Tensor {
+				if t.Dim(0) == d {
+					return t.View(ctx, 0, d, nb1, past, nb2, H, nb3, B)
+				}
+				return t.View(ctx, 0, past, nb1, d, nb2, H, nb3, B)
+			}
+			ctx.Forward(first(tmp).Copy(ctx, first(src)))
 		}
 	}
 }
