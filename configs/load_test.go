@@ -205,7 +205,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"receipts.retention_days": "7", "receipts.max": "1000",
 		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma",
 		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
-		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10",
+		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3",
 		"outbound.allow_private": "true", "outbound.allow_cidrs": "127.0.0.1/32,10.0.0.0/8", "outbound.ca_file": model,
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
 	}
@@ -233,7 +233,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	if !c.Outbound.AllowPrivate || len(c.Outbound.AllowCIDRs) != 2 || c.Outbound.CAFile != model {
 		t.Errorf("outbound settings not applied: %+v", c.Outbound)
 	}
-	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.VADPath() != model {
+	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.ASR.Threads != 1 || c.LLM.Threads != 3 || c.VADPath() != model {
 		t.Errorf("asr settings not applied: %+v vad %q", c.ASR, c.VADPath())
 	}
 	if (c.Bounds != Bounds{BodyReadFloorS: 2, BodyReadMinBytesPerS: 2048, ConnectionsPerAddress: 3, Connections: 40, RecordVerifications: 1, AdminFailuresPerMinute: 5, DemoConcurrentCalls: 3, LiveIdleS: 30}) {
@@ -380,5 +380,34 @@ func TestRelativeDirsBecomeAbsolute(t *testing.T) {
 	}
 	if !filepath.IsAbs(c.StateDir) || !strings.HasSuffix(c.StateDir, "rel/state") {
 		t.Errorf("state_dir = %s", c.StateDir)
+	}
+}
+
+// TestThreadsSplitTheCPUs: the chat model and Whisper together never take
+// more threads than there are CPUs unless the operator says so.
+func TestThreadsSplitTheCPUs(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		llmPath, asrPath string
+		llmSet, asrSet   int
+		cpus             int
+		wantLLM, wantASR int
+	}{
+		{"both loaded, 2 CPUs", "m", "w", 0, 0, 2, 1, 1},
+		{"both loaded, 16 CPUs", "m", "w", 0, 0, 16, 8, 8},
+		{"both loaded, 1 CPU", "m", "w", 0, 0, 1, 1, 1},
+		{"both loaded, 7 CPUs", "m", "w", 0, 0, 7, 4, 3},
+		{"chat only", "m", "", 0, 0, 8, 8, 8},
+		{"speech only", "", "w", 0, 0, 8, 8, 8},
+		{"asr set", "m", "w", 0, 6, 8, 2, 6},
+		{"llm set", "m", "w", 5, 0, 8, 5, 3},
+		{"both set", "m", "w", 8, 8, 8, 8, 8},
+	} {
+		c := Defaults()
+		c.Models.LLM.Path, c.Models.ASR.Path = tc.llmPath, tc.asrPath
+		c.LLM.Threads, c.ASR.Threads = tc.llmSet, tc.asrSet
+		if l, a := c.Threads(tc.cpus); l != tc.wantLLM || a != tc.wantASR {
+			t.Errorf("%s: llm %d asr %d, want %d %d", tc.name, l, a, tc.wantLLM, tc.wantASR)
+		}
 	}
 }

@@ -73,6 +73,7 @@ type Config struct {
 	Receipts         Receipts
 	Models           Models
 	ASR              ASR
+	LLM              LLM
 	Outbound         Outbound
 	GPU              GPU
 
@@ -153,6 +154,41 @@ type ASR struct {
 	BeamSize      int
 	PartialStepMS int
 	MaxSentenceS  int
+	// Threads is the CPU threads Whisper computes with (0: the default
+	// split, see Threads).
+	Threads int
+}
+
+// LLM tunes the chat model's runtime.
+type LLM struct {
+	// Threads is the CPU threads the chat model computes with (0: the
+	// default split, see Threads).
+	Threads int
+}
+
+// Threads splits cpus CPU threads between the chat model and Whisper so
+// that, running together, they never use more threads than there are CPUs:
+// ggml's worker threads spin between operations, and two engines with a
+// thread per CPU each fight over every core (a chat answer took 100 times
+// longer beside a live session on 2 cores). A setting above 0 is taken as
+// given; an engine that is not loaded takes no share. Each gets at least
+// one thread.
+func (c *Config) Threads(cpus int) (llm, asr int) {
+	hasLLM, hasASR := c.Models.LLM.Path != "", c.Models.ASR.Path != ""
+	llm, asr = c.LLM.Threads, c.ASR.Threads
+	switch {
+	case llm > 0 && asr > 0:
+	case llm > 0:
+		asr = max(1, cpus-llm)
+	case asr > 0:
+		llm = max(1, cpus-asr)
+	case hasLLM && hasASR:
+		asr = max(1, cpus/2)
+		llm = max(1, cpus-asr)
+	default:
+		llm, asr = max(1, cpus), max(1, cpus)
+	}
+	return llm, asr
 }
 
 // Outbound governs the fetches site checks and audits make.
@@ -316,6 +352,10 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.ASR.BeamSize }},
 	{key: "asr.partial_step_ms", kind: kindInt, def: 1000, min: 200, max: 10000, usage: "new audio (ms) that triggers a partial re-decode of the sentence in progress",
 		field: func(c *Config) any { return &c.ASR.PartialStepMS }},
+	{key: "asr.threads", kind: kindInt, def: 0, min: 0, max: 1024, usage: "CPU threads for Whisper (0: half the CPUs when a chat model is loaded too, else all)",
+		field: func(c *Config) any { return &c.ASR.Threads }},
+	{key: "llm.threads", kind: kindInt, def: 0, min: 0, max: 1024, usage: "CPU threads for the chat model (0: the CPUs Whisper does not take, else all)",
+		field: func(c *Config) any { return &c.LLM.Threads }},
 	{key: "asr.max_sentence_s", kind: kindInt, def: 20, min: 5, max: 28, usage: "speech without a pause is cut into sentences of at most this many seconds",
 		field: func(c *Config) any { return &c.ASR.MaxSentenceS }},
 	{key: "models.embedder.path", kind: kindString, def: "", usage: "embedding model GGUF file",

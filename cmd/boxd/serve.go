@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -165,6 +166,10 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 
 	gpu.Init(cfg.GPU.LibraryPath)
 	arbiter := gpu.NewArbiter()
+	// The chat model and Whisper share the CPUs instead of each taking
+	// every one (configs.Config.Threads).
+	llmThreads, asrThreads := cfg.Threads(runtime.NumCPU())
+	log.Info("cpu threads", "cpus", runtime.NumCPU(), "llm", llmThreads, "asr", asrThreads)
 	// Speech recognition: Whisper and the VAD that cuts live audio. They
 	// load before the chat model: ollama's ggml backend, which runs them,
 	// resets (cudaDeviceReset) every GPU a model it loads does not use,
@@ -172,7 +177,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	var speech *stream.Engine
 	if cfg.Models.ASR.Path != "" {
 		notify(log, "STATUS=loading "+cfg.Models.ASR.Path)
-		e, err := loadSpeech(ctx, cfg, arbiter, log)
+		e, err := loadSpeech(ctx, cfg, arbiter, asrThreads, log)
 		if err != nil {
 			if ctx.Err() != nil {
 				log.Info("stopped during start-up")
@@ -187,7 +192,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	chatSvc := &chat.Service{ModelID: cfg.Models.LLM.ID, Provider: key.ID(), Receipts: book}
 	if cfg.Models.LLM.Path != "" {
 		notify(log, "STATUS=loading "+cfg.Models.LLM.Path)
-		e, root, err := loadLLM(ctx, cfg, arbiter, log)
+		e, root, err := loadLLM(ctx, cfg, arbiter, llmThreads, log)
 		if errors.Is(err, llm.ErrCancelled) {
 			log.Info("stopped during start-up")
 			return nil
@@ -286,7 +291,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	return nil
 }
 
-func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log *slog.Logger) (*llm.Engine, string, error) {
+func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, threads int, log *slog.Logger) (*llm.Engine, string, error) {
 	gpus := gpu.GPUs()
 	layers, why := gpu.LayersFor(cfg.GPU.Layers, gpus, 0, 0, 0)
 	if cfg.GPU.Layers < 0 && len(gpus) > 0 {
@@ -310,6 +315,7 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log
 			GPULayers:     layers,
 			ContextLength: cfg.Models.LLM.ContextLength,
 			Parallel:      cfg.Models.LLM.Parallel,
+			Threads:       threads,
 			Progress: func(float32) {
 				if time.Since(lastExtend) > 5*time.Second {
 					lastExtend = time.Now()
@@ -346,7 +352,7 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log
 
 // loadSpeech loads the Whisper model and the VAD; decodes take the
 // arbiter's "asr" slot at live priority, so one window runs at a time.
-func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, log *slog.Logger) (*stream.Engine, error) {
+func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, threads int, log *slog.Logger) (*stream.Engine, error) {
 	vad := cfg.VADPath()
 	if vad == "" {
 		return nil, fmt.Errorf("models.vad.path: no Silero VAD file; set it to ggml-silero-v6.2.0.bin (the package installs %s)", configs.PackagedVAD)
@@ -356,7 +362,7 @@ func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, 
 		layers = 0
 	}
 	e, err := stream.Load(ctx, cfg.Models.ASR.Path, vad, stream.Settings{
-		BeamSize: cfg.ASR.BeamSize, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: layers,
+		BeamSize: cfg.ASR.BeamSize, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: layers, Threads: threads,
 	})
 	var le *stream.LoadError
 	if errors.As(err, &le) && le.VAD {

@@ -17,9 +17,10 @@ import (
 
 func newTranscribe() *cobra.Command {
 	var (
-		model, vad, lang, task string
-		streamed, asJSON, pace bool
-		beam                   int
+		model, vad, lang, task   string
+		streamed, asJSON, pace   bool
+		noVAD, noFallback, stats bool
+		beam, threads, maxTokens int
 	)
 	cmd := &cobra.Command{
 		Use:   "transcribe FILE.wav",
@@ -30,6 +31,12 @@ The audio is cut into sentences by the VAD and each sentence decoded, as a
 live session does. With --stream the file is fed in 100 ms frames through
 the live session code and every transcript event is printed: partial
 (cumulative text of the sentence in progress) and final.
+
+With --no-vad the whole file is decoded as openai/whisper and whisper.cpp
+do without a VAD: 30 s windows, earlier text as the prompt, temperature
+fallback (off with --no-fallback), timestamps. --stats prints where the time
+went: log-mel, encoder and decoder milliseconds, decoder steps and windows
+(with --json one more line, {"stats": {...}}).
 
 The model is --model, else models.asr.path (BOXD_MODELS_ASR_PATH or the
 config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
@@ -45,21 +52,35 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 			if model == "" {
 				return configError{errors.New("no speech model: pass --model FILE.gguf or set models.asr.path (BOXD_MODELS_ASR_PATH); boxd models convert makes one from whisper.cpp or Hugging Face files")}
 			}
-			if vad == "" {
-				vad = cfg.VADPath()
-			}
-			if vad == "" {
-				return configError{fmt.Errorf("no VAD file: pass --vad ggml-silero-v6.2.0.bin or set models.vad.path (the package installs %s)", configs.PackagedVAD)}
-			}
 			if !cmd.Flags().Changed("beam") {
 				beam = cfg.ASR.BeamSize
+			}
+			if threads < 0 {
+				return configError{fmt.Errorf("--threads is %d: give the CPU threads to use, or 0 for asr.threads (all CPUs when unset)", threads)}
+			}
+			if threads == 0 {
+				threads = cfg.ASR.Threads // the CLI runs alone: all CPUs when unset
+			}
+			if streamed && noVAD {
+				return configError{errors.New("--stream and --no-vad do not go together: the live path always cuts sentences with the VAD")}
 			}
 			pcm, err := asr.ReadWAV(args[0])
 			if err != nil {
 				return err
 			}
+			out := cmd.OutOrStdout()
+			if noVAD {
+				return transcribeLongForm(cmd.Context(), out, model, pcm, asr.Options{Threads: threads, GPULayers: cfg.GPU.Layers},
+					asr.DecodeOptions{Language: lang, Task: task, BeamSize: beam, Timestamps: true, MaxTokens: maxTokens}, noFallback, asJSON, stats)
+			}
+			if vad == "" {
+				vad = cfg.VADPath()
+			}
+			if vad == "" {
+				return configError{fmt.Errorf("no VAD file: pass --vad ggml-silero-v6.2.0.bin or set models.vad.path (the package installs %s), or use --no-vad", configs.PackagedVAD)}
+			}
 			e, err := stream.Load(cmd.Context(), model, vad, stream.Settings{
-				BeamSize: beam, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: cfg.GPU.Layers,
+				BeamSize: beam, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: cfg.GPU.Layers, Threads: threads,
 			})
 			if err != nil {
 				return err
@@ -69,9 +90,17 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
+			if noFallback {
+				o.Final.Temperatures = []float64{0}
+			}
+			if maxTokens > 0 {
+				o.Final.MaxTokens = maxTokens
+			}
 			if streamed {
-				return transcribeStream(cmd.Context(), out, e, o, pcm, asJSON, pace)
+				if err := transcribeStream(cmd.Context(), out, e, o, pcm, asJSON, pace); err != nil {
+					return err
+				}
+				return printStats(out, e.Model.Stats(), stats, asJSON)
 			}
 			start := time.Now()
 			res, err := stream.Transcribe(cmd.Context(), e.Model, e.VAD, pcm, o)
@@ -79,16 +108,19 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 				return err
 			}
 			if asJSON {
-				return printJSON(out, struct {
+				if err := printJSON(out, struct {
 					Model string `json:"model"`
 					*stream.Result
 					DecodeS float64 `json:"decode_s"`
-				}{e.Model.Name(), res, time.Since(start).Seconds()})
+				}{e.Model.Name(), res, time.Since(start).Seconds()}); err != nil {
+					return err
+				}
+				return printStats(out, e.Model.Stats(), stats, true)
 			}
 			for _, s := range res.Sentences {
 				fmt.Fprintf(out, "[%7.2f -> %7.2f] %s\n", s.Start, s.End, s.Text)
 			}
-			return nil
+			return printStats(out, e.Model.Stats(), stats, false)
 		},
 	}
 	configs.RegisterFileFlags(cmd.Flags())
@@ -101,7 +133,91 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 	f.BoolVar(&streamed, "stream", false, "feed 100 ms frames through the live session and print every event")
 	f.BoolVar(&pace, "realtime", false, "with --stream, feed frames at the speed of speech through the live socket's worker (partials it has no time for are skipped)")
 	f.BoolVar(&asJSON, "json", false, "print JSON (with --stream, one transcript event per line)")
+	f.BoolVar(&noVAD, "no-vad", false, "decode the whole file in 30 s windows as openai/whisper and whisper.cpp do, without the VAD")
+	f.BoolVar(&noFallback, "no-fallback", false, "decode once at temperature 0: no temperature fallback")
+	f.IntVar(&threads, "threads", 0, "CPU threads (default asr.threads; all CPUs when unset)")
+	f.IntVar(&maxTokens, "max-tokens", 0, "most tokens decoded per window or sentence (default 224)")
+	f.BoolVar(&stats, "stats", false, "print where the time went: log-mel, encoder and decoder ms, decoder steps, windows")
 	return cmd
+}
+
+// Stats is what --stats prints: milliseconds in the log-mel front end, the
+// encoder and the decoder (every step and beam reorder), decoder steps and
+// encoder windows.
+type Stats struct {
+	MelMS        float64 `json:"mel_ms"`
+	EncoderMS    float64 `json:"encoder_ms"`
+	DecoderMS    float64 `json:"decoder_ms"`
+	DecoderSteps int64   `json:"decoder_steps"`
+	Windows      int64   `json:"windows"`
+}
+
+func statsOf(s asr.Stats) Stats {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return Stats{MelMS: ms(s.Mel), EncoderMS: ms(s.Encoder), DecoderMS: ms(s.Decoder), DecoderSteps: s.Steps, Windows: s.Windows}
+}
+
+// printStats prints the model's work when want: one JSON line
+// {"stats": {...}} with asJSON, else one line of text.
+func printStats(out io.Writer, s asr.Stats, want, asJSON bool) error {
+	if !want {
+		return nil
+	}
+	st := statsOf(s)
+	if asJSON {
+		return json.NewEncoder(out).Encode(map[string]Stats{"stats": st})
+	}
+	perStep := 0.0
+	if st.DecoderSteps > 0 {
+		perStep = st.DecoderMS / float64(st.DecoderSteps)
+	}
+	_, err := fmt.Fprintf(out, "stats: log-mel %.1f ms, encoder %.1f ms over %d windows, decoder %.1f ms over %d steps (%.2f ms a step)\n",
+		st.MelMS, st.EncoderMS, st.Windows, st.DecoderMS, st.DecoderSteps, perStep)
+	return err
+}
+
+// transcribeLongForm decodes pcm without the VAD (--no-vad): the model's
+// long-form transcription over 30 s windows.
+func transcribeLongForm(ctx context.Context, out io.Writer, path string, pcm []float32, lo asr.Options, o asr.DecodeOptions, noFallback, asJSON, stats bool) error {
+	m, err := asr.Load(ctx, path, lo)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+	if noFallback {
+		o.Temperatures = []float64{0}
+	}
+	start := time.Now()
+	tr, err := m.Transcribe(ctx, pcm, o)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		type segment struct {
+			Start float64 `json:"start"`
+			End   float64 `json:"end"`
+			Text  string  `json:"text"`
+		}
+		segs := make([]segment, len(tr.Segments))
+		for i, s := range tr.Segments {
+			segs[i] = segment{s.Start, s.End, s.Text}
+		}
+		if err := printJSON(out, struct {
+			Model    string    `json:"model"`
+			Language string    `json:"language"`
+			Duration float64   `json:"duration_s"`
+			Text     string    `json:"text"`
+			Segments []segment `json:"segments"`
+			DecodeS  float64   `json:"decode_s"`
+		}{m.Name(), tr.Language, tr.Duration, tr.Text(), segs, time.Since(start).Seconds()}); err != nil {
+			return err
+		}
+	} else {
+		for _, s := range tr.Segments {
+			fmt.Fprintf(out, "[%7.2f -> %7.2f] %s\n", s.Start, s.End, s.Text)
+		}
+	}
+	return printStats(out, m.Stats(), stats, asJSON)
 }
 
 // transcribeStream plays pcm through a live session in 100 ms PCM16

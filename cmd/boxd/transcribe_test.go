@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,67 @@ func TestTranscribeCommandErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTranscribeNoVADStats: --no-vad decodes the file as the model's
+// long-form transcription (the same text asr.Model.Transcribe gives with
+// the options the flags name), and --stats with --json adds one line
+// {"stats": {...}} of the model's work.
+func TestTranscribeNoVADStats(t *testing.T) {
+	model := testmodels.Generated(t, testmodels.WhisperMicroGGUF)
+	wav := shortJFK(t)
+	cfg := writeConfig(t, "")
+	code, out, errOut := runCLI(t, "transcribe", wav, "--config", cfg, "--model", model, "--lang", "en", "--beam", "1",
+		"--no-vad", "--no-fallback", "--max-tokens", "24", "--threads", "1", "--json", "--stats")
+	if code != 0 {
+		t.Fatalf("transcribe --no-vad: %d %s", code, errOut)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	var got struct {
+		Model    string  `json:"model"`
+		Text     string  `json:"text"`
+		Duration float64 `json:"duration_s"`
+		Segments []struct {
+			Start, End float64
+			Text       string
+		} `json:"segments"`
+	}
+	if err := dec.Decode(&got); err != nil || got.Model != "boxd-micro-whisper" || got.Duration != 4 {
+		t.Fatalf("transcript: %v %s", err, out)
+	}
+	var st struct {
+		Stats Stats `json:"stats"`
+	}
+	if err := dec.Decode(&st); err != nil || st.Stats.Windows != 1 || st.Stats.DecoderSteps == 0 ||
+		st.Stats.MelMS <= 0 || st.Stats.EncoderMS <= 0 || st.Stats.DecoderMS <= 0 || dec.More() {
+		t.Fatalf("stats line: %v %s", err, out)
+	}
+	if last := strings.TrimSpace(out); !strings.HasPrefix(last[strings.LastIndex(last, "\n")+1:], `{"stats":{`) {
+		t.Errorf("the stats are not one line of their own: %s", out)
+	}
+	// The same decode in-process.
+	m, err := asr.Load(context.Background(), model, asr.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	pcm, _ := asr.ReadWAV(wav)
+	tr, err := m.Transcribe(context.Background(), pcm, asr.DecodeOptions{Language: "en", BeamSize: 1, Timestamps: true, MaxTokens: 24, Temperatures: []float64{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != tr.Text() || len(got.Segments) != len(tr.Segments) {
+		t.Errorf("--no-vad text %q (%d segments), Transcribe %q (%d)", got.Text, len(got.Segments), tr.Text(), len(tr.Segments))
+	}
+	// Text output ends with a stats line.
+	code, out, _ = runCLI(t, "transcribe", wav, "--config", cfg, "--model", model, "--lang", "en", "--no-vad", "--stats")
+	if code != 0 || !strings.Contains(out, "stats: log-mel ") || !strings.Contains(out, "a step)") {
+		t.Errorf("text --stats: %d %s", code, out)
+	}
+	for _, bad := range [][]string{{"--threads", "-1"}, {"--no-vad", "--stream"}} {
+		if code, _, errOut := runCLI(t, append([]string{"transcribe", wav, "--config", cfg, "--model", model}, bad...)...); code != exitConfig {
+			t.Errorf("%v: exit %d %s", bad, code, errOut)
+		}
 	}
 }

@@ -96,7 +96,7 @@ func encoderAttention(ctx ml.Context, q, k, v ml.Tensor) ml.Tensor {
 		kq = kq.Add(ctx, mask)
 	}
 	kq = kq.Softmax(ctx)
-	kqv := v.Mulmat(ctx, kq)                                            // [d, n, H, 1]
+	kqv := v.Mulmat(ctx, kq)                                           // [d, n, H, 1]
 	return kqv.Permute(ctx, 0, 2, 1, 3).Contiguous(ctx, d*heads, n, 1) // [S, n, 1]
 }
 

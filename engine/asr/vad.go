@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 
 	"github.com/ollama/ollama/ml"
@@ -74,7 +73,7 @@ func LoadVAD(path string) (*VAD, error) {
 	if f.String("general.architecture") != convert.ArchSilero {
 		return nil, fmt.Errorf("asr: vad: %s is not a Silero VAD model (want whisper.cpp's ggml-silero-v6.2.0.bin or its GGUF from boxd models convert)", path)
 	}
-	b, err := ml.NewBackend(gpath, ml.BackendParams{AllocMemory: true, NumThreads: min(2, runtime.NumCPU())})
+	b, err := ml.NewBackend(gpath, ml.BackendParams{AllocMemory: true, NumThreads: 1})
 	if err != nil {
 		return nil, fmt.Errorf("asr: vad: %w", err)
 	}
