@@ -79,8 +79,9 @@ headers:
 	@test -f /usr/include/nlohmann/json.hpp || { echo "deps: nlohmann-json3-dev is missing (run make deps)"; exit 1; }
 	@test -f /usr/include/stb/stb_image.h || { echo "deps: libstb-dev is missing (run make deps)"; exit 1; }
 
-# npm packages the tests use (the official openai client), from the lock file.
-NPM_DIRS := web/testdata/openai kits/ts
+# npm packages the tests use (the official openai client; whisper.cpp, which
+# engine/asr/whispercpp/testdata builds into whisper-cli on npm ci), from the lock file.
+NPM_DIRS := web/testdata/openai kits/ts engine/asr/whispercpp/testdata
 npm-deps:
 	@command -v npm >/dev/null 2>&1 || { echo "deps: npm not found (install nodejs and npm)"; exit 1; }
 	@for d in $(NPM_DIRS); do \

@@ -246,15 +246,34 @@ func (m *Model) decodeWindow(ctx context.Context, lang string, o DecodeOptions, 
 	past := len(initial)
 	maxCandidates := n
 	var finished []*seq
+	// Buffers every step reuses: the filtered logits and, where a step
+	// needs all of them (beams, sampling), the log-probabilities. Greedy
+	// decoding needs only the best token and its log-probability, one pass
+	// over the logits without a second array.
+	greedy := !beam && temperature == 0
+	filtered := make([][]float32, n)
+	lps := make([][]float64, n)
+	for i := range n {
+		filtered[i] = make([]float32, len(logits[0]))
+		if !greedy {
+			lps[i] = make([]float64, len(logits[0]))
+		}
+	}
+	bestLP := make([]float64, n)
 	for step := 0; step < sampleLen && past < m.hp.NTextCtx; step++ {
 		if err := ctx.Err(); err != nil {
 			return windowResult{}, err
 		}
-		lps := make([][]float64, n)
+		best := make([]int32, n)
 		for i, s := range seqs {
-			l := append([]float32(nil), logits[i]...)
+			l := filtered[i][:len(logits[i])]
+			copy(l, logits[i])
 			m.filter(l, s.tokens, sampleBegin, len(s.tokens) == 0, suppress, o)
-			lps[i] = logSoftmax(l)
+			if greedy {
+				best[i], bestLP[i] = argmaxLogProb(l)
+			} else {
+				logSoftmaxInto(lps[i], l)
+			}
 		}
 		var next []int32
 		if beam {
@@ -275,12 +294,13 @@ func (m *Model) decodeWindow(ctx context.Context, lang string, o DecodeOptions, 
 					continue
 				}
 				var tok int32
-				if temperature == 0 {
-					tok = argmaxF(lps[i])
+				if greedy {
+					tok = best[i]
+					s.sum += bestLP[i]
 				} else {
 					tok = sample(lps[i], temperature, rng)
+					s.sum += lps[i][tok]
 				}
-				s.sum += lps[i][tok]
 				if tok == tk.EOT {
 					s.finished = true
 				} else {
@@ -439,14 +459,16 @@ func (m *Model) filter(l []float32, tokens []int32, sampleBegin int, first bool,
 		}
 	}
 	// When timestamps together are likelier than any text token, force one.
-	lp := logSoftmax(l)
+	// Both sides are log-probabilities over the same normaliser, so the
+	// logits compare as they are: log Σ exp(timestamp logits) against the
+	// largest text logit, without normalising all 51,865.
 	tsSum := math.Inf(-1)
-	for t := int(tk.TimestampBegin); t < len(lp); t++ {
-		tsSum = logAdd(tsSum, lp[t])
+	for t := int(tk.TimestampBegin); t < len(l); t++ {
+		tsSum = logAdd(tsSum, float64(l[t]))
 	}
 	maxText := math.Inf(-1)
 	for t := 0; t < int(tk.TimestampBegin); t++ {
-		maxText = math.Max(maxText, lp[t])
+		maxText = math.Max(maxText, float64(l[t]))
 	}
 	if tsSum > maxText {
 		for t := int32(0); t < tk.TimestampBegin; t++ {
@@ -467,6 +489,11 @@ func logAdd(a, b float64) float64 {
 }
 
 func logSoftmax(l []float32) []float64 {
+	return logSoftmaxInto(make([]float64, len(l)), l)
+}
+
+// logNormaliser is log Σ exp(l), computed as logSoftmax does.
+func logNormaliser(l []float32) float64 {
 	mx := math.Inf(-1)
 	for _, v := range l {
 		mx = math.Max(mx, float64(v))
@@ -475,12 +502,28 @@ func logSoftmax(l []float32) []float64 {
 	for _, v := range l {
 		z += math.Exp(float64(v) - mx)
 	}
-	lz := mx + math.Log(z)
-	out := make([]float64, len(l))
+	return mx + math.Log(z)
+}
+
+// logSoftmaxInto writes the log-probabilities of l into out (len(l)).
+func logSoftmaxInto(out []float64, l []float32) []float64 {
+	lz := logNormaliser(l)
 	for i, v := range l {
 		out[i] = float64(v) - lz
 	}
 	return out
+}
+
+// argmaxLogProb is the index of the largest logit (the first of equals,
+// as argmaxF over logSoftmax(l)) and its log-probability.
+func argmaxLogProb(l []float32) (int32, float64) {
+	best := 0
+	for i, v := range l {
+		if v > l[best] {
+			best = i
+		}
+	}
+	return int32(best), float64(l[best]) - logNormaliser(l)
 }
 
 func softmaxAt(l []float32, i int32) float64 { return math.Exp(logSoftmax(l)[i]) }

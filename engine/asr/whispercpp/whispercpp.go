@@ -1,8 +1,9 @@
 // Package whispercpp runs whisper.cpp, the reference for boxd's Whisper
-// engine, from the npm registry: @fugood/node-whisper-linux-x64 (whisper.cpp
-// prebuilt for linux-x64 as a Node addon) installed here by npm ci, driven
-// by transcribe.mjs in this directory. Tests compare boxd's transcripts
-// with it; benchmarks read its timings.
+// engine, from the npm registry: npm ci here installs the nodejs-whisper
+// package, whose whisper.cpp source build.mjs builds into whisper-cli
+// (x86-64-v3, as boxd's ggml), and transcribe.mjs runs it and prints one
+// JSON line. Tests compare boxd's transcripts with it; benchmarks read its
+// timings (whisper_print_timings).
 package whispercpp
 
 import (
@@ -19,87 +20,102 @@ import (
 	"testing"
 )
 
-// Package is the npm package (and version, pinned in package-lock.json)
-// that carries whisper.cpp.
-const Package = "@fugood/node-whisper-linux-x64"
+// Package is the npm package (its version is pinned in package-lock.json)
+// whose whisper.cpp source build.mjs builds whisper-cli from.
+const Package = "nodejs-whisper"
 
 // Options say how whisper.cpp runs. The zero value is greedy decoding at
-// temperature 0 with no fallback, English, one thread, no flash attention.
+// temperature 0 with no fallback and no timestamps, English, one thread,
+// no flash attention.
 type Options struct {
 	Threads   int  // n_threads (0: 1)
 	FlashAttn bool // whisper_context_params.flash_attn
 	Language  string
-	// TemperatureInc above 0 turns on whisper.cpp's temperature fallback
-	// (0, inc, 2·inc, ... ≤ 1) with BestOf decoders at T > 0.
+	// Timestamps decodes with timestamp tokens (whisper.cpp's own rules,
+	// not openai/whisper's; see README.md).
+	Timestamps bool
+	// TemperatureInc above 0 turns on the temperature fallback (0, inc,
+	// 2·inc, ... ≤ 1) with BestOf decoders at T > 0.
 	TemperatureInc float64
+	BeamSize       int // at T = 0 (0 or 1: greedy)
 	BestOf         int
 	// MaxContext, when set, is n_max_text_ctx (0: earlier windows' text is
 	// never the prompt); nil keeps whisper.cpp's default.
 	MaxContext *int
-	// Bench also runs whisper.cpp's bench (as whisper-bench) and reports
-	// its per-run timings.
-	Bench bool
-	// Runs transcribes this many times (0: once); each wall time is kept.
-	Runs int
+	// SuppressNST suppresses non-speech tokens (suppress_nst).
+	SuppressNST bool
 }
 
-// Segment is one of whisper.cpp's segments.
+// Segment is one of whisper.cpp's segments; Tokens are its token ids,
+// special ones included.
 type Segment struct {
-	T0MS float64 `json:"t0_ms"`
-	T1MS float64 `json:"t1_ms"`
-	Text string  `json:"text"`
+	T0MS   float64 `json:"t0_ms"`
+	T1MS   float64 `json:"t1_ms"`
+	Text   string  `json:"text"`
+	Tokens []int32 `json:"tokens"`
 }
 
-// Bench is whisper_get_timings after whisper.cpp's bench: milliseconds
-// per run of one encode of a 30 s window, a one-token decode (text
-// generation), a five-token batched decode and a 256-token prompt.
-type Bench struct {
+// Timings are whisper_print_timings' lines for the run: milliseconds in
+// all and, where it counts them, runs. Decode runs are one-token decoder
+// calls (text generation), batchd runs batched ones (the task prompt of
+// fewer than 16 tokens among them), prompt runs longer prompts.
+type Timings struct {
+	LoadMS     float64 `json:"load_ms"`
+	MelMS      float64 `json:"mel_ms"`
+	SampleMS   float64 `json:"sample_ms"`
+	SampleRuns int     `json:"sample_runs"`
 	EncodeMS   float64 `json:"encode_ms"`
+	EncodeRuns int     `json:"encode_runs"`
 	DecodeMS   float64 `json:"decode_ms"`
+	DecodeRuns int     `json:"decode_runs"`
 	BatchdMS   float64 `json:"batchd_ms"`
+	BatchdRuns int     `json:"batchd_runs"`
 	PromptMS   float64 `json:"prompt_ms"`
-	SystemInfo string  `json:"system_info"`
+	PromptRuns int     `json:"prompt_runs"`
+	TotalMS    float64 `json:"total_ms"`
+	FallbacksP int     `json:"fallbacks_p"` // fallbacks on log-probability
+	FallbacksH int     `json:"fallbacks_h"` // fallbacks on entropy
 }
 
 // Result is transcribe.mjs's line.
 type Result struct {
-	Text      string    `json:"text"`
-	Language  string    `json:"language"`
-	Segments  []Segment `json:"segments"`
-	Threads   int       `json:"threads"`
-	FlashAttn bool      `json:"flash_attn"`
-	Timings   struct {
-		LoadMS       float64   `json:"load_ms"`
-		TranscribeMS []float64 `json:"transcribe_ms"` // wall time of each whisper_full
-	} `json:"timings"`
-	Bench     *Bench `json:"bench"`
+	Text       string    `json:"text"` // the segments' texts joined, as whisper.cpp gives them
+	Language   string    `json:"language"`
+	Segments   []Segment `json:"segments"`
+	Threads    int       `json:"threads"`
+	FlashAttn  bool      `json:"flash_attn"`
+	Args       []string  `json:"args"` // whisper-cli's command line
+	Timings    Timings   `json:"timings"`
 	WhisperCPP struct {
+		Version      string `json:"version"`
 		Package      string `json:"package"`
-		FlashAttnLog string `json:"flash_attn_log"` // as whisper_init logged it
-		// NoTimestampsForced: whisper_full took the model for a
-		// first-release distil-whisper (2 decoder layers) and decoded it
-		// without timestamps.
-		NoTimestampsForced bool `json:"no_timestamps_forced"`
+		FlashAttnLog string `json:"flash_attn_log"` // as whisper_init logged it: "0" or "1"
 		SystemInfo   string `json:"system_info"`
 	} `json:"whisper_cpp"`
 }
 
-// Dir is this package's directory: package.json, the lock, node_modules
-// and transcribe.mjs.
+// Dir is the npm project: package.json, the lock, node_modules and
+// transcribe.mjs. It is under testdata, which the go tool skips: whisper.cpp's
+// source in node_modules carries Go bindings that ./... must not build.
 func Dir() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(file)
+	return filepath.Join(filepath.Dir(file), "testdata")
+}
+
+// CLI is the whisper-cli that npm ci built (build.mjs).
+func CLI() string {
+	return filepath.Join(Dir(), "node_modules", ".boxd-whisper-cpp", "build", "bin", "whisper-cli")
 }
 
 // ErrMissing says node or the npm package is not installed.
-var ErrMissing = errors.New("whispercpp: node or " + Package + " is missing (make deps, or npm ci in engine/asr/whispercpp)")
+var ErrMissing = errors.New("whispercpp: node or whisper-cli is missing (make deps, or npm ci in engine/asr/whispercpp)")
 
-// Available reports whether node and the package are installed.
+// Available reports whether node and whisper-cli are installed.
 func Available() error {
 	if _, err := exec.LookPath("node"); err != nil {
 		return fmt.Errorf("%w: %v", ErrMissing, err)
 	}
-	if _, err := os.Stat(filepath.Join(Dir(), "node_modules", filepath.FromSlash(Package), "index.node")); err != nil {
+	if _, err := os.Stat(CLI()); err != nil {
 		return fmt.Errorf("%w: %v", ErrMissing, err)
 	}
 	return nil
@@ -117,16 +133,17 @@ func Require(tb testing.TB) {
 	}
 }
 
-// Run transcribes a 16 kHz mono PCM16 WAV with whisper.cpp's whisper_full
-// on a whisper.cpp model file (ggml .bin).
+// Run transcribes a WAV (16 kHz mono PCM16, as boxd reads) with
+// whisper.cpp's whisper_full, through whisper-cli, on a whisper.cpp model
+// file (ggml .bin).
 func Run(ctx context.Context, modelBin, wav string, o Options) (*Result, error) {
 	if err := Available(); err != nil {
 		return nil, err
 	}
 	args := map[string]any{
-		"model": modelBin, "wav": wav, "threads": max(1, o.Threads), "flash_attn": o.FlashAttn,
-		"temperature": 0, "temperature_inc": o.TemperatureInc, "best_of": max(1, o.BestOf),
-		"bench": o.Bench, "runs": max(1, o.Runs),
+		"threads": max(1, o.Threads), "flash_attn": o.FlashAttn, "timestamps": o.Timestamps,
+		"temperature_inc": o.TemperatureInc, "beam_size": max(1, o.BeamSize), "best_of": max(1, o.BestOf),
+		"suppress_nst": o.SuppressNST,
 	}
 	if o.Language != "" {
 		args["language"] = o.Language
@@ -134,12 +151,12 @@ func Run(ctx context.Context, modelBin, wav string, o Options) (*Result, error) 
 	if o.MaxContext != nil {
 		args["max_context"] = *o.MaxContext
 	}
-	for _, k := range []string{"model", "wav"} {
-		p, err := filepath.Abs(args[k].(string))
+	for k, p := range map[string]string{"model": modelBin, "wav": wav} {
+		abs, err := filepath.Abs(p)
 		if err != nil {
 			return nil, err
 		}
-		args[k] = p
+		args[k] = abs
 	}
 	a, err := json.Marshal(args)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"testing"
 
 	"boxd/engine/asr/melbank"
 	"boxd/engine/models/convert"
@@ -28,6 +29,12 @@ type Whisper struct {
 	// V3 switches to large-v3's front end and vocabulary: 128 mel bins and
 	// 51866 tokens (the <|yue|> language added).
 	V3 bool
+	// TokenStd, above 0, is the standard deviation of the token embedding
+	// (default 0.5). The output projection is the same matrix, so with
+	// the default each token's own row dominates its logits and greedy
+	// decoding repeats the first token; a small one lets the audio and the
+	// context choose, and the text varies.
+	TokenStd float64
 }
 
 // TinyWhisper is the default: multilingual, all F32 (so a float64
@@ -166,7 +173,11 @@ func WhisperModel(vocabFile string, s Whisper) (*whisperbin.Model, error) {
 	if err := add("decoder.positional_embedding", false, g.normal(T*S, 0.02), S, T); err != nil {
 		return nil, err
 	}
-	if err := add("decoder.token_embedding.weight", true, g.normal(V*S, 0.5), S, V); err != nil {
+	tokStd := 0.5
+	if s.TokenStd > 0 {
+		tokStd = s.TokenStd
+	}
+	if err := add("decoder.token_embedding.weight", true, g.normal(V*S, tokStd), S, V); err != nil {
 		return nil, err
 	}
 	for l := range int(h.NTextLayer) {
@@ -251,4 +262,44 @@ func MakeWhisper(sharedDir, dir string) ([]string, error) {
 		out = append(out, gg)
 	}
 	return out, nil
+}
+
+// WhisperFiles returns the model s as a whisper.cpp file (.bin) and as
+// GGUF, written on first use into GeneratedDir() as s.Name.bin and
+// s.Name.gguf (so each spec needs its own name). It builds on the shared
+// vocabulary files and skips or fails as Shared does without them.
+func WhisperFiles(tb testing.TB, s Whisper) (bin, gg string) {
+	tb.Helper()
+	vocab := "whisper-vocab-tiny.bin"
+	if s.English {
+		vocab = "whisper-vocab-tiny.en.bin"
+	}
+	vocabFile := Shared(tb, vocab)
+	generateMu.Lock()
+	defer generateMu.Unlock()
+	dir := GeneratedDir()
+	bin, gg = filepath.Join(dir, s.Name+".bin"), filepath.Join(dir, s.Name+".gguf")
+	_, errB := os.Stat(bin)
+	_, errG := os.Stat(gg)
+	if errB == nil && errG == nil {
+		return bin, gg
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	// Through temporary names, so that a concurrent test process never
+	// reads a partial file.
+	tmpB, tmpG := fmt.Sprintf("%s.%d.tmp", bin, os.Getpid()), fmt.Sprintf("%s.%d.tmp", gg, os.Getpid())
+	defer os.Remove(tmpB)
+	defer os.Remove(tmpG)
+	if err := WriteWhisper(vocabFile, tmpB, tmpG, s); err != nil {
+		tb.Fatalf("generate Whisper test model %s: %v", s.Name, err)
+	}
+	if err := os.Rename(tmpB, bin); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Rename(tmpG, gg); err != nil {
+		tb.Fatal(err)
+	}
+	return bin, gg
 }
