@@ -156,10 +156,11 @@ lint: headers tools
 	$(TOOLS_BIN)/staticcheck ./...
 
 ## bench: LLM throughput against ollama serve (same GGUF, same run) as ratios; speech real-time factors (tiny);
+## Whisper encoder and decoder step against whisper.cpp (npm reference) in the tiny, base and small shapes as ratios;
 ## live replay latency (sentence end to final and to lane) and concurrent live sessions in real time (one run: minutes)
 BENCH_COUNT ?= 3
 bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./pipelines/replay
 
 ## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)

@@ -26,6 +26,10 @@ type Whisper struct {
 	// code paths at a fraction of the compute, for tests of what sits on
 	// top of the model (streaming, routes).
 	Micro bool
+	// Shape, when set, is one of Whisper's released sizes: "base" (width
+	// 512, 8 heads, 6 + 6 layers) or "small" (768, 12 heads, 12 + 12), for
+	// speed comparisons at those sizes; "" is tiny (384, 6, 4 + 4).
+	Shape string
 	// V3 switches to large-v3's front end and vocabulary: 128 mel bins and
 	// 51866 tokens (the <|yue|> language added).
 	V3 bool
@@ -70,6 +74,15 @@ func WhisperModel(vocabFile string, s Whisper) (*whisperbin.Model, error) {
 	h.FType = 0
 	if s.Micro {
 		h.NAudioState, h.NTextState, h.NAudioHead, h.NTextHead, h.NAudioLayer, h.NTextLayer = 64, 64, 2, 2, 1, 1
+	}
+	switch s.Shape {
+	case "":
+	case "base":
+		h.NAudioState, h.NTextState, h.NAudioHead, h.NTextHead, h.NAudioLayer, h.NTextLayer = 512, 512, 8, 8, 6, 6
+	case "small":
+		h.NAudioState, h.NTextState, h.NAudioHead, h.NTextHead, h.NAudioLayer, h.NTextLayer = 768, 768, 12, 12, 12, 12
+	default:
+		return nil, fmt.Errorf("testmodels: Whisper shape %q: use base or small (or none for tiny)", s.Shape)
 	}
 	if s.V3 {
 		h.NMels, h.NVocab = 128, 51866
