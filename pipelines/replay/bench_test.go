@@ -100,14 +100,17 @@ func BenchmarkReplayLatency(b *testing.B) {
 		b.Run(id, func(b *testing.B) {
 			sc, pcm, lines := benchScript(b, id, cut)
 			var all lineDelays
+			var stopDone time.Duration
 			load := startLoadMeter(m)
 			for range b.N {
 				r := runSession(b, m, sc, pcm, lines, 0)
 				all.add(r.delays)
-				b.Logf("%s: %.1f s of audio, %d lines, %d matched a final, %d finals, %d lane events, %d error events%s; drain at stop %s",
-					id, float64(len(pcm))/32000, len(lines), len(r.delays.final), r.finals, r.lanes, len(r.errors), firstError(r.errors), r.drain.Round(time.Millisecond))
+				stopDone += r.stopDone
+				b.Logf("%s: %.1f s of audio, %d lines, %d matched a final, %d finals, %d lane events, %d error events%s; drain at stop %s, stop to done %s",
+					id, float64(len(pcm))/32000, len(lines), len(r.delays.final), r.finals, r.lanes, len(r.errors), firstError(r.errors), r.drain.Round(time.Millisecond), r.stopDone.Round(time.Millisecond))
 			}
 			all.report(b)
+			b.ReportMetric(ms(stopDone)/float64(b.N), "stop_done_ms")
 			load.report(b, float64(b.N)*float64(len(pcm))/32000)
 		})
 	}
@@ -391,6 +394,9 @@ type sessionResult struct {
 	finals, lanes int
 	errors        []string
 	drain         time.Duration // the transcriber's Close: the backlog at stop plus the last flush
+	// stopDone is from the end of the audio (the speaker's stop) to done:
+	// the transcriber's backlog, the final lanes and pass 2.
+	stopDone time.Duration
 }
 
 // runSession starts a session after delay and replays pcm through it at
@@ -434,10 +440,17 @@ func runSession(b *testing.B, m *benchModels, sc scripts.Script, pcm []byte, lin
 	if err := replay.Run(ctx, s, pcm, 1.0, nil); err != nil {
 		b.Errorf("%s: replay: %v", sc.ID, err)
 	}
+	// replay.Run sends stop after the last frame, at the audio's end, and
+	// returns once done was sent.
+	tl.mu.Lock()
+	stopDone := time.Since(tl.start.Add(time.Duration(len(pcm)/32) * time.Millisecond))
+	tl.mu.Unlock()
 	s.Close()
 	drainMu.Lock()
 	defer drainMu.Unlock()
-	return tl.result(lines, drain)
+	r := tl.result(lines, drain)
+	r.stopDone = stopDone
+	return r
 }
 
 // timedClose measures the transcriber's Close.
