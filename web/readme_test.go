@@ -18,23 +18,9 @@ import (
 // commitment, output_hash over the answer as returned), and a changed
 // receipt, another answer, or another key fail.
 func TestReadmeReceiptSnippet(t *testing.T) {
-	code, err := docs.Block(docs.README(), "python", "# verify_receipt.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	python, err := exec.LookPath("python3")
-	if err == nil {
-		err = exec.Command(python, "-c", "import cryptography.hazmat.primitives.asymmetric.ed25519").Run()
-	}
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("python3 with cryptography is missing (make deps installs python3-cryptography): %v", err)
-		}
-		t.Skip("python3-cryptography is missing; run make deps")
-	}
+	python, script := docs.PythonScript(t, "# verify_receipt.py", "cryptography.hazmat.primitives.asymmetric.ed25519")
 	env := chatServer(t, nil, 2048, 2, 0)
 	dir := t.TempDir()
-	script := filepath.Join(dir, "verify_receipt.py")
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, b, 0o600); err != nil {
@@ -42,7 +28,6 @@ func TestReadmeReceiptSnippet(t *testing.T) {
 		}
 		return p
 	}
-	write("verify_receipt.py", []byte(code))
 	pub := env.do(t, call{method: "GET", path: "/attest/signing-key"}).json(t)["pubkey"].(string)
 	verify := func(args ...string) (string, bool) {
 		out, err := exec.Command(python, append([]string{script}, args...)...).CombinedOutput()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 )
 
@@ -33,84 +32,23 @@ func fromOpenAISDK(r *http.Request) bool {
 }
 
 // sdkErrors answers the official OpenAI SDKs' requests with OpenAI's error
-// object (see above); every other request passes untouched.
+// object (see above); every other request passes untouched. Only a JSON
+// error of at most openAIErrorMax bytes is held (heldError).
 func (s *Server) sdkErrors(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !fromOpenAISDK(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ow := &openAIErrors{ResponseWriter: w}
+		ow := &heldError{ResponseWriter: w, limit: openAIErrorMax, spill: true, hold: func(h http.Header) bool {
+			return strings.HasPrefix(h.Get("Content-Type"), "application/json")
+		}}
 		next.ServeHTTP(ow, r)
-		ow.finish()
+		ow.finish(openAIErrorBody)
 	})
 }
 
-// openAIErrors holds a JSON error response (status ≥ 400 before anything
-// was written) and rewrites its body on finish. A held body over
-// openAIErrorMax is passed on as written.
-type openAIErrors struct {
-	http.ResponseWriter
-	code    int // the held error's status; 0: none held
-	body    []byte
-	started bool
-}
-
 const openAIErrorMax = 64 << 10
-
-func (o *openAIErrors) WriteHeader(code int) {
-	if !o.started && o.code == 0 && code >= 400 && strings.HasPrefix(o.Header().Get("Content-Type"), "application/json") {
-		o.code = code
-		return
-	}
-	o.started = true
-	o.ResponseWriter.WriteHeader(code)
-}
-
-func (o *openAIErrors) Write(b []byte) (int, error) {
-	if o.code != 0 {
-		if len(o.body)+len(b) <= openAIErrorMax {
-			o.body = append(o.body, b...)
-			return len(b), nil
-		}
-		o.release(o.body) // too big to be one of ours: pass it on
-	}
-	o.started = true
-	return o.ResponseWriter.Write(b)
-}
-
-// Flush does nothing while an error is held (a flush would send a 200).
-func (o *openAIErrors) Flush() {
-	if o.code != 0 {
-		return
-	}
-	o.started = true
-	http.NewResponseController(o.ResponseWriter).Flush() //nolint:errcheck // as http.Flusher
-}
-
-// Unwrap lets http.ResponseController reach Hijack and deadlines.
-func (o *openAIErrors) Unwrap() http.ResponseWriter { return o.ResponseWriter }
-
-// release writes the held status and body unchanged.
-func (o *openAIErrors) release(body []byte) {
-	code := o.code
-	o.code, o.body, o.started = 0, nil, true
-	o.ResponseWriter.WriteHeader(code)
-	_, _ = o.ResponseWriter.Write(body)
-}
-
-func (o *openAIErrors) finish() {
-	if o.code == 0 {
-		return
-	}
-	out, ok := openAIErrorBody(o.code, o.body)
-	if !ok {
-		o.release(o.body)
-		return
-	}
-	o.Header().Set("Content-Length", strconv.Itoa(len(out)))
-	o.release(out)
-}
 
 // openAIErrorBody turns the contract's {"error": "text", extra...} into
 // OpenAI's {"error": {"message": "text", "type", "param", "code", extra...}}.
@@ -140,32 +78,27 @@ func openAIErrorBody(status int, body []byte) ([]byte, bool) {
 	return buf.Bytes(), true
 }
 
-// openAIErrorType is OpenAI's error type and a code for an HTTP status
-// (the types OpenAI's API documents; the codes name the status).
+// openAIErrorTypes are OpenAI's error type and a code naming the status,
+// by HTTP status (the types OpenAI's API documents); other 5xx are
+// server_error and other 4xx invalid_request_error.
+var openAIErrorTypes = map[int][2]string{
+	http.StatusUnauthorized:          {"authentication_error", "invalid_api_key"},
+	http.StatusPaymentRequired:       {"insufficient_quota", "insufficient_quota"},
+	http.StatusForbidden:             {"permission_error", "forbidden"},
+	http.StatusNotFound:              {"invalid_request_error", "not_found"},
+	http.StatusConflict:              {"invalid_request_error", "conflict"},
+	http.StatusRequestTimeout:        {"invalid_request_error", "request_timeout"},
+	http.StatusRequestEntityTooLarge: {"invalid_request_error", "request_too_large"},
+	http.StatusUnsupportedMediaType:  {"invalid_request_error", "unsupported_media_type"},
+	http.StatusTooManyRequests:       {"rate_limit_error", "rate_limit_exceeded"},
+	http.StatusBadGateway:            {"server_error", "model_failed"},
+	http.StatusServiceUnavailable:    {"server_error", "service_unavailable"},
+}
+
+// openAIErrorType is OpenAI's error type and code for an HTTP status.
 func openAIErrorType(status int) (typ, code string) {
-	switch status {
-	case http.StatusUnauthorized:
-		return "authentication_error", "invalid_api_key"
-	case http.StatusPaymentRequired:
-		return "insufficient_quota", "insufficient_quota"
-	case http.StatusForbidden:
-		return "permission_error", "forbidden"
-	case http.StatusNotFound:
-		return "invalid_request_error", "not_found"
-	case http.StatusConflict:
-		return "invalid_request_error", "conflict"
-	case http.StatusRequestTimeout:
-		return "invalid_request_error", "request_timeout"
-	case http.StatusRequestEntityTooLarge:
-		return "invalid_request_error", "request_too_large"
-	case http.StatusUnsupportedMediaType:
-		return "invalid_request_error", "unsupported_media_type"
-	case http.StatusTooManyRequests:
-		return "rate_limit_error", "rate_limit_exceeded"
-	case http.StatusBadGateway:
-		return "server_error", "model_failed"
-	case http.StatusServiceUnavailable:
-		return "server_error", "service_unavailable"
+	if t, ok := openAIErrorTypes[status]; ok {
+		return t[0], t[1]
 	}
 	if status >= 500 {
 		return "server_error", "server_error"

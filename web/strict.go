@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"path"
@@ -41,9 +43,9 @@ func (s *Server) strict(next http.Handler) http.Handler {
 			s.notFound(w, r)
 			return
 		}
-		pw := &plainErrors{ResponseWriter: w}
+		pw := plainErrors(w)
 		next.ServeHTTP(pw, r)
-		pw.finish()
+		pw.finish(plainErrorJSON)
 	})
 }
 
@@ -81,57 +83,32 @@ func uncleanPath(p string) string {
 	return fmt.Sprintf("path %q has empty, . or .. segments; the box does not resolve them: request %s", shown, clean)
 }
 
-// plainErrors holds back an error response (status 400 or more) written as
-// text/plain or text/html, and writes its text as {"error": …} instead
-// when the handler returns (finish). Everything else passes through.
-type plainErrors struct {
-	http.ResponseWriter
-	code    int // the held error's status; 0: none
-	text    []byte
-	started bool
+// plainErrors holds back an error response written as text/plain or
+// text/html (net/http's and websocket.Accept's), to be written as
+// {"error": …} when the handler returns (plainErrorJSON).
+func plainErrors(w http.ResponseWriter) *heldError {
+	return &heldError{ResponseWriter: w, limit: plainErrorText, hold: func(h http.Header) bool {
+		ct := h.Get("Content-Type")
+		return strings.HasPrefix(ct, "text/plain") || strings.HasPrefix(ct, "text/html")
+	}}
 }
 
 // plainErrorText bounds the text kept from a held error.
 const plainErrorText = 1 << 10
 
-func (p *plainErrors) WriteHeader(code int) {
-	if !p.started && p.code == 0 && code >= 400 {
-		ct := p.Header().Get("Content-Type")
-		if strings.HasPrefix(ct, "text/plain") || strings.HasPrefix(ct, "text/html") {
-			p.code = code
-			return
-		}
-	}
-	p.started = true
-	p.ResponseWriter.WriteHeader(code)
-}
-
-func (p *plainErrors) Write(b []byte) (int, error) {
-	if p.code != 0 {
-		if room := plainErrorText - len(p.text); room > 0 {
-			p.text = append(p.text, b[:min(len(b), room)]...)
-		}
-		return len(b), nil
-	}
-	p.started = true
-	return p.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach Flush and Hijack underneath.
-func (p *plainErrors) Unwrap() http.ResponseWriter { return p.ResponseWriter }
-
-func (p *plainErrors) finish() {
-	if p.code == 0 {
-		return
-	}
-	msg := strings.TrimSpace(strings.ToValidUTF8(string(p.text), "\uFFFD"))
+// plainErrorJSON is a held plain-text error as {"error": its text}.
+func plainErrorJSON(code int, text []byte) ([]byte, bool) {
+	msg := strings.TrimSpace(strings.ToValidUTF8(string(text), "\uFFFD"))
 	if msg == "" {
-		msg = http.StatusText(p.code)
+		msg = http.StatusText(code)
 	}
-	h := p.Header()
-	h.Del("Content-Length")
-	h.Del("Content-Type")
-	writeError(p.ResponseWriter, p.code, msg)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(ErrorBody{Error: msg}) != nil {
+		return nil, false
+	}
+	return b.Bytes(), true
 }
 
 // strictKeys refuses a body (already decoded into dst) with a key twice in

@@ -25,8 +25,7 @@ type caches struct {
 	selfV    []ml.Tensor // [NTextCtx, d, H, maxBeams]
 	scratchK []ml.Tensor // beam reordering buffers, like selfK and selfV
 	scratchV []ml.Tensor
-	audioCtx int      // encoder positions of the window in crossK/V
-	dtype    ml.DType // F16, or F32 for an F32 model
+	audioCtx int // encoder positions of the window in crossK/V
 }
 
 // maxBeams is the most sequences decoded together (beam size, best_of).
@@ -45,7 +44,6 @@ func newCaches(m *Model) *caches {
 	if m.weights.tokEmb.DType() == ml.DTypeF32 {
 		dt = ml.DTypeF32
 	}
-	c.dtype = dt
 	for l := range m.hp.NTextLayer {
 		ctx := m.b.NewContextSize(8).Layer(l)
 		c.ctxs = append(c.ctxs, ctx)

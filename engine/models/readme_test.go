@@ -15,19 +15,8 @@ import (
 // split in three parts under names of its own and on a single file: it
 // prints the root boxd computes.
 func TestReadmeWeightsRootSnippet(t *testing.T) {
-	code, err := docs.Block(docs.README(), "python", "# weights_root.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 is missing; run make deps")
-	}
+	python, script := docs.PythonScript(t, "# weights_root.py")
 	dir := t.TempDir()
-	script := filepath.Join(dir, "weights_root.py")
-	if err := os.WriteFile(script, []byte(code), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	var parts []string
 	for i := 1; i <= 3; i++ {
 		p := filepath.Join(dir, fmt.Sprintf("published-%05d-of-00003.gguf", i))

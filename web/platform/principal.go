@@ -141,38 +141,39 @@ func (pr *Principal) budgetSuffix() string {
 }
 
 // TokensLeft is the generated-token budget left, less what running calls
-// have reserved: a key's daily allowance, or the session's budget.
-func (pr *Principal) TokensLeft(ctx context.Context) (int64, error) {
-	p := pr.p
-	if pr.session != nil {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return max(0, pr.session.tokensLeft-pr.session.reserved), nil
-	}
-	u, err := p.store.UsageOn(ctx, pr.key.ID, Day(p.now()))
-	if err != nil {
-		return 0, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return max(0, pr.key.Limits.DailyLLMTokens-u.LLMTokens-p.reserved[pr.key.ID]), nil
-}
+// have reserved: a key's daily allowance, or the session's budget. It is
+// what admission and reservations go by.
+func (pr *Principal) TokensLeft(ctx context.Context) (int64, error) { return pr.tokens(ctx, true) }
 
 // TokensUnspent is the token budget not yet spent: TokensLeft without the
 // reservations of running calls (run.Budget's TokensLeft: what budget
 // events show, and what live lanes pause on).
-func (pr *Principal) TokensUnspent(ctx context.Context) (int64, error) {
+func (pr *Principal) TokensUnspent(ctx context.Context) (int64, error) { return pr.tokens(ctx, false) }
+
+// tokens is the budget less what was spent and, with reserved, less what
+// running calls hold.
+func (pr *Principal) tokens(ctx context.Context, reserved bool) (int64, error) {
 	p := pr.p
-	if pr.session != nil {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		return max(0, pr.session.tokensLeft), nil
+	var left int64
+	if pr.session == nil {
+		u, err := p.store.UsageOn(ctx, pr.key.ID, Day(p.now()))
+		if err != nil {
+			return 0, err
+		}
+		left = pr.key.Limits.DailyLLMTokens - u.LLMTokens
 	}
-	u, err := p.store.UsageOn(ctx, pr.key.ID, Day(p.now()))
-	if err != nil {
-		return 0, err
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case pr.session != nil:
+		left = pr.session.tokensLeft
+		if reserved {
+			left -= pr.session.reserved
+		}
+	case reserved:
+		left -= p.reserved[pr.key.ID]
 	}
-	return max(0, pr.key.Limits.DailyLLMTokens-u.LLMTokens), nil
+	return max(0, left), nil
 }
 
 // AudioLeftMS is the audio budget left in milliseconds.
