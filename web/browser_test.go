@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -51,12 +52,29 @@ func TestBrowserOpenAISDK(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	target := page.URL + "/?" + url.Values{"box": {env.url}, "token": {env.token}}.Encode()
+	// The profile is removed by hand once every chromium process is gone:
+	// its helpers outlive the browser by a moment and keep writing there,
+	// which t.TempDir's cleanup would report as a failure.
+	profile, err := os.MkdirTemp("", "boxd-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(), target)
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+profile, target)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // its own process group: the helpers go with it
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
 
 	var got struct {
 		Finish, ChatError, LoadError string
