@@ -157,6 +157,9 @@ type ASR struct {
 	// Threads is the CPU threads Whisper computes with (0: the default
 	// split, see Threads).
 	Threads int
+	// Parallel is how many transcriptions decode at once, their decoder
+	// steps batched into one graph.
+	Parallel int
 }
 
 // LLM tunes the chat model's runtime.
@@ -356,6 +359,8 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.ASR.Threads }},
 	{key: "llm.threads", kind: kindInt, def: 0, min: 0, max: 1024, usage: "CPU threads for the chat model (0: the CPUs Whisper does not take, else all)",
 		field: func(c *Config) any { return &c.LLM.Threads }},
+	{key: "asr.parallel", kind: kindInt, def: 4, min: 1, max: 16, usage: "transcriptions (live sessions' sentences, batch files) decoded at once, their decoder steps batched into one graph; more wait their turn",
+		field: func(c *Config) any { return &c.ASR.Parallel }},
 	{key: "asr.max_sentence_s", kind: kindInt, def: 20, min: 5, max: 28, usage: "speech without a pause is cut into sentences of at most this many seconds",
 		field: func(c *Config) any { return &c.ASR.MaxSentenceS }},
 	{key: "models.embedder.path", kind: kindString, def: "", usage: "embedding model GGUF file",

@@ -350,8 +350,9 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, thr
 	return e, root.Root, nil
 }
 
-// loadSpeech loads the Whisper model and the VAD; decodes take the
-// arbiter's "asr" slot at live priority, so one window runs at a time.
+// loadSpeech loads the Whisper model and the VAD; decodes take one of the
+// arbiter's "asr" slots at live priority, as many as the model decodes at
+// once (asr.parallel), their steps batched.
 func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, threads int, log *slog.Logger) (*stream.Engine, error) {
 	vad := cfg.VADPath()
 	if vad == "" {
@@ -363,6 +364,7 @@ func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, 
 	}
 	e, err := stream.Load(ctx, cfg.Models.ASR.Path, vad, stream.Settings{
 		BeamSize: cfg.ASR.BeamSize, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: layers, Threads: threads,
+		Parallel: cfg.ASR.Parallel,
 	})
 	var le *stream.LoadError
 	if errors.As(err, &le) && le.VAD {
@@ -371,11 +373,11 @@ func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, 
 	if err != nil {
 		return nil, fmt.Errorf("models.asr.path (%s): %w", cfg.Source("models.asr.path"), err)
 	}
-	pool := arbiter.Pool("asr", 1, 256)
+	pool := arbiter.Pool("asr", max(1, cfg.ASR.Parallel), 256)
 	e.Defaults.Acquire = func(ctx context.Context) (func(), error) { return pool.Acquire(ctx, gpu.Live) }
 	hp := e.Model.HParams()
 	log.Info("model loaded", "model", "asr", "name", e.Model.Name(), "layers", hp.NAudioLayer, "mels", hp.NMels,
-		"multilingual", e.Model.Tokenizer().Multilingual, "gpu_layers", layers, "vad", vad)
+		"multilingual", e.Model.Tokenizer().Multilingual, "gpu_layers", layers, "parallel", max(1, cfg.ASR.Parallel), "vad", vad)
 	return e, nil
 }
 

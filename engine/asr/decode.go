@@ -146,16 +146,16 @@ func (m *Model) sotSequence(lang string, o DecodeOptions) ([]int32, error) {
 // DetectLanguage runs the decoder on <|startoftranscript|> over the
 // window in the caches and returns each language's probability, limited to
 // among (nil: all).
-func (m *Model) detectLanguage(among []string) (string, map[string]float64, error) {
+func (m *Model) detectLanguage(sl *slot, among []string) (string, map[string]float64, error) {
 	tk := m.tok
 	if !tk.Multilingual {
 		return "en", map[string]float64{"en": 1}, nil
 	}
-	lg, err := m.logits([][]int32{{tk.SOT}}, 0, []int{0})
+	lg, err := m.step(sl, []int32{tk.SOT}, 0, nil)
 	if err != nil {
 		return "", nil, err
 	}
-	l := lg[0][0]
+	l := lg[0]
 	allowed := map[string]bool{}
 	for _, c := range among {
 		allowed[c] = true
@@ -197,7 +197,7 @@ type seq struct {
 
 // decodeWindow decodes the window whose encoding is in the caches at one
 // temperature.
-func (m *Model) decodeWindow(ctx context.Context, lang string, o DecodeOptions, temperature float64, rng *rand.Rand) (windowResult, error) {
+func (m *Model) decodeWindow(ctx context.Context, sl *slot, lang string, o DecodeOptions, temperature float64, rng *rand.Rand) (windowResult, error) {
 	tk := m.tok
 	sot, err := m.sotSequence(lang, o)
 	if err != nil {
@@ -224,13 +224,13 @@ func (m *Model) decodeWindow(ctx context.Context, lang string, o DecodeOptions, 
 	case temperature > 0:
 		n = min(o.BestOf, maxBeams)
 	}
-	first, err := m.logits([][]int32{initial}, 0, []int{sotIndex, len(initial) - 1})
+	first, err := m.logits(sl, [][]int32{initial}, 0, []int{sotIndex, len(initial) - 1})
 	if err != nil {
 		return windowResult{}, err
 	}
 	noSpeech := softmaxAt(first[0][0], tk.NoSpeech)
 	if n > 1 {
-		if err := m.reorder(make([]int32, n), len(initial)); err != nil {
+		if err := m.reorderAlone(sl, make([]int32, n), len(initial)); err != nil {
 			return windowResult{}, err
 		}
 	}
@@ -260,6 +260,9 @@ func (m *Model) decodeWindow(ctx context.Context, lang string, o DecodeOptions, 
 		}
 	}
 	bestLP := make([]float64, n)
+	// The steps run batched with other transcriptions' (batch.go).
+	m.batch.enter()
+	defer m.batch.leave()
 	for step := 0; step < sampleLen && past < m.hp.NTextCtx; step++ {
 		if err := ctx.Err(); err != nil {
 			return windowResult{}, err
@@ -275,15 +278,11 @@ func (m *Model) decodeWindow(ctx context.Context, lang string, o DecodeOptions, 
 				logSoftmaxInto(lps[i], l)
 			}
 		}
-		var next []int32
+		var next, parents []int32
 		if beam {
-			var parents []int32
 			seqs, parents, next, finished = beamStep(seqs, lps, n, tk.EOT, finished)
 			if len(finished) >= maxCandidates {
 				break
-			}
-			if err := m.reorder(parents, past); err != nil {
-				return windowResult{}, err
 			}
 		} else {
 			next = make([]int32, n)
@@ -313,18 +312,12 @@ func (m *Model) decodeWindow(ctx context.Context, lang string, o DecodeOptions, 
 				break
 			}
 		}
-		batch := make([][]int32, n)
-		for i := range batch {
-			batch[i] = []int32{next[i]}
-		}
-		lg, err := m.logits(batch, past, []int{0})
+		lg, err := m.step(sl, next, past, parents)
 		if err != nil {
 			return windowResult{}, err
 		}
 		past++
-		for i := range logits {
-			logits[i] = lg[i][0]
-		}
+		copy(logits, lg)
 	}
 	candidates := finished
 	if !beam {

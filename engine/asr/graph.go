@@ -8,30 +8,41 @@ import (
 	"github.com/ollama/ollama/ml"
 )
 
-// caches are the tensors that outlive one graph: the cross-attention keys
-// and values of the current audio window (per decoder layer), and the
-// self-attention keys and values of up to maxBeams sequences. They are
-// kept in the layouts the decoder's attention reads, so that a decoder
-// step reads them in place (views) instead of copying them into that
-// layout on every step: keys [d, positions, heads] (the k of kq = k·q),
-// values transposed, [positions, d, heads] (the v of kqv = v·kq). The
-// encoder writes the cross keys and values once per window, and each step
-// writes its own token's self-attention key and value.
+// caches are the tensors that outlive one graph, in slots: each running
+// transcription holds one slot, with the cross-attention keys and values
+// of its current audio window (per decoder layer) and the self-attention
+// keys and values of up to maxBeams sequences, so that several
+// transcriptions can decode at once and their steps can run in one graph
+// (batch.go). Each layer's keys (and values) of every slot are one tensor,
+// slot last, so that one product serves the cross attention of several
+// slots. They are kept in the layouts the decoder's attention reads, so
+// that a decoder step reads them in place (views) instead of copying them
+// into that layout on every step: keys [d, positions, heads] (the k of kq
+// = k·q), values transposed, [positions, d, heads] (the v of kqv = v·kq).
+// The encoder writes a slot's cross keys and values once per window, and
+// each step writes its own token's self-attention key and value. The beam
+// reordering buffers are shared: a reorder runs alone.
 type caches struct {
 	ctxs     []ml.Context
-	crossK   []ml.Tensor // [d, NAudioCtx, H]
-	crossV   []ml.Tensor // [NAudioCtx, d, H]
-	selfK    []ml.Tensor // [d, NTextCtx, H, maxBeams]
-	selfV    []ml.Tensor // [NTextCtx, d, H, maxBeams]
-	scratchK []ml.Tensor // beam reordering buffers, like selfK and selfV
+	slots    []*slot
+	crossK   []ml.Tensor // per decoder layer, [d, NAudioCtx, H, slots]
+	crossV   []ml.Tensor // [NAudioCtx, d, H, slots]
+	selfK    []ml.Tensor // [d, NTextCtx, H, slots·maxBeams]
+	selfV    []ml.Tensor // [NTextCtx, d, H, slots·maxBeams]
+	scratchK []ml.Tensor // beam reordering buffers, like one slot's selfK and selfV
 	scratchV []ml.Tensor
-	audioCtx int // encoder positions of the window in crossK/V
+}
+
+// slot is one transcription's share of the caches.
+type slot struct {
+	index    int
+	audioCtx int // encoder positions of the window in its cross keys and values
 }
 
 // maxBeams is the most sequences decoded together (beam size, best_of).
 const maxBeams = 5
 
-func newCaches(m *Model) *caches {
+func newCaches(m *Model, slots int) *caches {
 	c := &caches{}
 	H := m.hp.NTextHead
 	d := m.hp.NTextState / H
@@ -44,13 +55,16 @@ func newCaches(m *Model) *caches {
 	if m.weights.tokEmb.DType() == ml.DTypeF32 {
 		dt = ml.DTypeF32
 	}
+	for i := range slots {
+		c.slots = append(c.slots, &slot{index: i})
+	}
 	for l := range m.hp.NTextLayer {
 		ctx := m.b.NewContextSize(8).Layer(l)
 		c.ctxs = append(c.ctxs, ctx)
-		c.crossK = append(c.crossK, ctx.Zeros(dt, d, A, H))
-		c.crossV = append(c.crossV, ctx.Zeros(dt, A, d, H))
-		c.selfK = append(c.selfK, ctx.Zeros(dt, d, T, H, maxBeams))
-		c.selfV = append(c.selfV, ctx.Zeros(dt, T, d, H, maxBeams))
+		c.crossK = append(c.crossK, ctx.Zeros(dt, d, A, H, slots))
+		c.crossV = append(c.crossV, ctx.Zeros(dt, A, d, H, slots))
+		c.selfK = append(c.selfK, ctx.Zeros(dt, d, T, H, slots*maxBeams))
+		c.selfV = append(c.selfV, ctx.Zeros(dt, T, d, H, slots*maxBeams))
 		c.scratchK = append(c.scratchK, ctx.Zeros(dt, d, T, H, maxBeams))
 		c.scratchV = append(c.scratchV, ctx.Zeros(dt, T, d, H, maxBeams))
 	}
@@ -61,6 +75,31 @@ func (c *caches) close() {
 	for _, ctx := range c.ctxs {
 		ctx.Close()
 	}
+}
+
+// crossKeys views layer l's cross keys of slots from..from+n-1, first A
+// positions: [d, A, H, n]; crossValues their values, [A, d, H, n].
+func (c *caches) crossKeys(ctx ml.Context, l, from, n, A int) ml.Tensor {
+	t := c.crossK[l]
+	return t.View(ctx, from*t.Stride(3), t.Dim(0), t.Stride(1), A, t.Stride(2), t.Dim(2), t.Stride(3), n)
+}
+
+func (c *caches) crossValues(ctx ml.Context, l, from, n, A int) ml.Tensor {
+	t := c.crossV[l]
+	return t.View(ctx, from*t.Stride(3), A, t.Stride(1), t.Dim(1), t.Stride(2), t.Dim(2), t.Stride(3), n)
+}
+
+// selfKeys views a slot's self-attention keys of layer l, positions
+// from..from+n-1 of its first B sequences: [d, n, H, B]; selfValues its
+// values, [n, d, H, B].
+func (c *caches) selfKeys(ctx ml.Context, sl *slot, l, from, n, B int) ml.Tensor {
+	t := c.selfK[l]
+	return t.View(ctx, sl.index*maxBeams*t.Stride(3)+from*t.Stride(1), t.Dim(0), t.Stride(1), n, t.Stride(2), t.Dim(2), t.Stride(3), B)
+}
+
+func (c *caches) selfValues(ctx ml.Context, sl *slot, l, from, n, B int) ml.Tensor {
+	t := c.selfV[l]
+	return t.View(ctx, sl.index*maxBeams*t.Stride(3)+from*t.Stride(0), n, t.Stride(1), t.Dim(1), t.Stride(2), t.Dim(2), t.Stride(3), B)
 }
 
 // encoderAttention is softmax(k·q/√d)·v over heads for the encoder's
@@ -101,19 +140,17 @@ func encoderAttention(ctx ml.Context, q, k, v ml.Tensor) ml.Tensor {
 // cachedAttention is attention over keys and values already in the
 // caches' layouts: q is [d, H, nq, B], k a view [d, nk, H, kb] and v a
 // view [nk, d, H, kb] (kb is B, or 1 for keys every sequence shares). Only
-// the query is permuted (a view: the matrix products read it strided); the
-// result is [S, nq, B].
+// the query is permuted (a view: the matrix products read it strided);
+// the scale and the mask go into the softmax (one operation, as
+// whisper.cpp's). The result is [S, nq, B].
 func cachedAttention(ctx ml.Context, q, k, v ml.Tensor, mask ml.Tensor) ml.Tensor {
 	d, heads, nq, B := q.Dim(0), q.Dim(1), q.Dim(2), q.Dim(3)
-	q = q.Permute(ctx, 0, 2, 1, 3) // [d, nq, H, B]
-	kq := k.MulmatFullPrec(ctx, q) // [nk, nq, H, B]
-	kq = kq.Scale(ctx, 1/math.Sqrt(float64(d)))
-	if mask != nil {
-		kq = kq.Add(ctx, mask)
-	}
-	kq = kq.Softmax(ctx)
-	kqv := v.Mulmat(ctx, kq)                                            // [d, nq, H, B]
-	return kqv.Permute(ctx, 0, 2, 1, 3).Contiguous(ctx, d*heads, nq, B) // [S, nq, B]
+	// ggml's attention takes keys as [d, H, nk] and permutes them to
+	// [d, nk, H], the caches' layout: hand it the caches' keys permuted
+	// the other way (views both). Without flash attention (the backend is
+	// loaded without it) it is k·q, softmax(scale·kq + mask), v·kq.
+	out := q.(ml.ScaledDotProductAttention).ScaledDotProductAttention(ctx, k.Permute(ctx, 0, 2, 1, 3), v, mask, nil, nil, 1/math.Sqrt(float64(d)), true)
+	return out.Reshape(ctx, d*heads, nq, B) // [d, H, nq, B] → [S, nq, B]
 }
 
 // heads views a contiguous [S, n, B] tensor as [d, H, n, B].
@@ -123,8 +160,8 @@ func heads(ctx ml.Context, x ml.Tensor, h int) ml.Tensor {
 
 // encodeGraph builds the encoder over one window's mel ([NFrames] x
 // NMels, frame fastest) and writes each decoder layer's cross-attention
-// keys and values into the caches. It returns the encoder output.
-func (m *Model) encodeGraph(ctx ml.Context, mel []float32, A int) ml.Tensor {
+// keys and values into the slot's caches. It returns the encoder output.
+func (m *Model) encodeGraph(ctx ml.Context, sl *slot, mel []float32, A int) ml.Tensor {
 	hp, w := m.hp, &m.weights
 	S, M := hp.NAudioState, hp.NMels
 	x := ctx.Input().FromFloats(mel, 2*A, 1, M, 1)
@@ -148,36 +185,63 @@ func (m *Model) encodeGraph(ctx ml.Context, mel []float32, A int) ml.Tensor {
 	}
 	x = w.encLN.forward(ctx, x) // [S, A, 1]
 	H := hp.NTextHead
-	d := S / H
 	for l, blk := range w.dec {
 		k := heads(ctx, blk.cross.k.forward(ctx, x), H) // [d, H, A, 1]
 		v := heads(ctx, blk.cross.v.forward(ctx, x), H)
-		ck, cv := m.caches.crossK[l], m.caches.crossV[l]
 		// Keys as [d, A, H], values as [A, d, H]: what every decoder step
 		// of this window reads in place.
-		ctx.Forward(k.Permute(ctx, 0, 2, 1, 3).Copy(ctx, ck.View(ctx, 0, d, ck.Stride(1), A, ck.Stride(2), H)))
-		ctx.Forward(v.Permute(ctx, 1, 2, 0, 3).Copy(ctx, cv.View(ctx, 0, A, cv.Stride(1), d, cv.Stride(2), H)))
+		ctx.Forward(k.Permute(ctx, 0, 2, 1, 3).Copy(ctx, m.caches.crossKeys(ctx, l, sl.index, 1, A)))
+		ctx.Forward(v.Permute(ctx, 1, 2, 0, 3).Copy(ctx, m.caches.crossValues(ctx, l, sl.index, 1, A)))
 	}
 	return x
 }
 
-// decodeGraph runs the decoder on tokens [n, B] (token i of sequence b at
-// tokens[b*n+i]) placed at positions past..past+n-1 of every sequence, and
+// group is one slot's sequences in a decoder graph: B sequences of n
+// tokens each (token i of sequence b at tokens[b*n+i]) at positions
+// past..past+n-1.
+type group struct {
+	sl      *slot
+	tokens  []int32
+	B, past int
+}
+
+// decodeGraph runs the decoder on groups of sequences, n tokens each, and
 // returns the logits of the rows listed in rows (indices into 0..n-1) for
-// each sequence: [NVocab, len(rows), B].
-func (m *Model) decodeGraph(ctx ml.Context, tokens []int32, n, B, past int, rows []int) ml.Tensor {
+// each sequence, groups in order: [NVocab, len(rows), total sequences].
+// The projections, the MLPs and the output projection run once over every
+// sequence of every group (one read of the weights for all): the
+// activations stay two-dimensional, [S, n·sequences], because ggml treats
+// a third dimension as separate products, each reading the weights again.
+// Attention runs per group, over that slot's caches.
+func (m *Model) decodeGraph(ctx ml.Context, gs []group, n int, rows []int) ml.Tensor {
 	hp, w := m.hp, &m.weights
 	S := hp.NTextState
-	if past+n > hp.NTextCtx {
-		panic(fmt.Sprintf("asr: %d tokens past position %d exceed the text context of %d", n, past, hp.NTextCtx))
+	var flat, positions []int32
+	B := 0
+	for _, g := range gs {
+		if g.past+n > hp.NTextCtx {
+			panic(fmt.Sprintf("asr: %d tokens past position %d exceed the text context of %d", n, g.past, hp.NTextCtx))
+		}
+		flat = append(flat, g.tokens...)
+		for range g.B {
+			for i := range n {
+				positions = append(positions, int32(g.past+i))
+			}
+		}
+		B += g.B
 	}
 	in := ctx.Input()
-	idx := in.FromInts(tokens, n*B)
-	x := w.tokEmb.Rows(ctx, idx).Reshape(ctx, S, n, B)
-	pos := w.decPos.View(ctx, past*w.decPos.Stride(1), S, w.decPos.Stride(1), n)
-	x = x.Add(ctx, pos.Reshape(ctx, S, n, 1))
+	x := w.tokEmb.Rows(ctx, in.FromInts(flat, n*B)) // [S, n·B]
+	if len(gs) == 1 {
+		// Positions past..past+n-1, repeated for each sequence.
+		x = x.Add(ctx, w.decPos.View(ctx, gs[0].past*w.decPos.Stride(1), S, w.decPos.Stride(1), n))
+	} else {
+		x = x.Add(ctx, w.decPos.Rows(ctx, in.FromInts(positions, n*B)))
+	}
+	seqs := func(t ml.Tensor) ml.Tensor { return t.Reshape(ctx, S, n, B) }
 	var mask ml.Tensor
-	if n > 1 { // causal: query i sees keys 0..past+i
+	if n > 1 { // causal: query i sees keys 0..past+i (one group: see logits)
+		past := gs[0].past
 		total := past + n
 		mv := make([]float32, total*n)
 		for i := range n {
@@ -189,42 +253,115 @@ func (m *Model) decodeGraph(ctx ml.Context, tokens []int32, n, B, past int, rows
 		}
 		mask = in.FromFloats(mv, total, n, 1, 1)
 	}
+	H := hp.NTextHead
 	for l, blk := range w.dec {
-		c := m.caches
 		h := blk.attn.ln.forward(ctx, x)
 		q := blk.attn.q.forward(ctx, h)
 		k := blk.attn.k.forward(ctx, h)
 		v := blk.attn.v.forward(ctx, h)
-		kc, vc := c.selfK[l], c.selfV[l]
-		H, d := hp.NTextHead, S/hp.NTextHead
-		es := kc.Stride(0)
-		kb1, kb2, kb3 := kc.Stride(1), kc.Stride(2), kc.Stride(3)
-		vb1, vb2, vb3 := vc.Stride(1), vc.Stride(2), vc.Stride(3)
-		// This step's keys and values go into the caches at past.. in their
-		// layouts: keys [d, n, H, B], values [n, d, H, B].
-		ctx.Forward(heads(ctx, k, H).Permute(ctx, 0, 2, 1, 3).Copy(ctx, kc.View(ctx, past*kb1, d, kb1, n, kb2, H, kb3, B)))
-		ctx.Forward(heads(ctx, v, H).Permute(ctx, 1, 2, 0, 3).Copy(ctx, vc.View(ctx, past*es, n, vb1, d, vb2, H, vb3, B)))
-		keys := kc.View(ctx, 0, d, kb1, past+n, kb2, H, kb3, B)
-		vals := vc.View(ctx, 0, past+n, vb1, d, vb2, H, vb3, B)
-		x = x.Add(ctx, blk.attn.o.forward(ctx, cachedAttention(ctx, heads(ctx, q, H), keys, vals, mask)))
+		q, k, v = seqs(q), seqs(k), seqs(v)
+		c := m.caches
+		att := perGroup(ctx, gs, func(g group, part func(ml.Tensor) ml.Tensor) ml.Tensor {
+			past, b := g.past, g.B
+			// This step's keys and values go into the caches at past.. in
+			// their layouts: keys [d, n, H, B], values [n, d, H, B].
+			ctx.Forward(heads(ctx, part(k), H).Permute(ctx, 0, 2, 1, 3).Copy(ctx, c.selfKeys(ctx, g.sl, l, past, n, b)))
+			ctx.Forward(heads(ctx, part(v), H).Permute(ctx, 1, 2, 0, 3).Copy(ctx, c.selfValues(ctx, g.sl, l, past, n, b)))
+			keys, vals := c.selfKeys(ctx, g.sl, l, 0, past+n, b), c.selfValues(ctx, g.sl, l, 0, past+n, b)
+			return cachedAttention(ctx, heads(ctx, part(q), H), keys, vals, mask)
+		})
+		x = x.Add(ctx, blk.attn.o.forward(ctx, att.Reshape(ctx, S, n*B)))
 
 		h = blk.cross.ln.forward(ctx, x)
 		q = blk.cross.q.forward(ctx, h)
-		A := c.audioCtx
-		ck, cv := c.crossK[l], c.crossV[l]
-		keysX := ck.View(ctx, 0, d, ck.Stride(1), A, ck.Stride(2), H, ck.Stride(2)*H, 1)
-		valsX := cv.View(ctx, 0, A, cv.Stride(1), d, cv.Stride(2), H, cv.Stride(2)*H, 1)
-		x = x.Add(ctx, blk.cross.o.forward(ctx, cachedAttention(ctx, heads(ctx, q, H), keysX, valsX, nil)))
+		x = x.Add(ctx, blk.cross.o.forward(ctx, m.crossAttention(ctx, l, gs, q, n)))
 
 		h = blk.mlpLN.forward(ctx, x)
 		x = x.Add(ctx, blk.mlp2.forward(ctx, blk.mlp0.forward(ctx, h).GELU_ERF(ctx)))
 	}
-	x = w.decLN.forward(ctx, x) // [S, n, B]
+	x = w.decLN.forward(ctx, x) // [S, n·B]
 	if len(rows) != n {
-		ri := in.FromInts(rowIndex(rows, n, B), len(rows)*B)
-		x = x.Reshape(ctx, S, n*B).Rows(ctx, ri).Reshape(ctx, S, len(rows), B)
+		x = x.Rows(ctx, in.FromInts(rowIndex(rows, n, B), len(rows)*B))
 	}
-	return w.outProj.Mulmat(ctx, x) // [V, rows, B]
+	return w.outProj.Mulmat(ctx, x) // [V, rows·B]
+}
+
+// crossAttention is the cross attention of the groups' queries q [S,
+// n·B] over their slots' windows: [S, n·B]. One group reads its slot's keys
+// and values in place. Several (one token a sequence, sorted by slot) run
+// as one product over the slots they span, however many: the queries are
+// gathered into [d, H, Bmax, slots] (spare columns repeat a real query),
+// each slot's keys past its own window are masked, and the results are
+// gathered back in order. Per group, the graph would grow by five
+// operations a layer, each a kernel launch on a GPU.
+func (m *Model) crossAttention(ctx ml.Context, l int, gs []group, q ml.Tensor, n int) ml.Tensor {
+	c, S, H := m.caches, m.hp.NTextState, m.hp.NTextHead
+	if len(gs) == 1 {
+		g := gs[0]
+		A := g.sl.audioCtx
+		out := cachedAttention(ctx, heads(ctx, q.Reshape(ctx, S, n, g.B), H), c.crossKeys(ctx, l, g.sl.index, 1, A), c.crossValues(ctx, l, g.sl.index, 1, A), nil)
+		return out.Reshape(ctx, S, n*g.B)
+	}
+	lo, hi := gs[0].sl.index, gs[len(gs)-1].sl.index+1
+	spanned := hi - lo
+	bmax, A := 0, 0
+	for _, g := range gs {
+		bmax, A = max(bmax, g.B), max(A, g.sl.audioCtx)
+	}
+	gather := make([]int32, bmax*spanned) // column s·bmax+b ← row of q (slots in the span not in the batch: row 0)
+	var scatter []int32                   // row r of the result ← column
+	mask := make([]float32, A*bmax*spanned)
+	masked := false
+	off := 0
+	for _, g := range gs {
+		s := g.sl.index - lo
+		for b := range bmax {
+			gather[s*bmax+b] = int32(off + min(b, g.B-1))
+		}
+		for b := range g.B {
+			scatter = append(scatter, int32(s*bmax+b))
+		}
+		for a := g.sl.audioCtx; a < A; a++ {
+			masked = true
+			for b := range bmax {
+				mask[(s*bmax+b)*A+a] = float32(math.Inf(-1))
+			}
+		}
+		off += g.B
+	}
+	in := ctx.Input()
+	var mk ml.Tensor
+	if masked {
+		mk = in.FromFloats(mask, A, bmax, 1, spanned)
+	}
+	qs := q.Rows(ctx, in.FromInts(gather, len(gather))).Reshape(ctx, S/H, H, bmax, spanned)
+	out := cachedAttention(ctx, qs, c.crossKeys(ctx, l, lo, spanned, A), c.crossValues(ctx, l, lo, spanned, A), mk) // [S, bmax, spanned]
+	return out.Reshape(ctx, S, bmax*spanned).Rows(ctx, in.FromInts(scatter, len(scatter)))
+}
+
+// perGroup builds f for each group, with part giving the group's
+// sequences of a [S, n, B] tensor (a view), and joins the results along
+// the sequences. One group is the tensor itself.
+func perGroup(ctx ml.Context, gs []group, f func(g group, part func(ml.Tensor) ml.Tensor) ml.Tensor) ml.Tensor {
+	if len(gs) == 1 {
+		return f(gs[0], func(t ml.Tensor) ml.Tensor { return t })
+	}
+	var out ml.Tensor
+	off := 0
+	for _, g := range gs {
+		o, b := off, g.B
+		part := func(t ml.Tensor) ml.Tensor {
+			return t.View(ctx, o*t.Stride(2), t.Dim(0), t.Stride(1), t.Dim(1), t.Stride(2), b)
+		}
+		r := f(g, part)
+		if out == nil {
+			out = r
+		} else {
+			out = out.Concat(ctx, r, 2)
+		}
+		off += g.B
+	}
+	return out
 }
 
 // rowIndex lists, for each sequence, the flattened index of each wanted row.
@@ -240,35 +377,36 @@ func rowIndex(rows []int, n, B int) []int32 {
 
 // reorderGraph makes sequence i's self-attention cache a copy of sequence
 // parents[i]'s, for the first past positions (beam search).
-func (m *Model) reorderGraph(ctx ml.Context, parents []int32, past int) {
+func (m *Model) reorderGraph(ctx ml.Context, sl *slot, parents []int32, past int) {
 	S, T, H := m.hp.NTextState, m.hp.NTextCtx, m.hp.NTextHead
 	d := S / H
 	B := len(parents)
 	idx := ctx.Input().FromInts(parents, B)
+	c := m.caches
 	for l := range m.weights.dec {
-		c := m.caches
 		for _, pair := range [][2]ml.Tensor{{c.selfK[l], c.scratchK[l]}, {c.selfV[l], c.scratchV[l]}} {
-			src, tmp := pair[0], pair[1]
-			nb1, nb2, nb3 := src.Stride(1), src.Stride(2), src.Stride(3)
+			all, tmp := pair[0], pair[1]
+			nb1, nb2, nb3 := all.Stride(1), all.Stride(2), all.Stride(3)
+			base := sl.index * maxBeams * nb3
 			// Gather whole per-sequence caches (rows of [S*NTextCtx, beams]).
-			flat := src.Reshape(ctx, S*T, maxBeams)
+			flat := all.View(ctx, base, S*T, nb3, maxBeams)
 			picked := flat.Rows(ctx, idx) // [S*NTextCtx, B]
 			ctx.Forward(picked.Copy(ctx, tmp.View(ctx, 0, S*T, nb3, B)))
 			// Copy back the first past positions: keys [d, past, H, B],
 			// values [past, d, H, B].
-			first := func(t ml.Tensor) ml.Tensor {
+			first := func(t ml.Tensor, base int) ml.Tensor {
 				if t.Dim(0) == d {
-					return t.View(ctx, 0, d, nb1, past, nb2, H, nb3, B)
+					return t.View(ctx, base, d, nb1, past, nb2, H, nb3, B)
 				}
-				return t.View(ctx, 0, past, nb1, d, nb2, H, nb3, B)
+				return t.View(ctx, base, past, nb1, d, nb2, H, nb3, B)
 			}
-			ctx.Forward(first(tmp).Copy(ctx, first(src)))
+			ctx.Forward(first(tmp, 0).Copy(ctx, first(all, base)))
 		}
 	}
 }
 
 // run computes a graph, turning the backend's out-of-memory panics into
-// errors.
+// errors. The caller holds m.exec.
 func (m *Model) run(build func(ctx ml.Context) ml.Tensor) (out []float32, err error) {
 	ctx := m.b.NewContext()
 	defer ctx.Close()
@@ -288,18 +426,20 @@ func (m *Model) run(build func(ctx ml.Context) ml.Tensor) (out []float32, err er
 
 // encode runs the encoder on a window of mel frames (3000 for Whisper as
 // trained; an even number up to that to encode only part of it), filling
-// the cross-attention caches; it returns the encoder output [A x S]
+// the slot's cross-attention caches; it returns the encoder output [A x S]
 // (position major) when want is true.
-func (m *Model) encode(win *Spectrogram, want bool) ([]float32, error) {
+func (m *Model) encode(sl *slot, win *Spectrogram, want bool) ([]float32, error) {
 	if win.Frames > NFrames || win.Frames < 2 || win.Frames%2 != 0 || win.NMels != m.hp.NMels {
 		return nil, fmt.Errorf("asr: encoder input is %d x %d, want %d x an even number up to %d", win.NMels, win.Frames, m.hp.NMels, NFrames)
 	}
 	A := win.Frames / 2
-	m.caches.audioCtx = A
+	m.exec.Lock()
+	defer m.exec.Unlock()
+	sl.audioCtx = A
 	defer m.stats.add(&m.stats.encode, time.Now())
 	m.stats.windows.Add(1)
 	return m.run(func(ctx ml.Context) ml.Tensor {
-		x := m.encodeGraph(ctx, win.Data, A)
+		x := m.encodeGraph(ctx, sl, win.Data, A)
 		if !want {
 			ctx.Forward(x)
 			return nil
@@ -308,9 +448,10 @@ func (m *Model) encode(win *Spectrogram, want bool) ([]float32, error) {
 	})
 }
 
-// logits runs the decoder: tokens [B][n] at positions past.., returning
-// the logits [B][len(rows)][NVocab].
-func (m *Model) logits(tokens [][]int32, past int, rows []int) ([][][]float32, error) {
+// logits runs the decoder alone on one slot: tokens [B][n] at positions
+// past.., returning the logits [B][len(rows)][NVocab]. Steps of one token
+// go through step instead, which batches them with other slots'.
+func (m *Model) logits(sl *slot, tokens [][]int32, past int, rows []int) ([][][]float32, error) {
 	B, n := len(tokens), len(tokens[0])
 	flat := make([]int32, 0, B*n)
 	for _, t := range tokens {
@@ -319,30 +460,38 @@ func (m *Model) logits(tokens [][]int32, past int, rows []int) ([][][]float32, e
 		}
 		flat = append(flat, t...)
 	}
+	m.exec.Lock()
+	defer m.exec.Unlock()
 	defer m.stats.add(&m.stats.decode, time.Now())
 	m.stats.steps.Add(1)
-	data, err := m.run(func(ctx ml.Context) ml.Tensor { return m.decodeGraph(ctx, flat, n, B, past, rows) })
+	data, err := m.run(func(ctx ml.Context) ml.Tensor {
+		return m.decodeGraph(ctx, []group{{sl: sl, tokens: flat, B: B, past: past}}, n, rows)
+	})
 	if err != nil {
 		return nil, err
 	}
-	V := m.hp.NVocab
+	return splitLogits(data, m.hp.NVocab, len(rows), B), nil
+}
+
+// splitLogits cuts [V, rows, B] into [B][rows][V].
+func splitLogits(data []float32, V, rows, B int) [][][]float32 {
 	out := make([][][]float32, B)
 	for b := range B {
-		out[b] = make([][]float32, len(rows))
+		out[b] = make([][]float32, rows)
 		for r := range rows {
-			off := (b*len(rows) + r) * V
+			off := (b*rows + r) * V
 			out[b][r] = data[off : off+V]
 		}
 	}
-	return out, nil
+	return out
 }
 
-// reorder copies beam caches: sequence i takes parents[i]'s first past
-// positions.
-func (m *Model) reorder(parents []int32, past int) error {
+// reorder copies a slot's beam caches: sequence i takes parents[i]'s
+// first past positions. The caller holds m.exec.
+func (m *Model) reorder(sl *slot, parents []int32, past int) error {
 	defer m.stats.add(&m.stats.decode, time.Now())
 	_, err := m.run(func(ctx ml.Context) ml.Tensor {
-		m.reorderGraph(ctx, parents, past)
+		m.reorderGraph(ctx, sl, parents, past)
 		return nil
 	})
 	return err

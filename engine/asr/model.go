@@ -37,12 +37,18 @@ type Options struct {
 	// GPULayers offloads this many layers when a GPU backend is loaded
 	// (0: CPU only; -1: all).
 	GPULayers int
+	// Slots is how many transcriptions run at once, each with its own
+	// caches, their decoder steps batched into one graph (0:
+	// DefaultSlots). More wait for a free slot.
+	Slots int
 	// placeAlways makes placeUnnumbered's copies without a GPU too (tests).
 	placeAlways bool
 }
 
-// Model is a loaded Whisper model. Its methods are safe for concurrent use;
-// computations on the backend run one at a time.
+// Model is a loaded Whisper model. Its methods are safe for concurrent use:
+// up to Options.Slots transcriptions run at once, each on its own caches;
+// computations on the backend run one at a time, and concurrent
+// transcriptions' decoder steps run together (batch.go).
 type Model struct {
 	hp      HParams
 	b       ml.Backend
@@ -50,7 +56,12 @@ type Model struct {
 	tok     *Tokenizer
 	path    string
 	name    string
-	mu      sync.Mutex // one window at a time on the shared caches
+	exec    sync.Mutex    // one graph at a time on the backend
+	free    chan struct{} // a token for each slot in use
+	slotMu  sync.Mutex
+	inUse   []bool // by slot index
+	closed  atomic.Bool
+	batch   *batcher
 	caches  *caches
 	placed  ml.Context // copies made by placeUnnumbered
 	weights weights
@@ -142,7 +153,14 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 			return nil, err
 		}
 	}
-	m.caches = newCaches(m)
+	slots := o.Slots
+	if slots <= 0 {
+		slots = DefaultSlots
+	}
+	m.caches = newCaches(m, slots)
+	m.batch = newBatcher()
+	m.free = make(chan struct{}, slots)
+	m.inUse = make([]bool, slots)
 	return m, nil
 }
 
@@ -231,10 +249,24 @@ func (m *Model) Mel() *Mel { return m.mel }
 // Name is the model's general.name.
 func (m *Model) Name() string { return m.name }
 
-// Close frees the model.
+// Close frees the model once the transcriptions running finish; later
+// ones fail.
 func (m *Model) Close() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	if m.free != nil {
+		// Every slot's token: no transcription runs. Then they are given
+		// back for the waiters, who find the model closed.
+		for range cap(m.free) {
+			m.free <- struct{}{}
+		}
+		m.closed.Store(true)
+		defer func() {
+			for range cap(m.free) {
+				<-m.free
+			}
+		}()
+	}
+	m.exec.Lock()
+	defer m.exec.Unlock()
 	if m.caches != nil {
 		m.caches.close()
 		m.caches = nil

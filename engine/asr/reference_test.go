@@ -327,7 +327,7 @@ func TestGraphsMatchTheFloat64Reference(t *testing.T) {
 	}
 	spec, _ := m.Mel().Compute(pcm, NSamples)
 	win := spec.Window(0)
-	enc, err := m.encode(win, true)
+	enc, err := m.encode(m.caches.slots[0], win, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestGraphsMatchTheFloat64Reference(t *testing.T) {
 		last = rd.step(tok)
 	}
 	rows := []int{len(prompt) - 1}
-	lg, err := m.logits([][]int32{prompt}, 0, rows)
+	lg, err := m.logits(m.caches.slots[0], [][]int32{prompt}, 0, rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func TestGraphsMatchTheFloat64Reference(t *testing.T) {
 			t.Fatalf("greedy token %d: ggml %d, float64 %d", i, g, r)
 		}
 		last = rd.step(r)
-		lg, err = m.logits([][]int32{{g}}, past, []int{0})
+		lg, err = m.logits(m.caches.slots[0], [][]int32{{g}}, past, []int{0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +419,7 @@ func TestShortAudioContextMatchesTheReference(t *testing.T) {
 	}
 	spec, _ := m.Mel().Compute(pcm, NSamples)
 	win := spec.WindowN(0, 600)
-	enc, err := m.encode(win, true)
+	enc, err := m.encode(m.caches.slots[0], win, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,14 +441,14 @@ func TestShortAudioContextMatchesTheReference(t *testing.T) {
 	for _, tok := range prompt {
 		last = rd.step(tok)
 	}
-	lg, err := m.logits([][]int32{prompt}, 0, []int{len(prompt) - 1})
+	lg, err := m.logits(m.caches.slots[0], [][]int32{prompt}, 0, []int{len(prompt) - 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e := maxRel(lg[0][0], last); e > 1e-4 {
 		t.Errorf("decoder logits differ: %.2e (tolerance 1e-4)", e)
 	}
-	if _, err := m.encode(spec.WindowN(0, 601), false); err == nil {
+	if _, err := m.encode(m.caches.slots[0], spec.WindowN(0, 601), false); err == nil {
 		t.Error("an odd number of frames was encoded")
 	}
 }

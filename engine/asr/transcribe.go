@@ -54,11 +54,11 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 	if err != nil {
 		return nil, err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.b == nil {
-		return nil, fmt.Errorf("asr: model closed")
+	sl, err := m.acquire(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer m.release(sl)
 	tk := m.tok
 	out := &Transcript{Duration: float64(len(pcm)) / SampleRate}
 	contentFrames := len(pcm) / HopLength
@@ -76,11 +76,11 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 		}
 		offset := float64(seek) * HopLength / SampleRate
 		size := min(frames, contentFrames-seek)
-		if _, err := m.encode(spec.WindowN(seek, frames), false); err != nil {
+		if _, err := m.encode(sl, spec.WindowN(seek, frames), false); err != nil {
 			return nil, err
 		}
 		if lang == "" {
-			code, probs, err := m.detectLanguage(o.DetectAmong)
+			code, probs, err := m.detectLanguage(sl, o.DetectAmong)
 			if err != nil {
 				return nil, err
 			}
@@ -91,7 +91,7 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 		}
 		wo := o
 		wo.Prompt = all[promptReset:]
-		res, err := m.decodeWithFallback(ctx, lang, wo, rng)
+		res, err := m.decodeWithFallback(ctx, sl, lang, wo, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -117,10 +117,10 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 
 // decodeWithFallback decodes at rising temperatures until the result is
 // neither repetitive nor improbable (or the schedule ends).
-func (m *Model) decodeWithFallback(ctx context.Context, lang string, o DecodeOptions, rng *rand.Rand) (windowResult, error) {
+func (m *Model) decodeWithFallback(ctx context.Context, sl *slot, lang string, o DecodeOptions, rng *rand.Rand) (windowResult, error) {
 	var res windowResult
 	for i, t := range o.Temperatures {
-		r, err := m.decodeWindow(ctx, lang, o, t, rng)
+		r, err := m.decodeWindow(ctx, sl, lang, o, t, rng)
 		if err != nil {
 			return windowResult{}, err
 		}

@@ -143,6 +143,9 @@ def summarize(out_dir, gpu, dry, quick, elapsed):
         rows.append((sec, "long file real-time factor", fmt(lf.get("rtf"), 1), fmt(h.get("rtf"), 1), fmt(ratio(lf.get("rtf"), h.get("rtf"))), peer))
         rows.append((sec, f"batched windows/s ({h.get('batch', '')})", fmt(bt.get("windows_per_s")), fmt(h.get("windows_per_s")),
                      fmt(ratio(bt.get("windows_per_s"), h.get("windows_per_s"))), peer))
+        if bt.get("windows_per_s_serial"):
+            rows.append((sec, "batched windows/s, one at a time vs steps batched", fmt(bt.get("windows_per_s_serial")), fmt(bt.get("windows_per_s")),
+                         fmt(bt.get("batch_speedup")), "boxd batched (x faster)"))
 
     # Live sessions and the arbiter.
     live = parse_bench(read(os.path.join(out_dir, "live.log")))

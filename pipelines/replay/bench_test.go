@@ -54,6 +54,8 @@ import (
 //	BOXD_BENCH_ASR_THREADS       Whisper's CPU threads (default: the CPUs the chat model leaves,
 //	                             at least 1; boxd serve gives both every CPU, and on a small
 //	                             box the two then spin against each other)
+//	BOXD_BENCH_ASR_PARALLEL      transcriptions at once, their decoder steps batched (default 4,
+//	                             asr.parallel's default; 1: one at a time, as before batching)
 //	BOXD_BENCH_SESSIONS          BenchmarkConcurrentLiveSessions runs just these counts (e.g. 4)
 //	                             instead of 1, 2, … up to the first that falls behind
 //	BOXD_BENCH_ASR_MODEL         the Whisper GGUF (default: the generated random tiny F16 model)
@@ -306,13 +308,16 @@ func loadBenchModels(b *testing.B) *benchModels {
 	if chatModel == "" {
 		chatModel = testmodels.Generated(b, testmodels.ChatFile)
 	}
+	// As serve: asr.parallel transcriptions at once (their steps batched),
+	// as many arbiter slots.
+	parallel := int(envFloat(b, "BOXD_BENCH_ASR_PARALLEL", asr.DefaultSlots))
 	e, err := stream.Load(ctx, asrModel, testmodels.Shared(b, "ggml-silero-v6.2.0.bin"),
-		stream.Settings{BeamSize: int(envFloat(b, "BOXD_BENCH_BEAM", 5)), PartialStepMS: 1000, MaxSentenceS: 20, Threads: asrThreads, GPULayers: gpuLayers})
+		stream.Settings{BeamSize: int(envFloat(b, "BOXD_BENCH_BEAM", 5)), PartialStepMS: 1000, MaxSentenceS: 20, Threads: asrThreads, GPULayers: gpuLayers, Parallel: parallel})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(e.Close)
-	pool := arb.Pool("asr", 1, 256)
+	pool := arb.Pool("asr", parallel, 256)
 	e.Defaults.Acquire = func(ctx context.Context) (func(), error) { return pool.Acquire(ctx, gpu.Live) }
 	// Random weights: the fallback schedule would run on every window and
 	// the no-speech probability is noise, so decode once at T=0 and never

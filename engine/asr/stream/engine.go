@@ -25,6 +25,7 @@ type Settings struct {
 	MaxSentenceS  float64 // longest sentence without a pause
 	GPULayers     int     // -1 all, 0 CPU
 	Threads       int     // CPU threads (0: all)
+	Parallel      int     // transcriptions at once, steps batched (0: asr.DefaultSlots)
 }
 
 // LoadError says which file failed to load.
@@ -50,7 +51,7 @@ func Load(ctx context.Context, modelPath, vadPath string, s Settings) (*Engine, 
 	if err != nil {
 		return nil, &LoadError{VAD: true, Err: err}
 	}
-	m, err := asr.Load(ctx, modelPath, asr.Options{GPULayers: s.GPULayers, Threads: s.Threads})
+	m, err := asr.Load(ctx, modelPath, asr.Options{GPULayers: s.GPULayers, Threads: s.Threads, Slots: s.Parallel})
 	if err != nil {
 		v.Close()
 		return nil, &LoadError{Err: err}

@@ -25,7 +25,10 @@ import (
 //   - longform: BOXD_BENCH_LONG_S seconds of audio in 30 s windows: rtf
 //     (seconds of audio per wall-clock second);
 //   - batch: BOXD_BENCH_BATCH 30 s windows transcribed at once:
-//     windows_per_s.
+//     windows_per_s (their decoder steps batched, up to the model's slots
+//     at a time), and the same windows one transcription at a time
+//     (windows_per_s_serial, as the engine ran before it batched):
+//     batch_speedup is the ratio.
 //
 // Environment: BOXD_BENCH_ASR_MODEL (default: the generated tiny F16
 // model), BOXD_BENCH_GPU_LAYERS (default 0; -1: all), BOXD_BENCH_AUDIO
@@ -102,7 +105,7 @@ func BenchmarkSpeed(b *testing.B) {
 		b.ReportMetric(float64(st.Steps)/float64(max(1, st.Windows)), "steps/window")
 	})
 	b.Run("batch", func(b *testing.B) {
-		var wall time.Duration
+		var wall, serial time.Duration
 		for range b.N {
 			w, _ := measure(b, func() error {
 				var wg sync.WaitGroup
@@ -119,8 +122,19 @@ func BenchmarkSpeed(b *testing.B) {
 				return nil
 			})
 			wall += w
+			w, _ = measure(b, func() error {
+				for range batch {
+					if err := run(window); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			serial += w
 		}
 		b.ReportMetric(float64(b.N*batch)/wall.Seconds(), "windows_per_s")
+		b.ReportMetric(float64(b.N*batch)/serial.Seconds(), "windows_per_s_serial")
+		b.ReportMetric(serial.Seconds()/wall.Seconds(), "batch_speedup")
 	})
 }
 
