@@ -243,3 +243,27 @@ func BenchmarkBatchedStep(b *testing.B) {
 		})
 	}
 }
+
+// TestEncoderKeyPaddingChangesNothing: the encoder's keys padded for the
+// CPU kernel (a multiple of 8, masked) and unpadded, as on a GPU, give the
+// same encoding.
+func TestEncoderKeyPaddingChangesNothing(t *testing.T) {
+	m := loadTiny(t, testmodels.WhisperGGUF)
+	spec, err := m.mel.Compute(jfk(t), NSamples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := m.caches.slots[0]
+	enc := func(pad bool) []float32 {
+		m.padKeys = pad
+		out, err := m.encode(sl, spec.WindowN(0, NFrames), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	padded, plain := enc(true), enc(false)
+	if d := maxRelDiff(padded, plain); d > 1e-5 {
+		t.Errorf("padded and unpadded encoder outputs differ by %.2g (relative to the largest)", d)
+	}
+}

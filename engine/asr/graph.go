@@ -110,10 +110,15 @@ func (c *caches) selfValues(ctx ml.Context, sl *slot, l, from, n, B int) ml.Tens
 // ggml's fast CPU matrix kernel (llamafile's tinyBLAS) takes only sums a
 // multiple of 8 long; without the padding it falls back to dot products,
 // which cost a quarter of the encoder's time. Zero values under zero
-// weights change no sum.
-func encoderAttention(ctx ml.Context, q, k, v ml.Tensor) ml.Tensor {
+// weights change no sum. With the model on a GPU (padKeys false) there is
+// no padding: cuBLAS needs none, and the extra mask is one more pass over
+// every score.
+func encoderAttention(ctx ml.Context, q, k, v ml.Tensor, padKeys bool) ml.Tensor {
 	d, heads, n := q.Dim(0), q.Dim(1), q.Dim(2)
-	pad := (8 - n%8) % 8
+	pad := 0
+	if padKeys {
+		pad = (8 - n%8) % 8
+	}
 	q = q.Permute(ctx, 0, 2, 1, 3).Contiguous(ctx) // [d, n, H, 1]
 	k = k.Permute(ctx, 0, 2, 1, 3).Contiguous(ctx) // [d, n, H, 1]
 	v = v.Permute(ctx, 1, 2, 0, 3).Contiguous(ctx) // [n, d, H, 1]
@@ -179,7 +184,7 @@ func (m *Model) encodeGraph(ctx ml.Context, sl *slot, mel []float32, A int) ml.T
 		k := blk.attn.k.forward(ctx, h)
 		v := blk.attn.v.forward(ctx, h)
 		H := hp.NAudioHead
-		x = x.Add(ctx, blk.attn.o.forward(ctx, encoderAttention(ctx, heads(ctx, q, H), heads(ctx, k, H), heads(ctx, v, H))))
+		x = x.Add(ctx, blk.attn.o.forward(ctx, encoderAttention(ctx, heads(ctx, q, H), heads(ctx, k, H), heads(ctx, v, H), m.padKeys)))
 		h = blk.mlpLN.forward(ctx, x)
 		x = x.Add(ctx, blk.mlp2.forward(ctx, blk.mlp0.forward(ctx, h).GELU_ERF(ctx)))
 	}

@@ -61,6 +61,9 @@ type Model struct {
 	slotMu  sync.Mutex
 	inUse   []bool // by slot index
 	closed  atomic.Bool
+	// padKeys pads the encoder's keys for the CPU's matrix kernel
+	// (encoderAttention); a GPU's needs no padding.
+	padKeys bool
 	batch   *batcher
 	caches  *caches
 	placed  ml.Context // copies made by placeUnnumbered
@@ -147,6 +150,7 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		b.Close()
 		return nil, err
 	}
+	m.padKeys = !offloaded
 	if offloaded || o.placeAlways {
 		if err := m.placeUnnumbered(); err != nil {
 			b.Close()

@@ -38,8 +38,8 @@ import (
 // Silero VAD), the vertical's real lanes on the generated tiny chat model,
 // the box's defaults (asr.beam_size 5, asr.partial_step_ms 1000,
 // asr.max_sentence_s 20, lane debounce 1 s, 4 parallel LLM sequences of
-// 8,192 tokens) and one GPU arbiter as boxd serve has (speech decodes one
-// at a time in its "asr" pool). The method and the figures of a run are in
+// 8,192 tokens) and one GPU arbiter as boxd serve has (asr.parallel
+// speech decodes at once in its "asr" pool, their decoder steps batched). The method and the figures of a run are in
 // docs/decisions.md ("Live latency benchmark").
 //
 // Environment:
