@@ -50,17 +50,17 @@ type Options struct {
 // computations on the backend run one at a time, and concurrent
 // transcriptions' decoder steps run together (batch.go).
 type Model struct {
-	hp      HParams
-	b       ml.Backend
-	mel     *Mel
-	tok     *Tokenizer
-	path    string
-	name    string
-	exec    sync.Mutex    // one graph at a time on the backend
-	free    chan struct{} // a token for each slot in use
-	slotMu  sync.Mutex
-	inUse   []bool // by slot index
-	closed  atomic.Bool
+	hp     HParams
+	b      ml.Backend
+	mel    *Mel
+	tok    *Tokenizer
+	path   string
+	name   string
+	exec   sync.Mutex    // one graph at a time on the backend
+	free   chan struct{} // a token for each slot in use
+	slotMu sync.Mutex
+	inUse  []bool // by slot index
+	closed atomic.Bool
 	// padKeys pads the encoder's keys for the CPU's matrix kernel
 	// (encoderAttention); a GPU's needs no padding.
 	padKeys bool
