@@ -162,8 +162,12 @@ func TestIndexHashCommits(t *testing.T) {
 	}
 	other := []*Index{}
 	for _, f := range []func() (*Index, error){
-		func() (*Index, error) { return BuildIndex(docs, ChunkerSettings{Version: DefaultChunker.Version, MaxChars: 600}, emb) },
-		func() (*Index, error) { return BuildIndex(docs, DefaultChunker, ModelRef{Repo: emb.Repo, Revision: "r2"}) },
+		func() (*Index, error) {
+			return BuildIndex(docs, ChunkerSettings{Version: DefaultChunker.Version, MaxChars: 600}, emb)
+		},
+		func() (*Index, error) {
+			return BuildIndex(docs, DefaultChunker, ModelRef{Repo: emb.Repo, Revision: "r2"})
+		},
 		func() (*Index, error) {
 			d := append([]Document(nil), docs...)
 			d[1].Text += " One more sentence."
