@@ -374,6 +374,11 @@ func WriteBert(path string, s Bert) error {
 	w.Set("tokenizer.ggml.unknown_token_id", uint32(1))
 	w.Set("tokenizer.ggml.cls_token_id", uint32(2))
 	w.Set("tokenizer.ggml.seperator_token_id", uint32(3))
+	// As llama.cpp's converter writes them for BERT: [CLS] is the
+	// beginning-of-sequence token and [SEP] the end. Without them llama.cpp
+	// takes BERT's usual ids (101, 102), words in this small vocabulary.
+	w.Set("tokenizer.ggml.bos_token_id", uint32(2))
+	w.Set("tokenizer.ggml.eos_token_id", uint32(3))
 	w.Set("tokenizer.ggml.mask_token_id", uint32(4))
 	if s.Rerank {
 		w.Set("bert.classifier.output_labels", []string{"relevance"})
