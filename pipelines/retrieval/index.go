@@ -52,7 +52,9 @@ type Index struct {
 	Chunker    ChunkerSettings `json:"chunker"`
 	Embedder   ModelRef        `json:"embedder"`
 
-	tree *tree
+	tree    *tree
+	bm25    *BM25
+	vectors [][]float32 // per chunk, unit length (Prepare)
 }
 
 // LimitError says which limit a request went over (413).
