@@ -1,0 +1,245 @@
+package retrieval
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"boxd/engine/attest"
+	"boxd/ids"
+)
+
+// SearchFormat is the search receipt's format (contract 3, section 2).
+const SearchFormat = "service.retrieval.search.v1"
+
+// ReceiptIndex is the index a search ran on. Chunker is beyond the
+// contract's list: the index hash commits to it, so a verifier needs it
+// to recompute the hash.
+type ReceiptIndex struct {
+	Hash       string          `json:"hash"`
+	CorpusRoot string          `json:"corpus_root"`
+	NChunks    int             `json:"n_chunks"`
+	Chunker    ChunkerSettings `json:"chunker"`
+	Embedder   ModelRef        `json:"embedder"`
+}
+
+// ReceiptParams are the search's settings.
+type ReceiptParams struct {
+	K          int    `json:"k"`
+	Rerank     bool   `json:"rerank"`
+	Mode       string `json:"mode"`
+	Candidates int    `json:"candidates"`
+}
+
+// ScoresPPM are a result's scores in parts per million (integers; null
+// when that score was not computed).
+type ScoresPPM struct {
+	Dense  *int64 `json:"dense"`
+	Rerank *int64 `json:"rerank"`
+}
+
+// Ranks are a result's ranks in each retriever's list (null when not in
+// it).
+type Ranks struct {
+	Dense *int `json:"dense_rank"`
+	BM25  *int `json:"bm25_rank"`
+}
+
+// ReceiptResult is one ranked chunk in a receipt: everything its leaf
+// binds, so that a chunk and its proof can be checked against the root.
+type ReceiptResult struct {
+	Rank      int       `json:"rank"`
+	Chunk     string    `json:"chunk"`
+	Doc       string    `json:"doc"`
+	DocSHA256 string    `json:"doc_sha256"`
+	ByteStart int       `json:"byte_start"`
+	ByteEnd   int       `json:"byte_end"`
+	SHA256    string    `json:"sha256"`
+	ScoresPPM ScoresPPM `json:"scores_ppm"`
+	Ranks     Ranks     `json:"ranks"`
+}
+
+// ModelCallRef names a model-call receipt the search made.
+type ModelCallRef struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"` // embed or rerank
+}
+
+// searchBody is what the signature covers.
+type searchBody struct {
+	V           string          `json:"v"`
+	ID          string          `json:"id"`
+	Index       ReceiptIndex    `json:"index"`
+	Reranker    *ModelRef       `json:"reranker"`
+	QuerySHA256 string          `json:"query_sha256"`
+	Params      ReceiptParams   `json:"params"`
+	Results     []ReceiptResult `json:"results"`
+	ModelCalls  []ModelCallRef  `json:"model_calls"`
+	Signer      attest.Signer   `json:"signer"`
+}
+
+// SearchReceipt is the signed search receipt.
+type SearchReceipt struct {
+	searchBody
+	Sig string `json:"sig"`
+}
+
+// MarshalJSON writes the receipt's fields flat.
+func (r SearchReceipt) MarshalJSON() ([]byte, error) {
+	type flat struct {
+		searchBody
+		Sig string `json:"sig"`
+	}
+	return json.Marshal(flat(r))
+}
+
+// UnmarshalJSON reads them.
+func (r *SearchReceipt) UnmarshalJSON(b []byte) error {
+	type flat struct {
+		searchBody
+		Sig string `json:"sig"`
+	}
+	var f flat
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*r = SearchReceipt(f)
+	return nil
+}
+
+// SignSearch signs the receipt of a search over ix: its results, the
+// model calls it made (embedding the query, reranking) and the reranker
+// when it ran.
+func SignSearch(k *attest.Key, ix *Index, query string, p Params, res []Result, reranker *ModelRef, calls []ModelCallRef) (*SearchReceipt, error) {
+	if p.K == 0 {
+		p.K = DefaultK
+	}
+	if p.Mode == "" {
+		p.Mode = ModeHybrid
+	}
+	q := sha256.Sum256([]byte(query))
+	b := searchBody{
+		V: SearchFormat, ID: ids.New("rs-", 12),
+		Index:       ReceiptIndex{Hash: ix.Hash, CorpusRoot: ix.CorpusRoot, NChunks: ix.NChunks, Chunker: ix.Chunker, Embedder: ix.Embedder},
+		QuerySHA256: hex.EncodeToString(q[:]),
+		Params:      ReceiptParams{K: p.K, Rerank: p.Rerank, Mode: p.Mode, Candidates: Candidates},
+		Results:     []ReceiptResult{},
+		ModelCalls:  append([]ModelCallRef{}, calls...),
+		Signer:      k.Signer(),
+	}
+	if p.Rerank {
+		b.Reranker = reranker
+	}
+	for _, r := range res {
+		rr := ReceiptResult{Rank: r.Rank, Chunk: r.Chunk.ID, Doc: r.Chunk.Doc, DocSHA256: r.Chunk.DocSHA256,
+			ByteStart: r.Chunk.ByteStart, ByteEnd: r.Chunk.ByteEnd, SHA256: r.Chunk.SHA256}
+		if r.HasDense {
+			v := PPM(r.Dense)
+			rr.ScoresPPM.Dense = &v
+		}
+		if r.Reranked {
+			v := PPM(r.Relevance)
+			rr.ScoresPPM.Rerank = &v
+		}
+		if r.DenseRank > 0 {
+			v := r.DenseRank
+			rr.Ranks.Dense = &v
+		}
+		if r.BM25Rank > 0 {
+			v := r.BM25Rank
+			rr.Ranks.BM25 = &v
+		}
+		b.Results = append(b.Results, rr)
+	}
+	sig, _, err := k.Sign(SearchFormat, b)
+	if err != nil {
+		return nil, err
+	}
+	return &SearchReceipt{searchBody: b, Sig: sig}, nil
+}
+
+// ProvenChunk is a result's chunk as a caller hands it back for checking:
+// its id, its text and its inclusion proof.
+type ProvenChunk struct {
+	Chunk string `json:"chunk"`
+	Text  string `json:"text"`
+	Proof Proof  `json:"proof"`
+}
+
+// Check is one verification step.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// VerifySearch checks a search receipt: its signature, that this box
+// (pinned) signed it, that the index hash is what its corpus root, chunk
+// count, chunker and embedder give, and for each chunk handed back its
+// text hash and proof against the root, and with the documents its
+// offsets. Every check is listed; the receipt holds when all are OK.
+func VerifySearch(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, docs []Document) ([]Check, error) {
+	var r SearchReceipt
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("receipt: %w", err)
+	}
+	if r.V != SearchFormat {
+		return nil, fmt.Errorf("receipt v is %q, want %s", r.V, SearchFormat)
+	}
+	var out []Check
+	add := func(name string, ok bool, detail string) { out = append(out, Check{Name: name, OK: ok, Detail: detail}) }
+	msg, err := attest.Message(SearchFormat, r.searchBody)
+	if err != nil {
+		return nil, err
+	}
+	if err := attest.VerifyHex(r.Signer.PubKey, r.Sig, msg); err != nil {
+		add("signature", false, err.Error())
+	} else {
+		add("signature", true, "Ed25519 signature verifies")
+	}
+	if pinned != nil && r.Signer.PubKey == hex.EncodeToString(pinned) {
+		add("signer", true, "signed by this box's published key "+attest.KeyID(pinned))
+	} else {
+		add("signer", false, "not signed by this box's published key (GET /attest/signing-key)")
+	}
+	ih := IndexHash(r.Index.CorpusRoot, r.Index.NChunks, r.Index.Chunker, r.Index.Embedder)
+	add("index_hash", ih == r.Index.Hash, map[bool]string{true: "the corpus root, chunk count, chunker and embedder give the index hash",
+		false: "the index hash is not what its corpus root, chunk count, chunker and embedder give"}[ih == r.Index.Hash])
+	byID := map[string]ReceiptResult{}
+	for _, res := range r.Results {
+		byID[res.Chunk] = res
+	}
+	texts := map[string]*string{}
+	for i := range docs {
+		texts[docs[i].ID] = &docs[i].Text
+	}
+	for _, c := range chunks {
+		res, ok := byID[c.Chunk]
+		name := "chunk " + c.Chunk
+		if !ok {
+			add(name, false, "no result in the receipt names this chunk")
+			continue
+		}
+		pos, err := strconv.Atoi(strings.TrimPrefix(c.Chunk, "c"))
+		if err != nil || !strings.HasPrefix(c.Chunk, "c") || pos != c.Proof.Index {
+			add(name, false, fmt.Sprintf("the proof is for leaf %d, the chunk id names another", c.Proof.Index))
+			continue
+		}
+		ic := IndexChunk{ID: res.Chunk, Doc: res.Doc, DocSHA256: res.DocSHA256, ByteStart: res.ByteStart, ByteEnd: res.ByteEnd, SHA256: res.SHA256, Text: c.Text}
+		doc := texts[res.Doc]
+		if err := VerifyChunk(ic, c.Proof, r.Index.CorpusRoot, r.Index.NChunks, doc); err != nil {
+			add(name, false, err.Error())
+			continue
+		}
+		detail := "its text hashes to its sha256 and its proof leads to the corpus root"
+		if doc != nil {
+			detail += "; the document's bytes at its offsets are its text"
+		}
+		add(name, true, detail)
+	}
+	return out, nil
+}
