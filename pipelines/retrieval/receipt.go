@@ -191,7 +191,9 @@ func VerifySearch(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, do
 		return nil, fmt.Errorf("receipt v is %q, want %s", r.V, SearchFormat)
 	}
 	var out []Check
-	add := func(name string, ok bool, detail string) { out = append(out, Check{Name: name, OK: ok, Detail: detail}) }
+	add := func(name string, ok bool, detail string) {
+		out = append(out, Check{Name: name, OK: ok, Detail: detail})
+	}
 	msg, err := attest.Message(SearchFormat, r.searchBody)
 	if err != nil {
 		return nil, err
