@@ -16,6 +16,7 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
+	"boxd/pipelines/retrieval"
 	"boxd/records"
 )
 
@@ -26,12 +27,15 @@ func newVerify() *cobra.Command {
 	var pubHex string
 	cmd := &cobra.Command{
 		Use:   "verify FILE",
-		Short: "Verify a signed record (service.record.v1) or model-call receipt (service.model-call.v1) offline",
-		Long: "verify checks a signed record (every entry's text, content and link, the signature) or a\n" +
-			"model-call receipt (its commitment, signature and metering), and that the signer is the given\n" +
-			"key (--pubkey, as GET /attest/signing-key shows it; without it, this box's own key from the\n" +
-			"state directory). FILE holds the record or {\"record\": ...}, or the receipt: the body of\n" +
-			"GET /receipts/{id}, or its \"receipt\" object alone. Exit 0 when it verifies, 1 when it does not.",
+		Short: "Verify a signed record (service.record.v1), model-call receipt (service.model-call.v1) or search receipt (service.retrieval.search.v1) offline",
+		Long: "verify checks a signed record (every entry's text, content and link, the signature), a\n" +
+			"model-call receipt (its commitment, signature and metering) or a search receipt (its signature,\n" +
+			"its index hash and, for the chunks given beside it, their text hashes, Merkle proofs and, with\n" +
+			"the documents, offsets), and that the signer is the given key (--pubkey, as GET\n" +
+			"/attest/signing-key shows it; without it, this box's own key from the state directory). FILE\n" +
+			"holds the record or {\"record\": ...}, or the receipt: the body of GET /receipts/{id}, or its\n" +
+			"\"receipt\" object alone; a search receipt as {\"receipt\", \"chunks\"?, \"documents\"?}, the\n" +
+			"body POST /retrieval/verify takes. Exit 0 when it verifies, 1 when it does not.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := os.ReadFile(args[0])
@@ -39,13 +43,25 @@ func newVerify() *cobra.Command {
 				return err
 			}
 			var wrapper struct {
-				Record  json.RawMessage `json:"record"`
-				Receipt json.RawMessage `json:"receipt"`
-				Format  string          `json:"format"`
+				Record    json.RawMessage         `json:"record"`
+				Receipt   json.RawMessage         `json:"receipt"`
+				Format    string                  `json:"format"`
+				V         string                  `json:"v"`
+				Chunks    []retrieval.ProvenChunk `json:"chunks"`
+				Documents []retrieval.Document    `json:"documents"`
 			}
 			_ = json.Unmarshal(raw, &wrapper)
 			receipt := wrapper.Format == attest.ModelCallFormat
+			var inner struct {
+				V string `json:"v"`
+			}
+			_ = json.Unmarshal(wrapper.Receipt, &inner)
+			search := wrapper.V == retrieval.SearchFormat || inner.V == retrieval.SearchFormat
+			if inner.V == retrieval.SearchFormat {
+				raw = wrapper.Receipt
+			}
 			switch {
+			case search:
 			case len(bytes.TrimSpace(wrapper.Record)) > 0:
 				raw = wrapper.Record
 			case !receipt && len(bytes.TrimSpace(wrapper.Receipt)) > 0:
@@ -68,6 +84,9 @@ func newVerify() *cobra.Command {
 					return configError{fmt.Errorf("give --pubkey (from GET /attest/signing-key), or run on the box: %w", err)}
 				}
 				pub = k.PublicKey()
+			}
+			if search {
+				return verifySearch(cmd.OutOrStdout(), raw, pub, wrapper.Chunks, wrapper.Documents)
 			}
 			if receipt {
 				return verifyReceipt(cmd.OutOrStdout(), raw, pub)
@@ -129,6 +148,36 @@ func verifyReceipt(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
 		return errNotVerified
 	}
 	fmt.Fprintf(out, "verified: receipt %s (%s, weights_root %s), signed by %s\n", s.ID, s.Model, s.WeightsRoot, s.Signer.KeyID)
+	return nil
+}
+
+// verifySearch checks a service.retrieval.search.v1 receipt and the
+// chunks (and documents) given beside it.
+func verifySearch(out io.Writer, raw []byte, pub ed25519.PublicKey, chunks []retrieval.ProvenChunk, docs []retrieval.Document) error {
+	checks, err := retrieval.VerifySearch(raw, pub, chunks, docs)
+	if err != nil {
+		fmt.Fprintf(out, "FAIL\tformat\tnot a %s receipt: %v\n", retrieval.SearchFormat, err)
+		fmt.Fprintln(out, "NOT VERIFIED: the receipt cannot be read")
+		return errNotVerified
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	problem := ""
+	for _, c := range checks {
+		mark := "ok"
+		if !c.OK {
+			mark = "FAIL"
+			if problem == "" {
+				problem = c.Name + ": " + c.Detail
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, c.Name, c.Detail)
+	}
+	_ = tw.Flush()
+	if problem != "" {
+		fmt.Fprintln(out, "NOT VERIFIED:", problem)
+		return errNotVerified
+	}
+	fmt.Fprintf(out, "verified: search receipt with %d chunks checked against its corpus root\n", len(chunks))
 	return nil
 }
 

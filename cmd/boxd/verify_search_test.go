@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"boxd/engine/attest"
+	"boxd/pipelines/retrieval"
+)
+
+// flatEmbedder gives every text the same unit vector (the test searches
+// by keywords).
+type flatEmbedder struct{}
+
+func (flatEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0}
+	}
+	return out, nil
+}
+
+// TestVerifySearchReceipt: boxd verify checks a search receipt with the
+// chunks and documents beside it, and names what a tampered one breaks.
+func TestVerifySearchReceipt(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	key := attest.NewKey(priv)
+	docs := []retrieval.Document{
+		{ID: "manual", Text: "The pump loses pressure when the filter clogs.\n\nBleed the air after a filter change."},
+		{ID: "notes", Text: "Roof shingles crack in the cold. The chimney needs sealant."},
+	}
+	ix, err := retrieval.BuildIndex(docs, retrieval.ChunkerSettings{Version: "t", MaxChars: 50}, retrieval.ModelRef{Repo: "test/embed", Revision: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := ix.Prepare(ctx, flatEmbedder{}); err != nil {
+		t.Fatal(err)
+	}
+	p := retrieval.Params{K: 2, Mode: retrieval.ModeBM25}
+	res, err := ix.Search(ctx, "filter pressure", p, nil, nil)
+	if err != nil || len(res) == 0 {
+		t.Fatalf("%d results, %v", len(res), err)
+	}
+	rc, err := retrieval.SignSearch(key, ix, "filter pressure", p, res, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chunks []retrieval.ProvenChunk
+	for _, r := range res {
+		pr, _ := ix.Prove(r.Pos)
+		chunks = append(chunks, retrieval.ProvenChunk{Chunk: r.Chunk.ID, Text: r.Chunk.Text, Proof: pr})
+	}
+	dir := t.TempDir()
+	write := func(name string, v any) string {
+		b, _ := json.Marshal(v)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good := write("good.json", map[string]any{"receipt": rc, "chunks": chunks, "documents": docs})
+	if code, out, _ := runCLI(t, "verify", good, "--pubkey", key.PublicKeyHex()); code != 0 || !strings.Contains(out, "verified: search receipt with") {
+		t.Errorf("good receipt: exit %d\n%s", code, out)
+	}
+	bare := write("bare.json", rc)
+	if code, out, _ := runCLI(t, "verify", bare, "--pubkey", key.PublicKeyHex()); code != 0 {
+		t.Errorf("the receipt alone: exit %d\n%s", code, out)
+	}
+	chunks[0].Text = strings.Replace(chunks[0].Text, "pump", "pomp", 1)
+	bad := write("bad.json", map[string]any{"receipt": rc, "chunks": chunks})
+	if code, out, _ := runCLI(t, "verify", bad, "--pubkey", key.PublicKeyHex()); code != 1 || !strings.Contains(out, "NOT VERIFIED: chunk "+chunks[0].Chunk) {
+		t.Errorf("a changed chunk: exit %d\n%s", code, out)
+	}
+	_, other, _ := ed25519.GenerateKey(rand.Reader)
+	if code, out, _ := runCLI(t, "verify", good, "--pubkey", attest.NewKey(other).PublicKeyHex()); code != 1 || !strings.Contains(out, "signer") {
+		t.Errorf("another key: exit %d\n%s", code, out)
+	}
+}
