@@ -24,6 +24,7 @@ import (
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
 	"boxd/pipelines/outbound"
+	"boxd/pipelines/retrieval"
 	"boxd/pipelines/sitecheck"
 	"boxd/problem"
 	"boxd/receipts"
@@ -66,6 +67,9 @@ type Deps struct {
 	// LiveModels name the models in live ready events (LLM defaults to the
 	// chat model id).
 	LiveModels live.Models
+	// Retrieval serves /retrieval/*; nil serves verify and info only (no
+	// embedding model: index and search answer 503).
+	Retrieval *retrieval.Service
 }
 
 // Server serves the API on one listener.
@@ -76,6 +80,8 @@ type Server struct {
 	key      *attest.Key
 	receipts *receipts.Book
 	chat     *chat.Service
+	// retrieval serves /retrieval/* (never nil after New).
+	retrieval *retrieval.Service
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker
@@ -131,6 +137,16 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	if s.chat == nil {
 		s.chat = &chat.Service{ModelID: cfg.Models.LLM.ID}
 	}
+	s.retrieval = deps.Retrieval
+	if s.retrieval == nil {
+		s.retrieval = &retrieval.Service{}
+	}
+	if s.retrieval.Key == nil {
+		s.retrieval.Key = deps.Key
+	}
+	if s.retrieval.Receipts == nil && deps.Receipts != nil {
+		s.retrieval.Receipts = deps.Receipts
+	}
 	if s.liveModels.LLM == "" {
 		s.liveModels.LLM = s.chat.ModelID
 	}
@@ -164,6 +180,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.liveRoutes()
 	s.demoRoutes()
 	s.studioRoutes()
+	s.retrievalRoutes()
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.bodyDeadlines(s.observe(s.sdkErrors(s.strict(s.sockets(s.hosts(s.origins(s.mux)))))))
 	return s

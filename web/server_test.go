@@ -159,9 +159,7 @@ func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
 		msg          string
 	}{
 		{http.MethodGet, "/nope", http.StatusNotFound, "", "no route GET /nope"},
-		// Retrieval is not served yet (README, API): its routes are unknown.
-		{http.MethodPost, "/retrieval/search", http.StatusNotFound, "", "no route POST /retrieval/search"},
-		{http.MethodGet, "/retrieval/info", http.StatusNotFound, "", "no route GET /retrieval/info"},
+		{http.MethodPost, "/retrieval/info", http.StatusMethodNotAllowed, "GET, HEAD", "POST is not allowed on /retrieval/info"},
 		{http.MethodPost, "/healthz", http.StatusMethodNotAllowed, "GET, HEAD", "POST is not allowed on /healthz"},
 		{http.MethodDelete, "/metrics", http.StatusMethodNotAllowed, "GET, HEAD", "use GET or HEAD"},
 		// Paths with a {param} segment: the method is wrong, not the path.

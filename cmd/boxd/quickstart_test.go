@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -45,22 +44,12 @@ func TestQuickStartChats(t *testing.T) {
 			ready := ns.waitFor(t, "READY=1", 60*time.Second)
 			base := "http://" + strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):])
 			post := func(path, token, body string) (int, map[string]any) {
-				req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				if token != "" {
-					req.Header.Set("Authorization", "Bearer "+token)
-				}
-				resp, err := http.DefaultClient.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				raw, _ := io.ReadAll(resp.Body)
+				status, raw := request(t, base, "POST", path, token, body)
 				var v map[string]any
 				if err := json.Unmarshal(raw, &v); err != nil {
 					t.Fatalf("%s: %v: %s", path, err, raw)
 				}
-				return resp.StatusCode, v
+				return status, v
 			}
 			resp, err := http.Get(base + "/healthz")
 			if err != nil {

@@ -23,11 +23,13 @@ import (
 	"boxd/engine/attest"
 	"boxd/engine/llm"
 	"boxd/engine/models"
+	"boxd/engine/models/gguf"
 	"boxd/gpu"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/verticals"
 	"boxd/pipelines/outbound"
+	"boxd/pipelines/retrieval"
 	"boxd/receipts"
 	"boxd/store"
 	"boxd/version"
@@ -217,7 +219,8 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	}
 
 	// The retrieval models: loaded now so a bad file stops start-up; the
-	// retrieval route uses them.
+	// retrieval routes use them.
+	retr := &retrieval.Service{}
 	for _, m := range []struct {
 		key, path string
 		rerank    bool
@@ -236,7 +239,25 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		if emb.IsReranker() != m.rerank {
 			return configError{fmt.Errorf("%s (%s): %s is not a %s model", m.key, cfg.Source(m.key), m.path, map[bool]string{true: "reranking (rank pooling)", false: "sentence-embedding"}[m.rerank])}
 		}
-		log.Info("model loaded", "model", strings.TrimSuffix(strings.TrimPrefix(m.key, "models."), ".path"), "architecture", emb.Info().Architecture, "parameters", emb.Info().Parameters)
+		hashes := models.OpenHashCache(cfg.StateDir)
+		root, _, err := hashes.WeightsRootOf(ctx, m.path)
+		if err != nil {
+			return configError{fmt.Errorf("%s (%s): %w", m.key, cfg.Source(m.key), err)}
+		}
+		_ = hashes.Save()
+		name := emb.Info().Name
+		if name == "" {
+			name = strings.TrimSuffix(filepath.Base(m.path), filepath.Ext(m.path))
+		}
+		// The revision is the weights root: a local file has no other.
+		rm := retrieval.Model{Ref: retrieval.ModelRef{Repo: name, Revision: root.Root}, WeightsRoot: root.Root, File: filepath.Base(m.path), Licence: ggufLicence(m.path)}
+		if m.rerank {
+			retr.Reranker, retr.RerankerModel = emb, rm
+		} else {
+			retr.Embedder, retr.EmbedderModel = emb, rm
+		}
+		log.Info("model loaded", "model", strings.TrimSuffix(strings.TrimPrefix(m.key, "models."), ".path"), "architecture", emb.Info().Architecture,
+			"parameters", emb.Info().Parameters, "weights_root", root.Root)
 	}
 
 	policy, err := outbound.PolicyFromSettings(cfg.Outbound.AllowPrivate, cfg.Outbound.AllowCIDRs, cfg.Outbound.CAFile, "boxd-sitecheck/"+version.Version)
@@ -255,10 +276,11 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 			ASRReady: func() bool { return speech != nil },
 			Queue:    arbiter.Queued,
 		},
-		Platform: plat,
-		Key:      key,
-		Receipts: book,
-		Chat:     chatSvc,
+		Platform:  plat,
+		Key:       key,
+		Receipts:  book,
+		Retrieval: retr,
+		Chat:      chatSvc,
 		// Live audio: Whisper per session (Options(lang, "transcribe") →
 		// Session → stream.Start); nil without models.asr.path (1011).
 		Transcribe:    live.SpeechTranscriber(speech),
@@ -425,4 +447,14 @@ func watchdog(ctx context.Context, log *slog.Logger, addr string) {
 			notify(log, "WATCHDOG=1")
 		}
 	}
+}
+
+// ggufLicence is a GGUF's general.license ("" when it names none or
+// cannot be read).
+func ggufLicence(path string) string {
+	f, err := gguf.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return f.String("general.license")
 }

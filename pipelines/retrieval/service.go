@@ -1,0 +1,519 @@
+package retrieval
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"boxd/engine/attest"
+	"boxd/ids"
+	"boxd/problem"
+	"boxd/run"
+)
+
+// Request limits beyond the contract's (which are MaxDocuments, MaxChunks
+// and the chunker's 1,200 characters).
+const (
+	MaxQueryChars = 2000
+	MaxIDChars    = 128
+	MaxTitleChars = 300
+	// IndexTTL is how long an index is held (contract: one hour).
+	IndexTTL = time.Hour
+	// maxHeldPerOwner and maxHeld bound the indexes in memory: an
+	// owner's oldest goes first; when the box holds maxHeld, 503.
+	maxHeldPerOwner = 8
+	maxHeld         = 64
+	// busyRetry is the Retry-After of a refusal while a request runs.
+	busyRetry = 2 * time.Second
+)
+
+// Receipts signs and stores model-call receipts (receipts.Book is one).
+type Receipts interface {
+	Issue(ctx context.Context, mc attest.ModelCall, upstream string) (attest.SignedModelCall, error)
+}
+
+// Model is a loaded retrieval model and what its receipts and the info
+// route name.
+type Model struct {
+	Ref         ModelRef // repo: the model's name; revision: its weights root
+	WeightsRoot string
+	File        string // the GGUF's file name (receipt upstream)
+	Licence     string // general.license of the file, "" when it names none
+}
+
+// Service is the evidence-retrieval family: the embedder and the
+// reranker, the indexes held per owner for an hour, one request at a time
+// on the box.
+type Service struct {
+	Embedder      Embedder // nil: no embedder configured (index and search 503)
+	EmbedderModel Model
+	Reranker      Reranker // nil: no reranker (search without rerank)
+	RerankerModel Model
+	Key           *attest.Key
+	Receipts      Receipts
+	Now           func() time.Time
+
+	gate chan struct{}
+	mu   sync.Mutex
+	held map[string]*heldIndex // owner + " " + index hash
+}
+
+type heldIndex struct {
+	owner   string
+	ix      *Index
+	docs    map[string]string // id → text, for offsets in answers
+	expires time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// acquire takes the box's one retrieval slot, or refuses at once: the
+// contract runs one request at a time, and a caller is better told when
+// to come back than queued behind an index build.
+func (s *Service) acquire() (func(), error) {
+	s.mu.Lock()
+	if s.gate == nil {
+		s.gate = make(chan struct{}, 1)
+	}
+	g := s.gate
+	s.mu.Unlock()
+	select {
+	case g <- struct{}{}:
+		return func() { <-g }, nil
+	default:
+		return nil, problem.New(problem.Busy, "the retrieval service runs one request at a time and one is running; retry after %d s", problem.RetrySeconds(busyRetry)).Retry(busyRetry)
+	}
+}
+
+// IndexRequest is POST /retrieval/index's body.
+type IndexRequest struct {
+	Documents []Document `json:"documents"`
+	Synthetic *bool      `json:"synthetic"`
+	Sample    string     `json:"sample"`
+}
+
+// ModelCallReceipt is a model call's receipt as the answers carry it (the
+// shape of the platform's receipt events).
+type ModelCallReceipt = run.ReceiptBody
+
+// IndexResponse is its answer.
+type IndexResponse struct {
+	Index     *Index           `json:"index"`
+	ExpiresAt string           `json:"expires_at"`
+	Receipt   ModelCallReceipt `json:"receipt"`
+}
+
+// Check validates a request's documents (400, 413).
+func checkDocuments(docs []Document, synthetic *bool) error {
+	if len(docs) == 0 {
+		return problem.New(problem.Invalid, "documents is empty: send 1 to %d documents {id, title, text}, or a sample id", MaxDocuments)
+	}
+	if len(docs) > MaxDocuments {
+		return problem.New(problem.TooLarge, "%d documents: at most %d per index", len(docs), MaxDocuments)
+	}
+	if synthetic == nil || !*synthetic {
+		return problem.New(problem.Invalid, "synthetic must be true: retrieval takes synthetic or public documents only (real confidential documents belong on a self-hosted box's own deployment, not a hosted one)")
+	}
+	seen := map[string]bool{}
+	for i, d := range docs {
+		switch {
+		case d.ID == "" || utf8.RuneCountInString(d.ID) > MaxIDChars:
+			return problem.New(problem.Invalid, "documents[%d].id must be 1 to %d characters", i, MaxIDChars)
+		case seen[d.ID]:
+			return problem.New(problem.Invalid, "documents[%d].id %q appears twice: ids must be unique", i, d.ID)
+		case utf8.RuneCountInString(d.Title) > MaxTitleChars:
+			return problem.New(problem.Invalid, "documents[%d].title is over %d characters", i, MaxTitleChars)
+		case !utf8.ValidString(d.Text):
+			return problem.New(problem.Invalid, "documents[%d].text is not valid UTF-8", i)
+		}
+		seen[d.ID] = true
+	}
+	return nil
+}
+
+// documents resolves a request's documents or sample.
+func documents(docs []Document, synthetic *bool, sample string) ([]Document, error) {
+	if sample != "" {
+		if len(docs) > 0 {
+			return nil, problem.New(problem.Invalid, "send documents or sample, not both")
+		}
+		d, ok := Samples[sample]
+		if !ok {
+			return nil, problem.New(problem.NotFound, "no sample %q; GET /retrieval/info lists them", sample)
+		}
+		return d, nil
+	}
+	if err := checkDocuments(docs, synthetic); err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// build cuts, indexes and embeds documents, signing the embedding call.
+func (s *Service) build(ctx context.Context, docs []Document, keyID *string) (*Index, ModelCallReceipt, error) {
+	if s.Embedder == nil {
+		return nil, ModelCallReceipt{}, problem.New(problem.Unavailable, "no embedding model is configured on this box (models.embedder.path): retrieval cannot index")
+	}
+	ix, err := BuildIndex(docs, DefaultChunker, s.EmbedderModel.Ref)
+	if err != nil {
+		if le, ok := err.(*LimitError); ok {
+			return nil, ModelCallReceipt{}, problem.New(problem.TooLarge, "%s", le.Error())
+		}
+		return nil, ModelCallReceipt{}, problem.Wrap(problem.Invalid, err, "%v", err)
+	}
+	if err := ix.Prepare(ctx, s.Embedder); err != nil {
+		return nil, ModelCallReceipt{}, problem.Wrap(problem.Upstream, err, "the embedding model failed: %v", err)
+	}
+	texts := make([]string, len(ix.Chunks))
+	for i, c := range ix.Chunks {
+		texts[i] = c.Text
+	}
+	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors), map[string]string{"inputs": strconv.Itoa(len(texts))}, keyID)
+	return ix, rc, err
+}
+
+// vectorsHash is the hex SHA-256 of the vectors as little-endian float32,
+// one after another: what an embedding receipt's output_hash covers.
+func vectorsHash(vs [][]float32) string {
+	h := sha256.New()
+	var b [4]byte
+	for _, v := range vs {
+		for _, x := range v {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
+			h.Write(b[:])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// sign issues a model call's receipt (service.model-call.v1): the request
+// hash covers the texts (canonical JSON list), the output hash the vectors
+// or scores. Embedding and reranking generate no tokens: usage is 0.
+func (s *Service) sign(ctx context.Context, kind string, m Model, inputs []string, outputHash string, params map[string]string, keyID *string) (ModelCallReceipt, error) {
+	if s.Receipts == nil || s.Key == nil {
+		return ModelCallReceipt{}, fmt.Errorf("retrieval: no receipt issuer")
+	}
+	reqHash, err := attest.HashJSON(inputs)
+	if err != nil {
+		return ModelCallReceipt{}, err
+	}
+	p := map[string]string{"kind": kind}
+	for k, v := range params {
+		p[k] = v
+	}
+	id := ids.New("mc-", 12)
+	signed, err := s.Receipts.Issue(context.WithoutCancel(ctx), attest.ModelCall{
+		ID: id, Model: m.Ref.Repo, WeightsRoot: m.WeightsRoot, RequestHash: reqHash, OutputHash: outputHash,
+		Params: p, Usage: attest.NewUsage(0, 0), KeyID: keyID,
+	}, m.File)
+	if err != nil {
+		return ModelCallReceipt{}, fmt.Errorf("retrieval: sign the %s call: %w", kind, err)
+	}
+	return ModelCallReceipt{ID: id, Model: m.Ref.Repo, GatewaySig: signed.Sig, Provider: s.Key.ID(), Status: "attested", KeyID: keyID}, nil
+}
+
+// Index builds an index for owner and holds it for an hour.
+func (s *Service) Index(ctx context.Context, owner string, keyID *string, req IndexRequest) (*IndexResponse, error) {
+	docs, err := documents(req.Documents, req.Synthetic, req.Sample)
+	if err != nil {
+		return nil, err
+	}
+	release, err := s.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	ix, rc, err := s.build(ctx, docs, keyID)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := s.hold(owner, ix, docs)
+	if err != nil {
+		return nil, err
+	}
+	return &IndexResponse{Index: ix, ExpiresAt: exp.UTC().Format(time.RFC3339), Receipt: rc}, nil
+}
+
+// hold keeps ix for owner until its hour is up.
+func (s *Service) hold(owner string, ix *Index, docs []Document) (time.Time, error) {
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held == nil {
+		s.held = map[string]*heldIndex{}
+	}
+	var mine []*heldIndex
+	for k, h := range s.held {
+		if !now.Before(h.expires) {
+			delete(s.held, k)
+			continue
+		}
+		if h.owner == owner {
+			mine = append(mine, h)
+		}
+	}
+	key := owner + " " + ix.Hash
+	if _, ok := s.held[key]; !ok {
+		if len(mine) >= maxHeldPerOwner {
+			sort.Slice(mine, func(i, j int) bool { return mine[i].expires.Before(mine[j].expires) })
+			delete(s.held, owner+" "+mine[0].ix.Hash)
+		} else if len(s.held) >= maxHeld {
+			return time.Time{}, problem.New(problem.Unavailable, "this box holds %d indexes, its most; retry when one expires (each is held an hour)", maxHeld).Retry(time.Minute)
+		}
+	}
+	text := map[string]string{}
+	for _, d := range docs {
+		text[d.ID] = d.Text
+	}
+	exp := now.Add(IndexTTL)
+	s.held[key] = &heldIndex{owner: owner, ix: ix, docs: text, expires: exp}
+	return exp, nil
+}
+
+// lookup finds owner's index by hash.
+func (s *Service) lookup(owner, hash string) (*heldIndex, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.held[owner+" "+hash]
+	if !ok || !s.now().Before(h.expires) {
+		delete(s.held, owner+" "+hash)
+		return nil, problem.New(problem.NotFound, "no index %s for this caller: it was never built with these credentials or its hour is up; POST /retrieval/index again", hash)
+	}
+	return h, nil
+}
+
+// SearchRequest is POST /retrieval/search's body: an index hash, or
+// documents to index on the spot.
+type SearchRequest struct {
+	Index     string     `json:"index"`
+	Documents []Document `json:"documents"`
+	Synthetic *bool      `json:"synthetic"`
+	Query     string     `json:"query"`
+	K         *int       `json:"k"`
+	Rerank    *bool      `json:"rerank"`
+	Mode      string     `json:"mode"`
+}
+
+// SearchHit is one ranked chunk in the answer.
+type SearchHit struct {
+	ReceiptResult
+	Text  string `json:"text"`
+	Proof Proof  `json:"proof"`
+}
+
+// SearchResponse is its answer.
+type SearchResponse struct {
+	Index      ReceiptIndex       `json:"index"`
+	Results    []SearchHit        `json:"results"`
+	Receipt    *SearchReceipt     `json:"receipt"`
+	ModelCalls []ModelCallReceipt `json:"model_calls"`
+}
+
+// Validate checks a search body (400).
+func (r *SearchRequest) Validate() error {
+	n := utf8.RuneCountInString(r.Query)
+	switch {
+	case n == 0 || n > MaxQueryChars:
+		return problem.New(problem.Invalid, "query must be 1 to %d characters", MaxQueryChars)
+	case r.Index == "" && len(r.Documents) == 0:
+		return problem.New(problem.Invalid, "send index (an index hash from POST /retrieval/index) or documents")
+	case r.Index != "" && len(r.Documents) > 0:
+		return problem.New(problem.Invalid, "send index or documents, not both")
+	case r.K != nil && (*r.K < 1 || *r.K > Candidates):
+		return problem.New(problem.Invalid, "k must be 1 to %d", Candidates)
+	case r.Mode != "" && r.Mode != ModeHybrid && r.Mode != ModeDense && r.Mode != ModeBM25:
+		return problem.New(problem.Invalid, "mode %q: use hybrid, dense or bm25", r.Mode)
+	case r.Index != "" && !isHexHash(r.Index):
+		return problem.New(problem.Invalid, "index must be a 64-digit hex index hash")
+	}
+	return nil
+}
+
+func isHexHash(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// Search runs one search for owner and signs its receipt.
+func (s *Service) Search(ctx context.Context, owner string, keyID *string, req SearchRequest) (*SearchResponse, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	p := Params{K: DefaultK, Mode: req.Mode, Rerank: s.Reranker != nil}
+	if req.K != nil {
+		p.K = *req.K
+	}
+	if req.Rerank != nil {
+		p.Rerank = *req.Rerank
+	}
+	if p.Rerank && s.Reranker == nil {
+		return nil, problem.New(problem.Unavailable, "no reranker is configured on this box (models.reranker.path): send rerank false")
+	}
+	if p.Mode == "" {
+		p.Mode = ModeHybrid
+	}
+	var h *heldIndex
+	var calls []ModelCallReceipt
+	if req.Index != "" {
+		var err error
+		if h, err = s.lookup(owner, req.Index); err != nil {
+			return nil, err
+		}
+	} else if err := checkDocuments(req.Documents, req.Synthetic); err != nil {
+		return nil, err
+	}
+	release, err := s.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if h == nil {
+		ix, rc, err := s.build(ctx, req.Documents, keyID)
+		if err != nil {
+			return nil, err
+		}
+		calls = append(calls, rc)
+		text := map[string]string{}
+		for _, d := range req.Documents {
+			text[d.ID] = d.Text
+		}
+		h = &heldIndex{ix: ix, docs: text}
+	}
+	ix := h.ix
+	var emb Embedder
+	if p.Mode != ModeBM25 {
+		if s.Embedder == nil {
+			return nil, problem.New(problem.Unavailable, "no embedding model is configured on this box (models.embedder.path): use mode bm25")
+		}
+		emb = &recordingEmbedder{e: s.Embedder}
+	}
+	var rr *recordingReranker
+	if p.Rerank {
+		rr = &recordingReranker{r: s.Reranker}
+	}
+	res, err := ix.Search(ctx, req.Query, p, emb, rerankerOrNil(rr))
+	if err != nil {
+		return nil, problem.Wrap(problem.Upstream, err, "the search failed: %v", err)
+	}
+	var refs []ModelCallRef
+	if re, ok := emb.(*recordingEmbedder); ok && re.called {
+		rc, err := s.sign(ctx, "embed", s.EmbedderModel, []string{req.Query}, vectorsHash(re.out), map[string]string{"inputs": "1"}, keyID)
+		if err != nil {
+			return nil, err
+		}
+		calls, refs = append(calls, rc), append(refs, ModelCallRef{ID: rc.ID, Kind: "embed"})
+	}
+	if rr != nil && rr.called {
+		b, _ := json.Marshal(rr.scores)
+		sum := sha256.Sum256(b)
+		rc, err := s.sign(ctx, "rerank", s.RerankerModel, append([]string{req.Query}, rr.docs...), hex.EncodeToString(sum[:]),
+			map[string]string{"candidates": strconv.Itoa(len(rr.docs))}, keyID)
+		if err != nil {
+			return nil, err
+		}
+		calls, refs = append(calls, rc), append(refs, ModelCallRef{ID: rc.ID, Kind: "rerank"})
+	}
+	var rref *ModelRef
+	if p.Rerank {
+		m := s.RerankerModel.Ref
+		rref = &m
+	}
+	receipt, err := SignSearch(s.Key, ix, req.Query, p, res, rref, refs)
+	if err != nil {
+		return nil, err
+	}
+	out := &SearchResponse{Index: receipt.Index, Receipt: receipt, ModelCalls: append([]ModelCallReceipt{}, calls...), Results: []SearchHit{}}
+	for i, r := range res {
+		pr, err := ix.Prove(r.Pos)
+		if err != nil {
+			return nil, err
+		}
+		out.Results = append(out.Results, SearchHit{ReceiptResult: receipt.Results[i], Text: r.Chunk.Text, Proof: pr})
+	}
+	return out, nil
+}
+
+// recordingEmbedder and recordingReranker keep what a search sent the
+// models and got back, for the model-call receipts.
+type recordingEmbedder struct {
+	e      Embedder
+	called bool
+	out    [][]float32
+}
+
+func (r *recordingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	v, err := r.e.Embed(ctx, texts)
+	r.called, r.out = true, v
+	return v, err
+}
+
+type recordingReranker struct {
+	r      Reranker
+	called bool
+	docs   []string
+	scores []float32
+}
+
+func (r *recordingReranker) Rerank(ctx context.Context, query string, docs []string) ([]float32, error) {
+	s, err := r.r.Rerank(ctx, query, docs)
+	r.called, r.docs, r.scores = true, docs, s
+	return s, err
+}
+
+func rerankerOrNil(r *recordingReranker) Reranker {
+	if r == nil {
+		return nil
+	}
+	return r
+}
+
+// VerifyRequest is POST /retrieval/verify's body.
+type VerifyRequest struct {
+	Receipt   json.RawMessage `json:"receipt"`
+	Chunks    []ProvenChunk   `json:"chunks"`
+	Documents []Document      `json:"documents"`
+}
+
+// VerifyResponse is its answer: ok when every check holds.
+type VerifyResponse struct {
+	OK     bool    `json:"ok"`
+	Checks []Check `json:"checks"`
+}
+
+// Verify checks a search receipt against this box's key.
+func (s *Service) Verify(req VerifyRequest) (*VerifyResponse, error) {
+	if len(req.Receipt) == 0 || string(req.Receipt) == "null" {
+		return nil, problem.New(problem.Invalid, "receipt is missing: send the search receipt POST /retrieval/search returned")
+	}
+	var pub ed25519.PublicKey
+	if s.Key != nil {
+		pub = s.Key.PublicKey()
+	}
+	cs, err := VerifySearch(req.Receipt, pub, req.Chunks, req.Documents)
+	if err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "receipt is not a %s receipt: %v", SearchFormat, err)
+	}
+	ok := true
+	for _, c := range cs {
+		ok = ok && c.OK
+	}
+	return &VerifyResponse{OK: ok, Checks: cs}, nil
+}

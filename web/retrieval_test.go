@@ -1,0 +1,255 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/pipelines/retrieval"
+)
+
+// retrievalServer is a server with the random-weight test embedder and
+// reranker loaded, and a clock the test moves.
+func retrievalServer(t *testing.T, wrap func(retrieval.Embedder) retrieval.Embedder) (*testServer, *time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.EmbedFile)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(emb.Close)
+	rr, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.RerankFile)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rr.Close)
+	now := time.Now()
+	ts := start(t, nil, Probes{}, func(s *Server) {
+		var e retrieval.Embedder = emb
+		if wrap != nil {
+			e = wrap(emb)
+		}
+		s.retrieval.Embedder, s.retrieval.Reranker = e, rr
+		s.retrieval.EmbedderModel = retrieval.Model{Ref: retrieval.ModelRef{Repo: "boxd-tiny-embed", Revision: "r-embed"}, WeightsRoot: "r-embed", File: "tiny-embed.gguf"}
+		s.retrieval.RerankerModel = retrieval.Model{Ref: retrieval.ModelRef{Repo: "boxd-tiny-rerank", Revision: "r-rerank"}, WeightsRoot: "r-rerank", File: "tiny-rerank.gguf"}
+		s.retrieval.Now = func() time.Time { return now }
+	})
+	return ts, &now
+}
+
+func decodeInto(t *testing.T, r reply, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("%v\n%s", err, r.body)
+	}
+}
+
+func TestRetrievalIndexSearchVerify(t *testing.T) {
+	ts, clock := retrievalServer(t, nil)
+	tok := session(t, ts, "clinical")
+	other := session(t, ts, "sales")
+
+	info := ts.do(t, call{method: "GET", path: "/retrieval/info"})
+	if info.status != 200 {
+		t.Fatalf("info: %d %s", info.status, info.body)
+	}
+	var in retrieval.Info
+	decodeInto(t, info, &in)
+	if !in.Models.Embedder.Loaded || !in.Models.Reranker.Loaded || in.Limits.Documents != 60 || in.Limits.Chunks != 1500 || !in.Reachable || len(in.Samples) == 0 {
+		t.Errorf("info: %s", info.body)
+	}
+
+	// Index a sample.
+	r := ts.do(t, call{method: "POST", path: "/retrieval/index", token: tok, body: map[string]any{"sample": "pump-station-manual"}})
+	if r.status != 200 {
+		t.Fatalf("index: %d %s", r.status, r.body)
+	}
+	var ix retrieval.IndexResponse
+	decodeInto(t, r, &ix)
+	if len(ix.Index.Hash) != 64 || ix.Index.NChunks == 0 || len(ix.Index.Chunks) != ix.Index.NChunks || !strings.HasPrefix(ix.Receipt.ID, "mc-") || ix.Receipt.Status != "attested" {
+		t.Fatalf("index answer: %s", r.body)
+	}
+	if rc := ts.do(t, call{method: "GET", path: "/receipts/" + ix.Receipt.ID}); rc.status != 200 || !strings.Contains(string(rc.body), `"kind":"embed"`) {
+		t.Errorf("the embedding receipt: %d %s", rc.status, rc.body)
+	}
+
+	// Search it: hybrid, reranked by default.
+	r = ts.do(t, call{method: "POST", path: "/retrieval/search", token: tok, body: map[string]any{"index": ix.Index.Hash, "query": "pressure drops after the filter change", "k": 3}})
+	if r.status != 200 {
+		t.Fatalf("search: %d %s", r.status, r.body)
+	}
+	var sr retrieval.SearchResponse
+	decodeInto(t, r, &sr)
+	if len(sr.Results) != 3 || sr.Receipt == nil || sr.Receipt.V != retrieval.SearchFormat || sr.Receipt.Reranker == nil || len(sr.ModelCalls) != 2 {
+		t.Fatalf("search answer: %s", r.body)
+	}
+	for i, mc := range sr.Receipt.ModelCalls {
+		if mc.ID != sr.ModelCalls[i].ID || mc.Kind != []string{"embed", "rerank"}[i] {
+			t.Errorf("model call %d: receipt names %+v, answer %+v", i, mc, sr.ModelCalls[i])
+		}
+	}
+	for _, h := range sr.Results {
+		if h.ScoresPPM.Rerank == nil || h.Text == "" || len(h.Proof.Path) == 0 && ix.Index.NChunks > 1 {
+			t.Errorf("result %+v", h)
+		}
+	}
+
+	// Verify it with its chunks and documents; then tampered.
+	var chunks []retrieval.ProvenChunk
+	for _, h := range sr.Results {
+		chunks = append(chunks, retrieval.ProvenChunk{Chunk: h.Chunk, Text: h.Text, Proof: h.Proof})
+	}
+	raw, _ := json.Marshal(sr.Receipt)
+	verify := func(chunks []retrieval.ProvenChunk) retrieval.VerifyResponse {
+		t.Helper()
+		r := ts.do(t, call{method: "POST", path: "/retrieval/verify", body: map[string]any{"receipt": json.RawMessage(raw), "chunks": chunks, "documents": retrieval.Samples["pump-station-manual"]}})
+		if r.status != 200 {
+			t.Fatalf("verify: %d %s", r.status, r.body)
+		}
+		var v retrieval.VerifyResponse
+		decodeInto(t, r, &v)
+		return v
+	}
+	if v := verify(chunks); !v.OK || len(v.Checks) != 3+len(chunks) {
+		t.Errorf("verify: %+v", v)
+	}
+	bad := append([]retrieval.ProvenChunk(nil), chunks...)
+	bad[0].Text += "!"
+	if v := verify(bad); v.OK {
+		t.Error("a changed chunk verified")
+	}
+
+	// Rerank off; bm25 only; inline documents (which index on the spot).
+	r = ts.do(t, call{method: "POST", path: "/retrieval/search", token: tok, body: map[string]any{"index": ix.Index.Hash, "query": "seal", "rerank": false, "mode": "bm25"}})
+	decodeInto(t, r, &sr)
+	if r.status != 200 || sr.Receipt.Reranker != nil || len(sr.ModelCalls) != 0 || sr.Receipt.Params.Mode != "bm25" {
+		t.Errorf("bm25 without rerank: %d %s", r.status, r.body)
+	}
+	r = ts.do(t, call{method: "POST", path: "/retrieval/search", token: tok, body: map[string]any{"documents": []map[string]string{{"id": "a", "text": "The valve leaks.\n\nThe pump hums."}}, "synthetic": true, "query": "valve"}})
+	decodeInto(t, r, &sr)
+	if r.status != 200 || len(sr.ModelCalls) != 3 {
+		t.Errorf("inline documents: %d %s", r.status, r.body)
+	}
+
+	// Another caller cannot use this caller's index; an hour later neither can it.
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/search", token: other, body: map[string]any{"index": ix.Index.Hash, "query": "pump"}}); r.status != 404 {
+		t.Errorf("another caller's index: %d %s", r.status, r.body)
+	}
+	*clock = clock.Add(retrieval.IndexTTL + time.Second)
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/search", token: tok, body: map[string]any{"index": ix.Index.Hash, "query": "pump"}}); r.status != 404 || !strings.Contains(r.errMsg(t), "hour") {
+		t.Errorf("an expired index: %d %s", r.status, r.body)
+	}
+}
+
+func TestRetrievalBadInput(t *testing.T) {
+	ts, _ := retrievalServer(t, nil)
+	tok := session(t, ts, "clinical")
+	doc := func(id string) map[string]string { return map[string]string{"id": id, "text": "Some synthetic text."} }
+	many := make([]map[string]string, 61)
+	for i := range many {
+		many[i] = doc(fmt.Sprint(i))
+	}
+	hash := strings.Repeat("a", 64)
+	for _, c := range []struct {
+		name, path string
+		body       any
+		status     int
+		msg        string
+	}{
+		{"no documents", "/retrieval/index", map[string]any{"synthetic": true}, 400, "documents is empty"},
+		{"not synthetic", "/retrieval/index", map[string]any{"documents": []any{doc("a")}}, 400, "synthetic must be true"},
+		{"61 documents", "/retrieval/index", map[string]any{"documents": many, "synthetic": true}, 413, "at most 60"},
+		{"duplicate ids", "/retrieval/index", map[string]any{"documents": []any{doc("a"), doc("a")}, "synthetic": true}, 400, "appears twice"},
+		{"unknown sample", "/retrieval/index", map[string]any{"sample": "nope"}, 404, "no sample"},
+		{"both", "/retrieval/index", map[string]any{"sample": "pump-station-manual", "documents": []any{doc("a")}, "synthetic": true}, 400, "not both"},
+		{"unknown field", "/retrieval/index", map[string]any{"sample": "pump-station-manual", "colour": 1}, 400, "colour"},
+		{"too many chunks", "/retrieval/index", map[string]any{"documents": []any{map[string]string{"id": "big", "text": strings.Repeat("Word after word. ", 1600*80)}}, "synthetic": true}, 413, "at most 1500"},
+		{"empty query", "/retrieval/search", map[string]any{"index": hash, "query": ""}, 400, "query"},
+		{"k 0", "/retrieval/search", map[string]any{"index": hash, "query": "q", "k": 0}, 400, "k must be"},
+		{"k 41", "/retrieval/search", map[string]any{"index": hash, "query": "q", "k": 41}, 400, "k must be"},
+		{"bad mode", "/retrieval/search", map[string]any{"index": hash, "query": "q", "mode": "fuzzy"}, 400, "mode"},
+		{"bad hash", "/retrieval/search", map[string]any{"index": "xyz", "query": "q"}, 400, "hex"},
+		{"index and documents", "/retrieval/search", map[string]any{"index": hash, "documents": []any{doc("a")}, "query": "q"}, 400, "not both"},
+		{"neither", "/retrieval/search", map[string]any{"query": "q"}, 400, "send index"},
+		{"unknown index", "/retrieval/search", map[string]any{"index": hash, "query": "q"}, 404, "no index"},
+		{"long query", "/retrieval/search", map[string]any{"index": hash, "query": strings.Repeat("q", 2001)}, 400, "query"},
+		{"verify without receipt", "/retrieval/verify", map[string]any{}, 400, "receipt is missing"},
+		{"verify not a receipt", "/retrieval/verify", map[string]any{"receipt": map[string]any{"v": "x"}}, 400, "not a service.retrieval.search.v1"},
+	} {
+		token := tok
+		if c.path == "/retrieval/verify" {
+			token = ""
+		}
+		r := ts.do(t, call{method: "POST", path: c.path, token: token, body: c.body})
+		if r.status != c.status || !strings.Contains(r.errMsg(t), c.msg) {
+			t.Errorf("%s: %d %s, want %d naming %q", c.name, r.status, r.body, c.status, c.msg)
+		}
+	}
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/index", body: map[string]any{"sample": "pump-station-manual"}}); r.status != 401 {
+		t.Errorf("no token: %d", r.status)
+	}
+}
+
+// slowEmbedder holds every Embed until released.
+type slowEmbedder struct {
+	retrieval.Embedder
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (s *slowEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	s.once.Do(func() { close(s.entered) })
+	<-s.release
+	return s.Embedder.Embed(ctx, texts)
+}
+
+// TestRetrievalOneRequestAtATime: while one request runs, another caller
+// is told to come back (503 with Retry-After), and then it is served.
+func TestRetrievalOneRequestAtATime(t *testing.T) {
+	slow := &slowEmbedder{entered: make(chan struct{}), release: make(chan struct{})}
+	ts, _ := retrievalServer(t, func(e retrieval.Embedder) retrieval.Embedder { slow.Embedder = e; return slow })
+	a, b := session(t, ts, "clinical"), session(t, ts, "field")
+	done := make(chan reply, 1)
+	go func() {
+		done <- ts.do(t, call{method: "POST", path: "/retrieval/index", token: a, body: map[string]any{"sample": "pump-station-manual"}})
+	}()
+	<-slow.entered
+	r := ts.do(t, call{method: "POST", path: "/retrieval/index", token: b, body: map[string]any{"sample": "pump-station-manual"}})
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || !strings.Contains(r.errMsg(t), "one request at a time") {
+		t.Errorf("while busy: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	close(slow.release)
+	if r := <-done; r.status != 200 {
+		t.Fatalf("the first: %d %s", r.status, r.body)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/index", token: b, body: map[string]any{"sample": "pump-station-manual"}}); r.status != 200 {
+		t.Errorf("after: %d %s", r.status, r.body)
+	}
+}
+
+// TestRetrievalWithoutModels: a box with no embedding model answers 503
+// on index and search, and still verifies and describes itself.
+func TestRetrievalWithoutModels(t *testing.T) {
+	ts := start(t, nil, Probes{}, nil)
+	tok := session(t, ts, "clinical")
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/index", token: tok, body: map[string]any{"sample": "pump-station-manual"}}); r.status != 503 || !strings.Contains(r.errMsg(t), "models.embedder.path") {
+		t.Errorf("index: %d %s", r.status, r.body)
+	}
+	r := ts.do(t, call{method: "GET", path: "/retrieval/info"})
+	var in retrieval.Info
+	decodeInto(t, r, &in)
+	if r.status != 200 || in.Models.Embedder.Loaded || in.Reachable || in.Unavailable == "" {
+		t.Errorf("info: %d %s", r.status, r.body)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/verify", body: map[string]any{}}); r.status != 400 {
+		t.Errorf("verify: %d", r.status)
+	}
+}
