@@ -4,7 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -251,5 +255,181 @@ func TestRetrievalWithoutModels(t *testing.T) {
 	}
 	if r := ts.do(t, call{method: "POST", path: "/retrieval/verify", body: map[string]any{}}); r.status != 400 {
 		t.Errorf("verify: %d", r.status)
+	}
+}
+
+func TestRetrievalQuotesRoute(t *testing.T) {
+	ts, _ := retrievalServer(t, nil)
+	tok := session(t, ts, "sales")
+	r := ts.do(t, call{method: "POST", path: "/retrieval/index", token: tok, body: map[string]any{"sample": "pump-station-manual"}})
+	var ix retrieval.IndexResponse
+	decodeInto(t, r, &ix)
+	r = ts.do(t, call{method: "POST", path: "/retrieval/quotes", token: tok, body: map[string]any{
+		"index": ix.Index.Hash, "query": "pressure after a filter change",
+		"quotes": []string{"A drop below 3.5 bar after a filter change", "the pump never needs venting"}}})
+	if r.status != 200 {
+		t.Fatalf("quotes: %d %s", r.status, r.body)
+	}
+	var out retrieval.QuotesResponse
+	decodeInto(t, r, &out)
+	if len(out.Quotes) != 2 || !out.Quotes[0].Found || out.Quotes[1].Found || out.Receipt == nil || out.Normalisation == "" {
+		t.Fatalf("quotes answer: %s", r.body)
+	}
+	q := out.Quotes[0]
+	doc := ""
+	for _, d := range retrieval.Samples["pump-station-manual"] {
+		if d.ID == q.Doc {
+			doc = d.Text
+		}
+	}
+	if q.ByteStart == nil || doc[*q.ByteStart:*q.ByteEnd] != q.Text || q.Text != "A drop below 3.5 bar after a filter change" {
+		t.Errorf("the found quote: %+v", q)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/quotes", token: tok, body: map[string]any{"index": ix.Index.Hash, "quotes": []string{"x"}}}); r.status != 400 || !strings.Contains(r.errMsg(t), "send query") {
+		t.Errorf("no query or chunks: %d %s", r.status, r.body)
+	}
+}
+
+func TestPeerEmbeddingsAndRerank(t *testing.T) {
+	ts, _ := retrievalServer(t, nil)
+	tok := session(t, ts, "code")
+	post := func(path string, body any) reply {
+		return ts.do(t, call{method: "POST", path: path, token: tok, body: body})
+	}
+	r := post("/v1/embeddings", map[string]any{"model": "boxd-tiny-embed", "input": "the pump loses pressure"})
+	if r.status != 200 {
+		t.Fatalf("embeddings: %d %s", r.status, r.body)
+	}
+	var e struct {
+		Object string
+		Data   []struct {
+			Object    string
+			Index     int
+			Embedding []float64
+		}
+		Model   string
+		Usage   map[string]int
+		Receipt struct{ ID string }
+	}
+	decodeInto(t, r, &e)
+	if e.Object != "list" || len(e.Data) != 1 || e.Data[0].Object != "embedding" || len(e.Data[0].Embedding) != 64 || e.Usage["prompt_tokens"] == 0 || e.Model != "boxd-tiny-embed" {
+		t.Fatalf("embeddings answer: %s", r.body)
+	}
+	if h := r.header.Get("x-service-receipt"); h == "" || h != e.Receipt.ID {
+		t.Errorf("x-service-receipt %q, receipt %q", h, e.Receipt.ID)
+	}
+	if rc := ts.do(t, call{method: "GET", path: "/receipts/" + e.Receipt.ID}); rc.status != 200 {
+		t.Errorf("the receipt: %d", rc.status)
+	}
+	var n float64
+	for _, x := range e.Data[0].Embedding {
+		n += x * x
+	}
+	if n < 0.9999 || n > 1.0001 {
+		t.Errorf("not unit length: %v", n)
+	}
+	for _, c := range []struct {
+		name   string
+		body   map[string]any
+		status int
+		msg    string
+	}{
+		{"wrong model", map[string]any{"model": "text-embedding-3-small", "input": "x"}, 404, `use "boxd-tiny-embed"`},
+		{"token arrays", map[string]any{"model": "boxd-tiny-embed", "input": []int{1, 2}}, 400, "token arrays"},
+		{"empty", map[string]any{"model": "boxd-tiny-embed", "input": []string{}}, 400, "1 to 256"},
+		{"empty text", map[string]any{"model": "boxd-tiny-embed", "input": ""}, 400, "input[0]"},
+		{"too long", map[string]any{"model": "boxd-tiny-embed", "input": strings.Repeat("pump ", 600)}, 400, "at most 512"},
+		{"dimensions", map[string]any{"model": "boxd-tiny-embed", "input": "x", "dimensions": 32}, 400, "no shortening"},
+		{"format", map[string]any{"model": "boxd-tiny-embed", "input": "x", "encoding_format": "hex"}, 400, "encoding_format"},
+	} {
+		if r := post("/v1/embeddings", c.body); r.status != c.status || !strings.Contains(r.errMsg(t), c.msg) {
+			t.Errorf("%s: %d %s", c.name, r.status, r.body)
+		}
+	}
+
+	r = post("/v1/rerank", map[string]any{"model": "boxd-tiny-rerank", "query": "why does the pump lose pressure",
+		"documents": []any{"the pump loses pressure when the filter clogs", map[string]string{"text": "roof shingles"}, "bleed the air"}, "top_n": 2, "return_documents": true})
+	if r.status != 200 {
+		t.Fatalf("rerank: %d %s", r.status, r.body)
+	}
+	var rr retrieval.RerankResponse
+	decodeInto(t, r, &rr)
+	if len(rr.Results) != 2 || rr.Results[0].RelevanceScore < rr.Results[1].RelevanceScore || rr.Results[0].Document == nil || rr.Receipt.ID == "" {
+		t.Fatalf("rerank answer: %s", r.body)
+	}
+	for _, res := range rr.Results {
+		if res.RelevanceScore <= 0 || res.RelevanceScore >= 1 {
+			t.Errorf("relevance %v", res.RelevanceScore)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		body   map[string]any
+		status int
+	}{
+		{"wrong model", map[string]any{"model": "rerank-english-v3.0", "query": "q", "documents": []string{"d"}}, 404},
+		{"top_n", map[string]any{"model": "boxd-tiny-rerank", "query": "q", "documents": []string{"d"}, "top_n": 2}, 400},
+		{"no documents", map[string]any{"model": "boxd-tiny-rerank", "query": "q", "documents": []string{}}, 400},
+		{"bad document", map[string]any{"model": "boxd-tiny-rerank", "query": "q", "documents": []any{3}}, 400},
+		{"no query", map[string]any{"model": "boxd-tiny-rerank", "query": "", "documents": []string{"d"}}, 400},
+	} {
+		if r := post("/v1/rerank", c.body); r.status != c.status {
+			t.Errorf("%s: %d %s", c.name, r.status, r.body)
+		}
+	}
+}
+
+// TestOpenAINodeEmbeddings drives /v1/embeddings with the official openai
+// npm client (web/testdata/openai, installed by make deps).
+func TestOpenAINodeEmbeddings(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/openai")
+	node, err := exec.LookPath("node")
+	if _, statErr := os.Stat(filepath.Join(dir, "node_modules", "openai")); err != nil || statErr != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("node or the openai package is missing (make deps installs it): %v %v", err, statErr)
+		}
+		t.Skip("node or the openai npm package is missing; run make deps")
+	}
+	ts, _ := retrievalServer(t, nil)
+	cmd := exec.Command(node, "embeddings.mjs")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "BOXD_URL="+ts.url, "BOXD_TOKEN="+session(t, ts, "code"), "BOXD_EMBED_MODEL=boxd-tiny-embed")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("client: %v\n%s", err, out)
+	}
+	var got struct {
+		One struct {
+			Object, Model string
+			N, Dim        int
+			First         []float64
+			Usage         map[string]int
+		}
+		Batch struct {
+			N       int
+			Indexes []int
+			First   []float64
+		}
+		Floats struct{ First []float64 }
+		Wrong  struct {
+			Status        int
+			Message, Type string
+		}
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got.One.Object != "list" || got.One.N != 1 || got.One.Dim != 64 || got.One.Usage["prompt_tokens"] == 0 || got.Batch.N != 2 || fmt.Sprint(got.Batch.Indexes) != "[0 1]" {
+		t.Errorf("client saw %s", out)
+	}
+	// base64 (the client's default, decoded by it) and floats agree.
+	for i := range got.One.First {
+		if math.Abs(got.One.First[i]-got.Floats.First[i]) > 1e-6 || math.Abs(got.Batch.First[i]-got.Floats.First[i]) > 1e-6 {
+			t.Errorf("base64 and float vectors differ: %v %v %v", got.One.First, got.Batch.First, got.Floats.First)
+			break
+		}
+	}
+	if got.Wrong.Status != 404 || !strings.Contains(got.Wrong.Message, "not served") || got.Wrong.Type != "invalid_request_error" {
+		t.Errorf("wrong model: %+v", got.Wrong)
 	}
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"boxd/pipelines/retrieval"
 )
@@ -13,6 +14,7 @@ import (
 const (
 	retrievalBody       = 8 << 20
 	retrievalVerifyBody = 10 << 20
+	retrievalQuotesBody = 1 << 20 // 50 quotes of 1,000 characters, or an answer of 10,000, and chunk ids
 )
 
 func (s *Server) retrievalRoutes() {
@@ -26,6 +28,12 @@ func (s *Server) retrievalRoutes() {
 			Example: `{"documents": [{"id": "a", "text": "The pump loses pressure."}], "synthetic": true, "query": "pressure"}`},
 		Validate: func(r *retrieval.SearchRequest) error { return r.Validate() },
 		Serve:    s.retrievalSearch,
+	})
+	declare(s, Declared[retrieval.QuotesRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/retrieval/quotes", Auth: Bearer, Body: retrievalQuotesBody, OneRun: true,
+			Example: `{"index": "` + strings.Repeat("0", 64) + `", "chunks": ["c0"], "quotes": ["the pump"]}`},
+		Validate: func(r *retrieval.QuotesRequest) error { return r.Validate() },
+		Serve:    s.retrievalQuotes,
 	})
 	declare(s, Declared[retrieval.VerifyRequest]{
 		Route: Route{Method: http.MethodPost, Path: "/retrieval/verify", Body: retrievalVerifyBody,
@@ -71,4 +79,52 @@ func (s *Server) retrievalVerify(a *Admitted, req *retrieval.VerifyRequest) {
 		return
 	}
 	writeJSON(a.W, http.StatusOK, out)
+}
+
+// retrievalQuotes answers POST /retrieval/quotes: each quote found word
+// for word in a retrieved chunk (with its document offsets) or not.
+func (s *Server) retrievalQuotes(a *Admitted, req *retrieval.QuotesRequest) {
+	pr := a.Principal
+	out, err := s.retrieval.Quotes(a.R.Context(), pr.LogID(), pr.KeyID(), *req)
+	if err != nil {
+		writeProblem(a.W, err)
+		return
+	}
+	writeJSON(a.W, http.StatusOK, out)
+}
+
+// peerBody bounds /v1/embeddings (256 texts of up to 32,000 characters
+// would be more; the route refuses what the model cannot take) and
+// /v1/rerank (100 documents of 8,000 characters).
+const peerBody = 8 << 20
+
+// peerRoutes are the peers' shapes on retrieval's engines: OpenAI's
+// embeddings and the rerank route of llama-server, Jina and Cohere.
+func (s *Server) peerRoutes() {
+	declare(s, Declared[retrieval.EmbeddingsRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/v1/embeddings", Auth: Bearer, Body: peerBody, Lenient: true,
+			Example: `{"model": "embedder", "input": "hello"}`},
+		Serve: func(a *Admitted, req *retrieval.EmbeddingsRequest) {
+			out, err := s.retrieval.Embeddings(a.R.Context(), a.Principal.KeyID(), *req)
+			if err != nil {
+				writeProblem(a.W, err)
+				return
+			}
+			a.W.Header().Set("x-service-receipt", out.Receipt.ID)
+			writeJSON(a.W, http.StatusOK, out)
+		},
+	})
+	declare(s, Declared[retrieval.RerankRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/v1/rerank", Auth: Bearer, Body: peerBody, Lenient: true,
+			Example: `{"model": "reranker", "query": "q", "documents": ["d"]}`},
+		Serve: func(a *Admitted, req *retrieval.RerankRequest) {
+			out, err := s.retrieval.Rerank(a.R.Context(), a.Principal.KeyID(), *req)
+			if err != nil {
+				writeProblem(a.W, err)
+				return
+			}
+			a.W.Header().Set("x-service-receipt", out.Receipt.ID)
+			writeJSON(a.W, http.StatusOK, out)
+		},
+	})
 }

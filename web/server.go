@@ -181,6 +181,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.demoRoutes()
 	s.studioRoutes()
 	s.retrievalRoutes()
+	s.peerRoutes()
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.bodyDeadlines(s.observe(s.sdkErrors(s.strict(s.sockets(s.hosts(s.origins(s.mux)))))))
 	return s

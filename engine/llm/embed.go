@@ -109,6 +109,13 @@ func (e *Embedder) Close() {
 	C.llama_model_free(e.model)
 }
 
+// CountTokens is how many tokens text takes as Embed feeds it (special
+// tokens included, before any cut to MaxTokens).
+func (e *Embedder) CountTokens(text string) (int, error) {
+	toks, err := tokenize(e.vocab, text, true, false)
+	return len(toks), err
+}
+
 // Embed returns one unit-length vector per text.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if e.IsReranker() {

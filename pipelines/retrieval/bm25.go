@@ -43,28 +43,47 @@ const maxTokenChars = 255
 // characters cut into pieces of 255. No stemming and no stop words: the
 // oracle stays exact, and queries quoting a document's words find them.
 func Analyze(text string) []string {
-	var out []string
+	spans := analyzeSpans(text)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = sp.tok
+	}
+	return out
+}
+
+// span is a token and its bytes in the text it came from.
+type span struct {
+	tok        string
+	start, end int
+}
+
+// analyzeSpans is Analyze with each token's byte offsets.
+func analyzeSpans(text string) []span {
+	var out []span
 	var b strings.Builder
-	n := 0
-	flush := func() {
+	n, start := 0, 0
+	flush := func(end int) {
 		if n > 0 {
-			out = append(out, b.String())
+			out = append(out, span{tok: b.String(), start: start, end: end})
 			b.Reset()
 			n = 0
 		}
 	}
-	for _, r := range text {
+	for i, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsNumber(r) || (n > 0 && unicode.Is(unicode.M, r)) {
 			if n == maxTokenChars {
-				flush()
+				flush(i)
+			}
+			if n == 0 {
+				start = i
 			}
 			b.WriteRune(unicode.ToLower(r))
 			n++
 			continue
 		}
-		flush()
+		flush(i)
 	}
-	flush()
+	flush(len(text))
 	return out
 }
 

@@ -187,6 +187,12 @@ func (s *Service) build(ctx context.Context, docs []Document, keyID *string) (*I
 	return ix, rc, err
 }
 
+// hashHex is the hex SHA-256 of b.
+func hashHex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
 // vectorsHash is the hex SHA-256 of the vectors as little-endian float32,
 // one after another: what an embedding receipt's output_hash covers.
 func vectorsHash(vs [][]float32) string {
@@ -423,8 +429,7 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 	}
 	if rr != nil && rr.called {
 		b, _ := json.Marshal(rr.scores)
-		sum := sha256.Sum256(b)
-		rc, err := s.sign(ctx, "rerank", s.RerankerModel, append([]string{req.Query}, rr.docs...), hex.EncodeToString(sum[:]),
+		rc, err := s.sign(ctx, "rerank", s.RerankerModel, append([]string{req.Query}, rr.docs...), hashHex(b),
 			map[string]string{"candidates": strconv.Itoa(len(rr.docs))}, keyID)
 		if err != nil {
 			return nil, err
