@@ -157,10 +157,11 @@ lint: headers tools
 
 ## bench: LLM throughput against ollama serve (same GGUF, same run) as ratios; speech real-time factors (tiny);
 ## Whisper encoder and decoder step against whisper.cpp (npm reference) in the tiny, base and small shapes as ratios;
-## live replay latency (sentence end to final and to lane) and concurrent live sessions in real time (one run: minutes)
+## live replay latency (sentence end to final and to lane) and concurrent live sessions in real time (one run: minutes);
+## retrieval: embedding throughput against ollama's /api/embed, index build, search p50/p95 over 1,500 chunks, rerank of 40
 BENCH_COUNT ?= 3
 bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./pipelines/replay
 
 ## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)

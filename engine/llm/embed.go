@@ -56,9 +56,20 @@ func OpenEmbedder(ctx context.Context, o Options) (*Embedder, error) {
 	}
 	cp := C.llama_context_default_params()
 	cp.embeddings = true
-	cp.n_ctx = C.uint32_t(nCtx * embedSeqs)
-	cp.n_batch = C.uint32_t(nCtx * embedSeqs)
-	cp.n_ubatch = C.uint32_t(nCtx * embedSeqs) // an encoder reads each text in one piece
+	// One decode holds at most nCtx tokens (whole texts: an encoder reads
+	// each text in one piece). Attention in a batch runs over all of its
+	// tokens, masked per text, so its cost grows with the square of the
+	// batch: 16 texts of up to nCtx tokens in one decode ran 4× slower
+	// than ollama, which decodes 512 tokens at a time.
+	if o.GPULayers == 0 {
+		// llama.cpp turns flash attention on by itself where the backend
+		// has it; this ggml's CPU kernel made embedding 4× slower than
+		// ollama's (which leaves it off on the CPU).
+		cp.flash_attn_type = C.LLAMA_FLASH_ATTN_TYPE_DISABLED
+	}
+	cp.n_ctx = C.uint32_t(nCtx)
+	cp.n_batch = C.uint32_t(nCtx)
+	cp.n_ubatch = C.uint32_t(nCtx)
 	cp.n_seq_max = embedSeqs
 	cp.n_threads = C.int32_t(o.Threads)
 	cp.n_threads_batch = C.int32_t(o.Threads)
@@ -78,7 +89,7 @@ func OpenEmbedder(ctx context.Context, o Options) (*Embedder, error) {
 		e.Close()
 		return nil, errors.New("llm: the model has no pooling: it is not a sentence-embedding or reranking model")
 	}
-	e.batch = C.llama_batch_init(C.int32_t(nCtx*embedSeqs), 0, 1)
+	e.batch = C.llama_batch_init(C.int32_t(nCtx), 0, 1)
 	return e, nil
 }
 
@@ -190,7 +201,7 @@ func (e *Embedder) run(ctx context.Context, inputs [][]int32, n int) ([][]float3
 		}
 		end := start
 		tokens := 0
-		for end < len(inputs) && end-start < e.nSeq && tokens+len(inputs[end]) <= e.nCtx*e.nSeq {
+		for end < len(inputs) && end-start < e.nSeq && tokens+len(inputs[end]) <= e.nCtx {
 			tokens += len(inputs[end])
 			end++
 		}

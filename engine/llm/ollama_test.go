@@ -304,3 +304,58 @@ func TestEmbeddingsMatchOllama(t *testing.T) {
 		t.Logf("accented text: cosine with ollama %.4f (its tokenizer keeps accents)", c)
 	}
 }
+
+// BenchmarkEmbedVsOllama embeds BOXD_BENCH_EMBED_TEXTS chunk-sized texts
+// (default 1,500, the retrieval index's most) with the test embedder, in
+// boxd and through `ollama serve`'s /api/embed on the same GGUF, in
+// batches of 64 for both, alternating, and reports texts/s for each and
+// the ratio boxd ÷ ollama (above 1: boxd is faster).
+func BenchmarkEmbedVsOllama(b *testing.B) {
+	path := os.Getenv("BOXD_BENCH_EMBED_MODEL")
+	if path == "" {
+		path = testmodels.Generated(b, testmodels.EmbedFile)
+	}
+	n := 1500
+	if v := os.Getenv("BOXD_BENCH_EMBED_TEXTS"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	texts := make([]string, n)
+	for i := range texts {
+		var sb strings.Builder
+		for j := range 40 {
+			fmt.Fprintf(&sb, "word%d filter pump valve %d ", (i*7+j)%97, j)
+		}
+		texts[i] = sb.String()
+	}
+	o := startOllama(b, path, 1)
+	e, err := OpenEmbedder(context.Background(), Options{Path: path})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	const batch = 64
+	run := func(f func([]string) error) time.Duration {
+		start := time.Now()
+		for i := 0; i < len(texts); i += batch {
+			if err := f(texts[i:min(i+batch, len(texts))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return time.Since(start)
+	}
+	boxd := func(t []string) error { _, err := e.Embed(ctx, t); return err }
+	ref := func(t []string) error { _, err := o.embed(ctx, t); return err }
+	run(boxd) // warm up both
+	run(ref)
+	var tb, to time.Duration
+	for range b.N {
+		tb += run(boxd)
+		to += run(ref)
+	}
+	bps := float64(b.N*n) / tb.Seconds()
+	ops := float64(b.N*n) / to.Seconds()
+	b.ReportMetric(bps, "boxd_texts/s")
+	b.ReportMetric(ops, "ollama_texts/s")
+	b.ReportMetric(bps/ops, "ratio")
+}
