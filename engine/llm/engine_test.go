@@ -348,7 +348,9 @@ func TestReranker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s) != 3 || s[0] != s[2] || s[0] == s[1] {
+	// The same document scores the same wherever it sits in the batch (to
+	// float32 rounding: its rows meet other rows in the batch's products).
+	if len(s) != 3 || math.Abs(float64(s[0]-s[2])) > 1e-5 || math.Abs(float64(s[0]-s[1])) < 1e-4 {
 		t.Errorf("scores = %v", s)
 	}
 	if _, err := r.Embed(context.Background(), []string{"x"}); err == nil {
