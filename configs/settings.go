@@ -74,6 +74,7 @@ type Config struct {
 	Models           Models
 	ASR              ASR
 	LLM              LLM
+	Retrieval        Retrieval
 	Outbound         Outbound
 	GPU              GPU
 
@@ -160,6 +161,13 @@ type ASR struct {
 	// Parallel is how many transcriptions decode at once, their decoder
 	// steps batched into one graph.
 	Parallel int
+}
+
+// Retrieval tunes evidence retrieval.
+type Retrieval struct {
+	// Persist keeps indexes in the state directory across restarts,
+	// without the hour's expiry (a self-hosted box's choice).
+	Persist bool
 }
 
 // LLM tunes the chat model's runtime.
@@ -359,6 +367,8 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.ASR.Threads }},
 	{key: "llm.threads", kind: kindInt, def: 0, min: 0, max: 1024, usage: "CPU threads for the chat model (0: the CPUs Whisper does not take, else all)",
 		field: func(c *Config) any { return &c.LLM.Threads }},
+	{key: "retrieval.persist", kind: kindBool, def: false, usage: "keep retrieval indexes in state_dir/retrieval across restarts, without the hour's expiry (self-hosted boxes)",
+		field: func(c *Config) any { return &c.Retrieval.Persist }},
 	{key: "asr.parallel", kind: kindInt, def: 4, min: 1, max: 16, usage: "transcriptions (live sessions' sentences, batch files) decoded at once, their decoder steps batched into one graph; more wait their turn",
 		field: func(c *Config) any { return &c.ASR.Parallel }},
 	{key: "asr.max_sentence_s", kind: kindInt, def: 20, min: 5, max: 28, usage: "speech without a pause is cut into sentences of at most this many seconds",

@@ -101,3 +101,45 @@ func request(t *testing.T, base, method, path, token, body string) (int, []byte)
 	raw, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, raw
 }
+
+// TestServeRetrievalPersists: with retrieval.persist, an index built
+// before a restart is searched after it, under the same hash.
+func TestServeRetrievalPersists(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	cfg := writeConfig(t, "retrieval:\n  persist: true\n")
+	start := func() (string, func()) {
+		ns := newNotifySocket(t)
+		cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path, "BOXD_ADMIN_SECRET=retrieval-admin-secret-0"}, "serve", "--config", cfg, "--state-dir", state, "--listen", "127.0.0.1:0",
+			"--log-format", "text", "--models-embedder-path", testmodels.Generated(t, testmodels.EmbedFile))
+		exited := ns.watch(t, cmd)
+		ready := ns.waitFor(t, "READY=1", 60*time.Second)
+		return "http://" + strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):]), func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			if err := <-exited; err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	base, stop := start()
+	// A developer key: demo sessions end with the process, keys do not.
+	_, raw := request(t, base, "POST", "/v1/keys", "retrieval-admin-secret-0", `{"label": "persist test"}`)
+	var key struct{ Key string }
+	if json.Unmarshal(raw, &key) != nil || key.Key == "" {
+		t.Fatalf("key: %s", raw)
+	}
+	status, raw := request(t, base, "POST", "/retrieval/index", key.Key, `{"sample": "pump-station-manual"}`)
+	var ix struct {
+		Index      struct{ Hash, CorpusRoot string } `json:"index"`
+		Persistent bool                              `json:"persistent"`
+	}
+	if status != 200 || json.Unmarshal(raw, &ix) != nil || !ix.Persistent {
+		t.Fatalf("index: %d %s", status, raw)
+	}
+	stop()
+	base, stop = start()
+	defer stop()
+	status, raw = request(t, base, "POST", "/retrieval/search", key.Key, `{"index": "`+ix.Index.Hash+`", "query": "pressure", "rerank": false}`)
+	if status != 200 || !strings.Contains(string(raw), ix.Index.Hash) {
+		t.Fatalf("search after the restart: %d %s", status, raw)
+	}
+}

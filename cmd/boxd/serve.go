@@ -260,6 +260,15 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 			"parameters", emb.Info().Parameters, "weights_root", root.Root)
 	}
 
+	if cfg.Retrieval.Persist {
+		retr.PersistDir = filepath.Join(cfg.StateDir, "retrieval")
+		n, err := retr.LoadPersisted()
+		if err != nil {
+			log.Warn("retrieval indexes left out", "err", err)
+		}
+		log.Info("retrieval indexes loaded", "indexes", n, "dir", retr.PersistDir)
+	}
+
 	policy, err := outbound.PolicyFromSettings(cfg.Outbound.AllowPrivate, cfg.Outbound.AllowCIDRs, cfg.Outbound.CAFile, "boxd-sitecheck/"+version.Version)
 	if err != nil {
 		return configError{err}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 	"sync"
@@ -62,6 +63,9 @@ type Service struct {
 	Key           *attest.Key
 	Receipts      Receipts
 	Now           func() time.Time
+	// PersistDir, when set, keeps indexes there across restarts, without
+	// expiry (retrieval.persist on a self-hosted box; persist.go).
+	PersistDir string
 
 	gate chan struct{}
 	mu   sync.Mutex
@@ -69,10 +73,12 @@ type Service struct {
 }
 
 type heldIndex struct {
-	owner   string
-	ix      *Index
-	docs    map[string]string // id → text, for offsets in answers
-	expires time.Time
+	owner      string
+	ix         *Index
+	docs       map[string]string // id → text, for offsets in answers
+	expires    time.Time
+	added      time.Time
+	persistent bool
 }
 
 func (s *Service) now() time.Time {
@@ -113,9 +119,12 @@ type ModelCallReceipt = run.ReceiptBody
 
 // IndexResponse is its answer.
 type IndexResponse struct {
-	Index     *Index           `json:"index"`
-	ExpiresAt string           `json:"expires_at"`
-	Receipt   ModelCallReceipt `json:"receipt"`
+	Index *Index `json:"index"`
+	// ExpiresAt is when the index goes (an hour on); a persistent index
+	// (retrieval.persist) has none.
+	ExpiresAt  string           `json:"expires_at,omitempty"`
+	Persistent bool             `json:"persistent"`
+	Receipt    ModelCallReceipt `json:"receipt"`
 }
 
 // Check validates a request's documents (400, 413).
@@ -252,6 +261,12 @@ func (s *Service) Index(ctx context.Context, owner string, keyID *string, req In
 	if err != nil {
 		return nil, err
 	}
+	if s.PersistDir != "" {
+		if err := s.persist(owner, ix, docs); err != nil {
+			return nil, problem.Wrap(problem.Unavailable, err, "the index was built but could not be kept on disk: %v", err)
+		}
+		return &IndexResponse{Index: ix, Persistent: true, Receipt: rc}, nil
+	}
 	return &IndexResponse{Index: ix, ExpiresAt: exp.UTC().Format(time.RFC3339), Receipt: rc}, nil
 }
 
@@ -276,8 +291,12 @@ func (s *Service) hold(owner string, ix *Index, docs []Document) (time.Time, err
 	key := owner + " " + ix.Hash
 	if _, ok := s.held[key]; !ok {
 		if len(mine) >= maxHeldPerOwner {
-			sort.Slice(mine, func(i, j int) bool { return mine[i].expires.Before(mine[j].expires) })
-			delete(s.held, owner+" "+mine[0].ix.Hash)
+			sort.Slice(mine, func(i, j int) bool { return mine[i].added.Before(mine[j].added) })
+			old := mine[0]
+			delete(s.held, owner+" "+old.ix.Hash)
+			if old.persistent {
+				_ = os.Remove(s.persistPath(owner, old.ix.Hash))
+			}
 		} else if len(s.held) >= maxHeld {
 			return time.Time{}, problem.New(problem.Unavailable, "this box holds %d indexes, its most; retry when one expires (each is held an hour)", maxHeld).Retry(time.Minute)
 		}
@@ -287,7 +306,11 @@ func (s *Service) hold(owner string, ix *Index, docs []Document) (time.Time, err
 		text[d.ID] = d.Text
 	}
 	exp := now.Add(IndexTTL)
-	s.held[key] = &heldIndex{owner: owner, ix: ix, docs: text, expires: exp}
+	h := &heldIndex{owner: owner, ix: ix, docs: text, expires: exp, added: now}
+	if s.PersistDir != "" {
+		h.expires, h.persistent = never, true
+	}
+	s.held[key] = h
 	return exp, nil
 }
 
