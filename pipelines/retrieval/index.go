@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+
+	"boxd/pipelines/retrieval/bm25"
+	"boxd/pipelines/retrieval/merkle"
 )
 
 // Limits are the contract's hosted limits (section 8).
@@ -37,6 +40,15 @@ type IndexChunk struct {
 	Text      string `json:"text"`
 }
 
+// Leaf is the bytes of a chunk's leaf: the JSON array
+// ["boxd.retrieval.leaf.v1", doc_sha256, doc, chunk id, byte_start,
+// byte_end, sha256], so that every field is bound and none can be read
+// as another.
+func Leaf(docSHA256, doc, id string, start, end int, sum string) []byte {
+	b, _ := json.Marshal([]any{"boxd.retrieval.leaf.v1", docSHA256, doc, id, start, end, sum})
+	return b
+}
+
 // leaf is the chunk's Merkle leaf.
 func (c IndexChunk) leaf() []byte {
 	return Leaf(c.DocSHA256, c.Doc, c.ID, c.ByteStart, c.ByteEnd, c.SHA256)
@@ -52,8 +64,8 @@ type Index struct {
 	Chunker    ChunkerSettings `json:"chunker"`
 	Embedder   ModelRef        `json:"embedder"`
 
-	tree    *tree
-	bm25    *BM25
+	tree    *merkle.Tree
+	bm25    *bm25.Index
 	vectors [][]float32 // per chunk, unit length (Prepare)
 }
 
@@ -115,11 +127,11 @@ func BuildIndex(docs []Document, chunker ChunkerSettings, embedder ModelRef) (*I
 	for i, c := range ix.Chunks {
 		leaves[i] = c.leaf()
 	}
-	t, err := newTree(leaves)
+	t, err := merkle.New(leaves)
 	if err != nil {
 		return nil, err
 	}
-	root, err := t.root()
+	root, err := t.Root()
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +154,7 @@ func (ix *Index) Prove(i int) (Proof, error) {
 	if i < 0 || i >= ix.NChunks {
 		return Proof{}, fmt.Errorf("retrieval: no chunk %d in an index of %d", i, ix.NChunks)
 	}
-	path, err := ix.tree.prove(i)
+	path, err := ix.tree.Prove(i)
 	if err != nil {
 		return Proof{}, err
 	}
@@ -173,7 +185,7 @@ func VerifyChunk(c IndexChunk, p Proof, root string, n int, doc *string) error {
 			return fmt.Errorf("chunk %s: the document's bytes %d..%d are not the chunk's text", c.ID, c.ByteStart, c.ByteEnd)
 		}
 	}
-	if err := VerifyInclusion(c.leaf(), p.Index, p.Size, p.Path, root); err != nil {
+	if err := merkle.VerifyInclusion(c.leaf(), p.Index, p.Size, p.Path, root); err != nil {
 		return fmt.Errorf("chunk %s: %w", c.ID, err)
 	}
 	return nil

@@ -1,6 +1,10 @@
 package retrieval
 
-import "sort"
+import (
+	"sort"
+
+	"boxd/pipelines/retrieval/bm25"
+)
 
 // Samples are built-in synthetic corpora ({sample: id} on the index route).
 var Samples = map[string][]Document{
@@ -88,7 +92,7 @@ func (s *Service) Info() Info {
 	in.Chunker = DefaultChunker
 	in.Search.Candidates, in.Search.RRFK, in.Search.DefaultK = Candidates, RRFK, DefaultK
 	in.Search.Modes = []string{ModeHybrid, ModeDense, ModeBM25}
-	in.Search.BM25.K1, in.Search.BM25.B = BM25K1, BM25B
+	in.Search.BM25.K1, in.Search.BM25.B = bm25.K1, bm25.B
 	in.Search.BM25.Analyzer = "runs of letters and digits, lower-cased; no stemming, no stop words (Lucene 8 BM25Similarity scoring)"
 	in.Limits.Documents, in.Limits.Chunks, in.Limits.ChunkChars = MaxDocuments, MaxChunks, DefaultChunker.MaxChars
 	in.Limits.QueryChars, in.Limits.HeldS = MaxQueryChars, int(IndexTTL.Seconds())

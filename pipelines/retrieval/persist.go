@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"boxd/atomicfile"
+	"boxd/pipelines/retrieval/bm25"
 )
 
 // Persistence (retrieval.persist, default off): a self-hosted box may keep
@@ -106,9 +107,9 @@ func (s *Service) loadOne(path string) error {
 	}
 	toks := make([][]string, len(ix.Chunks))
 	for i, c := range ix.Chunks {
-		toks[i] = Analyze(c.Text)
+		toks[i] = bm25.Analyze(c.Text)
 	}
-	ix.bm25, ix.vectors = NewBM25(toks), p.Vectors
+	ix.bm25, ix.vectors = bm25.New(toks), p.Vectors
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held == nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"boxd/pipelines/retrieval/bm25"
 	"boxd/problem"
 )
 
@@ -74,7 +75,7 @@ func (r *QuotesRequest) Validate() error {
 		if n := utf8.RuneCountInString(q); n > MaxQuoteChars {
 			return problem.New(problem.TooLarge, "quotes[%d] is over %d characters", i, MaxQuoteChars)
 		}
-		if len(analyzeSpans(q)) == 0 {
+		if len(bm25.Spans(q)) == 0 {
 			return problem.New(problem.Invalid, "quotes[%d] has no words", i)
 		}
 	}
@@ -94,7 +95,7 @@ func (s *Service) Quotes(ctx context.Context, owner string, keyID *string, req Q
 	quotes := req.Quotes
 	if req.Answer != "" {
 		for _, sp := range sentences(req.Answer, [2]int{0, len(req.Answer)}) {
-			if q := req.Answer[sp[0]:sp[1]]; len(analyzeSpans(q)) > 0 {
+			if q := req.Answer[sp[0]:sp[1]]; len(bm25.Spans(q)) > 0 {
 				quotes = append(quotes, q)
 			}
 		}
@@ -151,23 +152,23 @@ func chunkPos(id string) int {
 // findQuote looks for q's words, consecutive and in order, in each chunk
 // (in the order given) and reports the first place.
 func findQuote(q string, chunks []IndexChunk, docs map[string]string) QuoteResult {
-	want := analyzeSpans(q)
+	want := bm25.Spans(q)
 	res := QuoteResult{Quote: q}
 	for _, c := range chunks {
-		have := analyzeSpans(c.Text)
+		have := bm25.Spans(c.Text)
 	next:
 		for i := 0; i+len(want) <= len(have); i++ {
 			for j := range want {
-				if have[i+j].tok != want[j].tok {
+				if have[i+j].Tok != want[j].Tok {
 					continue next
 				}
 			}
-			start, end := c.ByteStart+have[i].start, c.ByteStart+have[i+len(want)-1].end
+			start, end := c.ByteStart+have[i].Start, c.ByteStart+have[i+len(want)-1].End
 			res.Found, res.Chunk, res.Doc, res.ByteStart, res.ByteEnd = true, c.ID, c.Doc, &start, &end
 			if d, ok := docs[c.Doc]; ok {
 				res.Text = d[start:end]
 			} else {
-				res.Text = c.Text[have[i].start:have[i+len(want)-1].end]
+				res.Text = c.Text[have[i].Start:have[i+len(want)-1].End]
 			}
 			return res
 		}

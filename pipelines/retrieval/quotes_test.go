@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"boxd/engine/attest"
+	"boxd/pipelines/retrieval/bm25"
 	"boxd/problem"
 )
 
@@ -65,7 +66,7 @@ func TestQuotesFoundWordForWord(t *testing.T) {
 				continue
 			}
 			got := docs[0].Text[*q.ByteStart:*q.ByteEnd]
-			if got != q.Text || !strings.EqualFold(strings.Join(Analyze(got), " "), strings.Join(Analyze(q.Quote), " ")) {
+			if got != q.Text || !strings.EqualFold(strings.Join(bm25.Analyze(got), " "), strings.Join(bm25.Analyze(q.Quote), " ")) {
 				t.Errorf("%s: %q at %d..%d reads %q (text %q)", tc.name, q.Quote, *q.ByteStart, *q.ByteEnd, got, q.Text)
 			}
 		}

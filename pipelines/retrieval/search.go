@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"boxd/pipelines/retrieval/bm25"
 )
 
 // Embedder turns texts into unit-length vectors (engine/llm.Embedder is
@@ -47,9 +49,9 @@ func (ix *Index) Prepare(ctx context.Context, emb Embedder) error {
 	toks := make([][]string, len(ix.Chunks))
 	for i, c := range ix.Chunks {
 		texts[i] = c.Text
-		toks[i] = Analyze(c.Text)
+		toks[i] = bm25.Analyze(c.Text)
 	}
-	ix.bm25 = NewBM25(toks)
+	ix.bm25 = bm25.New(toks)
 	if len(texts) == 0 {
 		return nil
 	}
@@ -137,7 +139,7 @@ func (ix *Index) Search(ctx context.Context, query string, p Params, emb Embedde
 		}
 	}
 	if p.Mode != ModeDense {
-		for rank, h := range ix.bm25.Search(Analyze(query), Candidates) {
+		for rank, h := range ix.bm25.Search(bm25.Analyze(query), Candidates) {
 			r := get(h.Doc)
 			r.BM25, r.HasBM25, r.BM25Rank = float64(h.Score), true, rank+1
 			r.RRF += 1 / float64(RRFK+rank+1)
@@ -186,14 +188,14 @@ func (ix *Index) Search(ctx context.Context, query string, p Params, emb Embedde
 
 // topCosine is the k vectors nearest q by cosine (all unit length: the
 // dot product), best first, ties by position.
-func topCosine(q []float32, vs [][]float32, k int) []Hit {
-	hits := make([]Hit, len(vs))
+func topCosine(q []float32, vs [][]float32, k int) []bm25.Hit {
+	hits := make([]bm25.Hit, len(vs))
 	for i, v := range vs {
 		var s float64
 		for j := range q {
 			s += float64(q[j]) * float64(v[j])
 		}
-		hits[i] = Hit{Doc: i, Score: float32(s)}
+		hits[i] = bm25.Hit{Doc: i, Score: float32(s)}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Score > hits[j].Score })
 	if len(hits) > k {

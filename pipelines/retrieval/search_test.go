@@ -9,6 +9,7 @@ import (
 
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
+	"boxd/pipelines/retrieval/bm25"
 )
 
 // bagEmbedder embeds a text as its hashed bag of words, normalised: texts
@@ -20,7 +21,7 @@ func (b *bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		v := make([]float32, 64)
-		for _, w := range Analyze(t) {
+		for _, w := range bm25.Analyze(t) {
 			h := fnv.New32a()
 			h.Write([]byte(w))
 			v[h.Sum32()%64]++
@@ -46,12 +47,12 @@ type overlapReranker struct{ got []string }
 func (o *overlapReranker) Rerank(_ context.Context, query string, docs []string) ([]float32, error) {
 	o.got = docs
 	q := map[string]bool{}
-	for _, w := range Analyze(query) {
+	for _, w := range bm25.Analyze(query) {
 		q[w] = true
 	}
 	out := make([]float32, len(docs))
 	for i, d := range docs {
-		ws := Analyze(d)
+		ws := bm25.Analyze(d)
 		for _, w := range ws {
 			if q[w] {
 				out[i]++
@@ -104,7 +105,7 @@ func TestSearchModesFusionAndRerank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ix.bm25.Search(Analyze(query), 10)
+	want := ix.bm25.Search(bm25.Analyze(query), 10)
 	for i, r := range bm {
 		if r.Pos != want[i].Doc || r.BM25Rank != i+1 || r.HasDense || r.DenseRank != 0 || r.Rank != i+1 {
 			t.Fatalf("bm25 rank %d: %+v, want chunk %d", i+1, r, want[i].Doc)

@@ -1,4 +1,4 @@
-package retrieval
+package bm25
 
 import (
 	"bufio"
@@ -102,7 +102,7 @@ func TestBM25EqualsLucene(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "java", "-cp", cp, "testdata/BM25Oracle.java", write("docs.txt", docs), write("queries.txt", queries),
-		strconv.Itoa(k), fmt.Sprint(BM25K1), fmt.Sprint(BM25B))
+		strconv.Itoa(k), fmt.Sprint(K1), fmt.Sprint(B))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -123,7 +123,7 @@ func TestBM25EqualsLucene(t *testing.T) {
 		}
 		want[qi] = append(want[qi], Hit{Doc: doc, Score: float32(f)})
 	}
-	ix := NewBM25(docs)
+	ix := New(docs)
 	exact, compared := 0, 0
 	for qi, q := range queries {
 		got := ix.Search(q, k)

@@ -1,9 +1,10 @@
-package retrieval
+// Package merkle is the corpus tree of retrieval indexes: RFC 6962's
+// Merkle tree through golang.org/x/mod/sumdb/tlog.
+package merkle
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -15,39 +16,30 @@ import (
 // golang.org/x/mod/sumdb/tlog, the Go checksum database's implementation,
 // with one leaf per chunk in index order.
 
-// Leaf is the bytes of a chunk's leaf: the JSON array
-// ["boxd.retrieval.leaf.v1", doc_sha256, doc, chunk id, byte_start,
-// byte_end, sha256], so that every field is bound and none can be read
-// as another.
-func Leaf(docSHA256, doc, id string, start, end int, sum string) []byte {
-	b, _ := json.Marshal([]any{"boxd.retrieval.leaf.v1", docSHA256, doc, id, start, end, sum})
-	return b
-}
-
-// tree is the Merkle tree over an index's leaves.
-type tree struct {
+// Tree is the Merkle tree over an index's leaves.
+type Tree struct {
 	n      int64
 	stored []tlog.Hash // tlog's stored hashes, in its storage order
 }
 
-func (t *tree) ReadHashes(idx []int64) ([]tlog.Hash, error) {
+func (t *Tree) ReadHashes(idx []int64) ([]tlog.Hash, error) {
 	out := make([]tlog.Hash, len(idx))
 	for i, x := range idx {
 		if x < 0 || x >= int64(len(t.stored)) {
-			return nil, fmt.Errorf("retrieval: tree hash %d of %d", x, len(t.stored))
+			return nil, fmt.Errorf("merkle: tree hash %d of %d", x, len(t.stored))
 		}
 		out[i] = t.stored[x]
 	}
 	return out, nil
 }
 
-// newTree builds the tree over leaves.
-func newTree(leaves [][]byte) (*tree, error) {
-	t := &tree{}
+// New builds the tree over leaves.
+func New(leaves [][]byte) (*Tree, error) {
+	t := &Tree{}
 	for i, l := range leaves {
 		hs, err := tlog.StoredHashes(int64(i), l, t)
 		if err != nil {
-			return nil, fmt.Errorf("retrieval: merkle tree: %w", err)
+			return nil, fmt.Errorf("merkle: %w", err)
 		}
 		t.stored = append(t.stored, hs...)
 		t.n++
@@ -55,19 +47,19 @@ func newTree(leaves [][]byte) (*tree, error) {
 	return t, nil
 }
 
-// root is the tree hash (RFC 6962 MTH; SHA-256 of nothing for no leaves).
-func (t *tree) root() (tlog.Hash, error) {
+// Root is the tree hash (RFC 6962 MTH; SHA-256 of nothing for no leaves).
+func (t *Tree) Root() (tlog.Hash, error) {
 	if t.n == 0 {
 		return sha256.Sum256(nil), nil
 	}
 	return tlog.TreeHash(t.n, t)
 }
 
-// prove is the inclusion proof of leaf i (its audit path, leaf side first).
-func (t *tree) prove(i int) ([]string, error) {
+// Prove is the inclusion proof of leaf i (its audit path, leaf side first).
+func (t *Tree) Prove(i int) ([]string, error) {
 	p, err := tlog.ProveRecord(t.n, int64(i), t)
 	if err != nil {
-		return nil, fmt.Errorf("retrieval: proof of chunk %d: %w", i, err)
+		return nil, fmt.Errorf("merkle: proof of leaf %d: %w", i, err)
 	}
 	out := make([]string, len(p))
 	for j, h := range p {
@@ -77,14 +69,14 @@ func (t *tree) prove(i int) ([]string, error) {
 }
 
 // ErrProof is returned when an inclusion proof does not lead to the root.
-var ErrProof = errors.New("retrieval: the inclusion proof does not lead to the corpus root")
+var ErrProof = errors.New("merkle: the inclusion proof does not lead to the root")
 
 // VerifyInclusion checks that leaf is leaf index of a tree of size leaves
 // whose root is root (hex), by the proof (hex hashes, as prove gives them).
 func VerifyInclusion(leaf []byte, index, size int, proof []string, root string) error {
 	r, err := hash32(root)
 	if err != nil {
-		return fmt.Errorf("retrieval: corpus root: %w", err)
+		return fmt.Errorf("merkle: root: %w", err)
 	}
 	if index < 0 || index >= size {
 		return fmt.Errorf("%w: index %d outside a tree of %d", ErrProof, index, size)
@@ -92,7 +84,7 @@ func VerifyInclusion(leaf []byte, index, size int, proof []string, root string) 
 	p := make(tlog.RecordProof, len(proof))
 	for i, s := range proof {
 		if p[i], err = hash32(s); err != nil {
-			return fmt.Errorf("retrieval: proof hash %d: %w", i, err)
+			return fmt.Errorf("merkle: proof hash %d: %w", i, err)
 		}
 	}
 	if err := tlog.CheckRecord(p, int64(size), r, int64(index), tlog.RecordHash(leaf)); err != nil {

@@ -1,4 +1,6 @@
-package retrieval
+// Package bm25 is retrieval's keyword search: an analyzer and an in-memory
+// inverted index scored exactly as Lucene 8's BM25Similarity.
+package bm25
 
 import (
 	"math"
@@ -27,10 +29,10 @@ import (
 // rounded to float32 at the end; a query token given twice counts twice.
 // Ties rank by index order.
 
-// BM25 parameters: Lucene's defaults.
+// Parameters: Lucene's defaults.
 const (
-	BM25K1 = float32(1.2)
-	BM25B  = float32(0.75)
+	K1 = float32(1.2)
+	B  = float32(0.75)
 )
 
 // maxTokenChars is Lucene's default maximum token length: a longer run is
@@ -43,28 +45,28 @@ const maxTokenChars = 255
 // characters cut into pieces of 255. No stemming and no stop words: the
 // oracle stays exact, and queries quoting a document's words find them.
 func Analyze(text string) []string {
-	spans := analyzeSpans(text)
+	spans := Spans(text)
 	out := make([]string, len(spans))
 	for i, sp := range spans {
-		out[i] = sp.tok
+		out[i] = sp.Tok
 	}
 	return out
 }
 
-// span is a token and its bytes in the text it came from.
-type span struct {
-	tok        string
-	start, end int
+// Span is a token and its bytes in the text it came from.
+type Span struct {
+	Tok        string
+	Start, End int
 }
 
-// analyzeSpans is Analyze with each token's byte offsets.
-func analyzeSpans(text string) []span {
-	var out []span
+// Spans is Analyze with each token's byte offsets.
+func Spans(text string) []Span {
+	var out []Span
 	var b strings.Builder
 	n, start := 0, 0
 	flush := func(end int) {
 		if n > 0 {
-			out = append(out, span{tok: b.String(), start: start, end: end})
+			out = append(out, Span{Tok: b.String(), Start: start, End: end})
 			b.Reset()
 			n = 0
 		}
@@ -87,8 +89,8 @@ func analyzeSpans(text string) []span {
 	return out
 }
 
-// BM25 is an in-memory inverted index over documents given as tokens.
-type BM25 struct {
+// Index is an in-memory inverted index over documents given as tokens.
+type Index struct {
 	K1, B    float32
 	postings map[string][]posting
 	norms    []byte // per document, SmallFloat.intToByte4(length)
@@ -101,9 +103,9 @@ type posting struct {
 	freq int
 }
 
-// NewBM25 indexes docs (each a list of tokens, as Analyze gives them).
-func NewBM25(docs [][]string) *BM25 {
-	ix := &BM25{K1: BM25K1, B: BM25B, postings: map[string][]posting{}, norms: make([]byte, len(docs))}
+// New indexes docs (each a list of tokens, as Analyze gives them).
+func New(docs [][]string) *Index {
+	ix := &Index{K1: K1, B: B, postings: map[string][]posting{}, norms: make([]byte, len(docs))}
 	for d, toks := range docs {
 		ix.norms[d] = intToByte4(len(toks))
 		ix.sumLen += int64(len(toks))
@@ -129,7 +131,7 @@ type Hit struct {
 
 // Search scores every document holding a query token and returns the best
 // k (all when k <= 0), best first, ties by document order.
-func (ix *BM25) Search(query []string, k int) []Hit {
+func (ix *Index) Search(query []string, k int) []Hit {
 	n := ix.withText // Lucene counts documents that hold the field
 	if n == 0 {
 		return nil
