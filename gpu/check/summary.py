@@ -95,12 +95,19 @@ def summarize(out_dir, gpu, dry, quick, elapsed):
     devs = read_json(os.path.join(out_dir, "gpu.json")) or {}
     s["devices"] = devs.get("devices", [])
     gpus = [d for d in s["devices"] if d.get("kind") in ("gpu", "igpu")]
-    rows.append(("serve", "/healthz ok", "yes" if health and health.get("ok") else "no", "", "", ""))
-    rows.append(("serve", "layers offloaded (log)", ", ".join(s["serve_offloaded"]) or "none", "", "", ""))
+    # A call that ran only some steps (GPU_CHECK_ONLY) did not serve: say
+    # so, rather than "no" and "CPU only".
+    served = any(x["step"] == "serve" and x["status"] != "skipped" for x in steps)
+    if served:
+        rows.append(("serve", "/healthz ok", "yes" if health and health.get("ok") else "no", "", "", ""))
+        rows.append(("serve", "layers offloaded (log)", ", ".join(s["serve_offloaded"]) or "none", "", "", ""))
+    else:
+        rows.append(("serve", "boxd serve", "not run in this call", "", "", ""))
     diag = next((x for x in steps if x["step"] == "diag"), None)
     if diag:
         rows.append(("serve", "chat engine tests on the device (open, generate, close)", diag["status"], "", "", ""))
-    rows.append(("serve", "boxd gpu", "; ".join(f"{d['description'] or d['name']} {d['total_bytes'] >> 20} MiB" for d in gpus) or "CPU only", "", "", ""))
+    if served:
+        rows.append(("serve", "boxd gpu", "; ".join(f"{d['description'] or d['name']} {d['total_bytes'] >> 20} MiB" for d in gpus) or "CPU only", "", "", ""))
 
     # Chat against ollama.
     chat = parse_bench(read(os.path.join(out_dir, "chat.log")))

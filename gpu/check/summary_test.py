@@ -1,5 +1,7 @@
 """Tests of summary.py's reading of Go benchmark output. Run by make kits."""
 
+import os
+import tempfile
 import unittest
 
 import summary
@@ -26,6 +28,27 @@ PASS
         self.assertEqual(summary.fmt(1234.5), "1234")
         self.assertIsNone(summary.ratio(1.0, 0))
         self.assertEqual(summary.ratio(3.0, 2.0), 1.5)
+
+
+class SummarizeTest(unittest.TestCase):
+    def table(self, steps):
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "steps.tsv"), "w") as f:
+                f.write(steps)
+            return summary.summarize(d, "NVIDIA H200", "0", "0", 10)[1]
+
+    def test_a_call_without_serve_says_so(self):
+        # GPU_CHECK_ONLY="chat-large": serve never ran; the table must not
+        # read as a failed health check on a CPU-only box.
+        t = self.table("cuda-build\tprebuilt\t0\t\nchat-large\tok\t80\t\n")
+        self.assertIn("not run in this call", t)
+        self.assertNotIn("CPU only", t)
+        self.assertNotIn("/healthz ok", t)
+
+    def test_a_call_that_served_reports_it(self):
+        t = self.table("serve\tok\t3\t\n")
+        self.assertIn("/healthz ok", t)
+        self.assertNotIn("not run in this call", t)
 
 
 if __name__ == "__main__":
