@@ -199,6 +199,10 @@ func TestRetrievalBadInput(t *testing.T) {
 	if r := ts.do(t, call{method: "POST", path: "/retrieval/index", body: map[string]any{"sample": "pump-station-manual"}}); r.status != 401 {
 		t.Errorf("no token: %d", r.status)
 	}
+	huge := map[string]any{"documents": []any{map[string]string{"id": "big", "text": strings.Repeat("x", 9<<20)}}, "synthetic": true}
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/index", token: tok, body: huge}); r.status != 413 || !strings.Contains(r.errMsg(t), "8388608") && !strings.Contains(r.errMsg(t), "8 MiB") {
+		t.Errorf("a 9 MiB body: %d %s", r.status, r.body)
+	}
 }
 
 // slowEmbedder holds every Embed until released.
@@ -366,14 +370,15 @@ func TestPeerEmbeddingsAndRerank(t *testing.T) {
 		name   string
 		body   map[string]any
 		status int
+		msg    string
 	}{
-		{"wrong model", map[string]any{"model": "rerank-english-v3.0", "query": "q", "documents": []string{"d"}}, 404},
-		{"top_n", map[string]any{"model": "boxd-tiny-rerank", "query": "q", "documents": []string{"d"}, "top_n": 2}, 400},
-		{"no documents", map[string]any{"model": "boxd-tiny-rerank", "query": "q", "documents": []string{}}, 400},
-		{"bad document", map[string]any{"model": "boxd-tiny-rerank", "query": "q", "documents": []any{3}}, 400},
-		{"no query", map[string]any{"model": "boxd-tiny-rerank", "query": "", "documents": []string{"d"}}, 400},
+		{"wrong model", map[string]any{"model": "rerank-english-v3.0", "query": "q", "documents": []string{"d"}}, 404, `use "boxd-tiny-rerank"`},
+		{"top_n", map[string]any{"model": "boxd-tiny-rerank", "query": "q", "documents": []string{"d"}, "top_n": 2}, 400, "top_n must be 1 to"},
+		{"no documents", map[string]any{"model": "boxd-tiny-rerank", "query": "q", "documents": []string{}}, 400, "1 to 100 documents"},
+		{"bad document", map[string]any{"model": "boxd-tiny-rerank", "query": "q", "documents": []any{3}}, 400, `documents[0] must be a string or {"text": string}`},
+		{"no query", map[string]any{"model": "boxd-tiny-rerank", "query": "", "documents": []string{"d"}}, 400, "query must be"},
 	} {
-		if r := post("/v1/rerank", c.body); r.status != c.status {
+		if r := post("/v1/rerank", c.body); r.status != c.status || !strings.Contains(r.errMsg(t), c.msg) {
 			t.Errorf("%s: %d %s", c.name, r.status, r.body)
 		}
 	}

@@ -35,7 +35,8 @@ func (s *Server) retrievalRoutes() {
 		Validate: func(r *retrieval.QuotesRequest) error { return r.Validate() },
 		Serve:    s.retrievalQuotes,
 	})
-	declare(s, Declared[retrieval.VerifyRequest]{
+	// Verifications hash documents and proofs: bounded like /record/verify.
+	declareGated(s, s.bounds.verify, "verifications", Declared[retrieval.VerifyRequest]{
 		Route: Route{Method: http.MethodPost, Path: "/retrieval/verify", Body: retrievalVerifyBody,
 			Example: `{"receipt": {"v": "service.retrieval.search.v1"}}`},
 		Serve: s.retrievalVerify,
@@ -102,7 +103,7 @@ const peerBody = 8 << 20
 // embeddings and the rerank route of llama-server, Jina and Cohere.
 func (s *Server) peerRoutes() {
 	declare(s, Declared[retrieval.EmbeddingsRequest]{
-		Route: Route{Method: http.MethodPost, Path: "/v1/embeddings", Auth: Bearer, Body: peerBody, Lenient: true,
+		Route: Route{Method: http.MethodPost, Path: "/v1/embeddings", Auth: Bearer, Body: peerBody, Lenient: true, OneRun: true,
 			Example: `{"model": "embedder", "input": "hello"}`},
 		Serve: func(a *Admitted, req *retrieval.EmbeddingsRequest) {
 			out, err := s.retrieval.Embeddings(a.R.Context(), a.Principal.KeyID(), *req)
@@ -115,7 +116,7 @@ func (s *Server) peerRoutes() {
 		},
 	})
 	declare(s, Declared[retrieval.RerankRequest]{
-		Route: Route{Method: http.MethodPost, Path: "/v1/rerank", Auth: Bearer, Body: peerBody, Lenient: true,
+		Route: Route{Method: http.MethodPost, Path: "/v1/rerank", Auth: Bearer, Body: peerBody, Lenient: true, OneRun: true,
 			Example: `{"model": "reranker", "query": "q", "documents": ["d"]}`},
 		Serve: func(a *Admitted, req *retrieval.RerankRequest) {
 			out, err := s.retrieval.Rerank(a.R.Context(), a.Principal.KeyID(), *req)

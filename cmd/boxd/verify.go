@@ -130,22 +130,8 @@ func verifyReceipt(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
 		fmt.Fprintln(out, "NOT VERIFIED: the receipt cannot be read")
 		return errNotVerified
 	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	problem := ""
-	for _, c := range attest.CheckModelCall(s, pub) {
-		mark := "ok"
-		if !c.OK {
-			mark = "FAIL"
-			if problem == "" {
-				problem = c.Name + ": " + c.Detail
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", mark, c.Name, c.Detail)
-	}
-	_ = tw.Flush()
-	if problem != "" {
-		fmt.Fprintln(out, "NOT VERIFIED:", problem)
-		return errNotVerified
+	if err := printChecks(out, attest.CheckModelCall(s, pub)); err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "verified: receipt %s (%s, weights_root %s), signed by %s\n", s.ID, s.Model, s.WeightsRoot, s.Signer.KeyID)
 	return nil
@@ -160,6 +146,16 @@ func verifySearch(out io.Writer, raw []byte, pub ed25519.PublicKey, chunks []ret
 		fmt.Fprintln(out, "NOT VERIFIED: the receipt cannot be read")
 		return errNotVerified
 	}
+	if err := printChecks(out, checks); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "verified: search receipt with %d chunks checked against its corpus root\n", len(chunks))
+	return nil
+}
+
+// printChecks writes one line per check and, when one failed, NOT
+// VERIFIED with the first failure (errNotVerified).
+func printChecks(out io.Writer, checks []attest.Check) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	problem := ""
 	for _, c := range checks {
@@ -177,7 +173,6 @@ func verifySearch(out io.Writer, raw []byte, pub ed25519.PublicKey, chunks []ret
 		fmt.Fprintln(out, "NOT VERIFIED:", problem)
 		return errNotVerified
 	}
-	fmt.Fprintf(out, "verified: search receipt with %d chunks checked against its corpus root\n", len(chunks))
 	return nil
 }
 

@@ -260,6 +260,7 @@ func (m *Model) decodeWindow(ctx context.Context, sl *slot, lang string, o Decod
 		}
 	}
 	bestLP := make([]float64, n)
+	picks := make([]int32, n) // greedy: each sequence's best token this step
 	// The steps run batched with other transcriptions' (batch.go).
 	m.batch.enter()
 	defer m.batch.leave()
@@ -267,13 +268,12 @@ func (m *Model) decodeWindow(ctx context.Context, sl *slot, lang string, o Decod
 		if err := ctx.Err(); err != nil {
 			return windowResult{}, err
 		}
-		best := make([]int32, n)
 		for i, s := range seqs {
 			l := filtered[i][:len(logits[i])]
 			copy(l, logits[i])
 			m.filter(l, s.tokens, sampleBegin, len(s.tokens) == 0, suppress, o)
 			if greedy {
-				best[i], bestLP[i] = argmaxLogProb(l)
+				picks[i], bestLP[i] = argmaxLogProb(l)
 			} else {
 				logSoftmaxInto(lps[i], l)
 			}
@@ -294,7 +294,7 @@ func (m *Model) decodeWindow(ctx context.Context, sl *slot, lang string, o Decod
 				}
 				var tok int32
 				if greedy {
-					tok = best[i]
+					tok = picks[i]
 					s.sum += bestLP[i]
 				} else {
 					tok = sample(lps[i], temperature, rng)

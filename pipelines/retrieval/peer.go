@@ -248,7 +248,7 @@ func (s *Service) Rerank(ctx context.Context, keyID *string, req RerankRequest) 
 	}
 	out := &RerankResponse{Object: "list", Model: s.RerankerModel.Ref.Repo, Usage: PeerUsage{tokens, tokens}, Receipt: rc}
 	for i, sc := range scores {
-		r := RerankResult{Index: i, RelevanceScore: 1 / (1 + math.Exp(-float64(sc)))}
+		r := RerankResult{Index: i, RelevanceScore: relevance(sc)}
 		if req.ReturnDocuments != nil && *req.ReturnDocuments {
 			r.Document = &RerankDocument{Text: docs[i]}
 		}

@@ -170,12 +170,8 @@ type ProvenChunk struct {
 	Proof Proof  `json:"proof"`
 }
 
-// Check is one verification step.
-type Check struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail"`
-}
+// Check is one verification step (the attest package's).
+type Check = attest.Check
 
 // VerifySearch checks a search receipt: its signature, that this box
 // (pinned) signed it, that the index hash is what its corpus root, chunk

@@ -171,7 +171,7 @@ func (ix *Index) Search(ctx context.Context, query string, p Params, emb Embedde
 			return nil, fmt.Errorf("retrieval: the reranker gave %d scores for %d candidates", len(scores), len(cands))
 		}
 		for i, c := range cands {
-			c.Relevance, c.Reranked = 1/(1+math.Exp(-float64(scores[i]))), true
+			c.Relevance, c.Reranked = relevance(scores[i]), true
 		}
 		sort.SliceStable(cands, func(i, j int) bool { return cands[i].Relevance > cands[j].Relevance })
 	}
@@ -203,6 +203,10 @@ func topCosine(q []float32, vs [][]float32, k int) []bm25.Hit {
 	}
 	return hits
 }
+
+// relevance is a cross-encoder's logit as a relevance in 0..1 (its
+// sigmoid), the scale the peers' rerank APIs report.
+func relevance(logit float32) float64 { return 1 / (1 + math.Exp(-float64(logit))) }
 
 // PPM is a score in parts per million, rounded: how the contract's
 // scores_ppm carries them (integers, no floats in signed records).
