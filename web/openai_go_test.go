@@ -28,6 +28,9 @@ func TestOpenAIGoClient(t *testing.T) {
 		Model:     "model-27b",
 		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Say hello.")},
 		MaxTokens: openai.Int(6),
+		// Greedy: sampled, the model may end before six tokens and the
+		// finish reason would be stop (seen once in a clean-clone run).
+		Temperature: openai.Float(0),
 	}
 
 	c := client(env.token)
