@@ -205,7 +205,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"receipts.retention_days": "7", "receipts.max": "1000",
 		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma",
 		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
-		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3", "asr.parallel": "2", "retrieval.persist": "true",
+		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3", "asr.parallel": "2", "asr.flash_attention": "true", "retrieval.persist": "true",
 		"outbound.allow_private": "true", "outbound.allow_cidrs": "127.0.0.1/32,10.0.0.0/8", "outbound.ca_file": model,
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
 	}
@@ -233,7 +233,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	if !c.Outbound.AllowPrivate || len(c.Outbound.AllowCIDRs) != 2 || c.Outbound.CAFile != model {
 		t.Errorf("outbound settings not applied: %+v", c.Outbound)
 	}
-	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.ASR.Threads != 1 || c.LLM.Threads != 3 || c.ASR.Parallel != 2 || !c.Retrieval.Persist || c.VADPath() != model {
+	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.ASR.Threads != 1 || c.LLM.Threads != 3 || c.ASR.Parallel != 2 || !c.ASR.FlashAttention || !c.Retrieval.Persist || c.VADPath() != model {
 		t.Errorf("asr settings not applied: %+v vad %q", c.ASR, c.VADPath())
 	}
 	if (c.Bounds != Bounds{BodyReadFloorS: 2, BodyReadMinBytesPerS: 2048, ConnectionsPerAddress: 3, Connections: 40, RecordVerifications: 1, AdminFailuresPerMinute: 5, DemoConcurrentCalls: 3, LiveIdleS: 30}) {

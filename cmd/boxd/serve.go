@@ -395,7 +395,7 @@ func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, 
 	}
 	e, err := stream.Load(ctx, cfg.Models.ASR.Path, vad, stream.Settings{
 		BeamSize: cfg.ASR.BeamSize, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: layers, Threads: threads,
-		Parallel: cfg.ASR.Parallel,
+		Parallel: cfg.ASR.Parallel, Flash: cfg.ASR.FlashAttention,
 	})
 	var le *stream.LoadError
 	if errors.As(err, &le) && le.VAD {

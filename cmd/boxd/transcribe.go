@@ -70,7 +70,7 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 			}
 			out := cmd.OutOrStdout()
 			if noVAD {
-				return transcribeLongForm(cmd.Context(), out, model, pcm, asr.Options{Threads: threads, GPULayers: cfg.GPU.Layers, Slots: 1},
+				return transcribeLongForm(cmd.Context(), out, model, pcm, asr.Options{Threads: threads, GPULayers: cfg.GPU.Layers, Slots: 1, Flash: cfg.ASR.FlashAttention},
 					asr.DecodeOptions{Language: lang, Task: task, BeamSize: beam, Timestamps: true, MaxTokens: maxTokens}, noFallback, asJSON, stats)
 			}
 			if vad == "" {
@@ -81,7 +81,7 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 			}
 			e, err := stream.Load(cmd.Context(), model, vad, stream.Settings{
 				BeamSize: beam, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: cfg.GPU.Layers, Threads: threads,
-				Parallel: 1, // one file: one set of caches
+				Parallel: 1, Flash: cfg.ASR.FlashAttention, // one file: one set of caches
 			})
 			if err != nil {
 				return err

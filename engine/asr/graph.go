@@ -18,7 +18,8 @@ import (
 // slots. They are kept in the layouts the decoder's attention reads, so
 // that a decoder step reads them in place (views) instead of copying them
 // into that layout on every step: keys [d, positions, heads] (the k of kq
-// = k·q), values transposed, [positions, d, heads] (the v of kqv = v·kq).
+// = k·q), values transposed, [positions, d, heads] (the v of kqv = v·kq),
+// or, with flash attention, as the keys: the layout ggml's kernel reads.
 // The encoder writes a slot's cross keys and values once per window, and
 // each step writes its own token's self-attention key and value. The beam
 // reordering buffers are shared: a reorder runs alone.
@@ -31,6 +32,7 @@ type caches struct {
 	selfV    []ml.Tensor // [NTextCtx, d, H, slots·maxBeams]
 	scratchK []ml.Tensor // beam reordering buffers, like one slot's selfK and selfV
 	scratchV []ml.Tensor
+	flash    bool // values laid out as the keys
 }
 
 // slot is one transcription's share of the caches.
@@ -43,7 +45,7 @@ type slot struct {
 const maxBeams = 5
 
 func newCaches(m *Model, slots int) *caches {
-	c := &caches{}
+	c := &caches{flash: m.flash}
 	H := m.hp.NTextHead
 	d := m.hp.NTextState / H
 	A, T := m.hp.NAudioCtx, m.hp.NTextCtx
@@ -62,11 +64,17 @@ func newCaches(m *Model, slots int) *caches {
 		ctx := m.b.NewContextSize(8).Layer(l)
 		c.ctxs = append(c.ctxs, ctx)
 		c.crossK = append(c.crossK, ctx.Zeros(dt, d, A, H, slots))
-		c.crossV = append(c.crossV, ctx.Zeros(dt, A, d, H, slots))
 		c.selfK = append(c.selfK, ctx.Zeros(dt, d, T, H, slots*maxBeams))
-		c.selfV = append(c.selfV, ctx.Zeros(dt, T, d, H, slots*maxBeams))
 		c.scratchK = append(c.scratchK, ctx.Zeros(dt, d, T, H, maxBeams))
-		c.scratchV = append(c.scratchV, ctx.Zeros(dt, T, d, H, maxBeams))
+		if c.flash {
+			c.crossV = append(c.crossV, ctx.Zeros(dt, d, A, H, slots))
+			c.selfV = append(c.selfV, ctx.Zeros(dt, d, T, H, slots*maxBeams))
+			c.scratchV = append(c.scratchV, ctx.Zeros(dt, d, T, H, maxBeams))
+		} else {
+			c.crossV = append(c.crossV, ctx.Zeros(dt, A, d, H, slots))
+			c.selfV = append(c.selfV, ctx.Zeros(dt, T, d, H, slots*maxBeams))
+			c.scratchV = append(c.scratchV, ctx.Zeros(dt, T, d, H, maxBeams))
+		}
 	}
 	return c
 }
@@ -78,7 +86,8 @@ func (c *caches) close() {
 }
 
 // crossKeys views layer l's cross keys of slots from..from+n-1, first A
-// positions: [d, A, H, n]; crossValues their values, [A, d, H, n].
+// positions: [d, A, H, n]; crossValues their values, [A, d, H, n] (with
+// flash attention [d, A, H, n]).
 func (c *caches) crossKeys(ctx ml.Context, l, from, n, A int) ml.Tensor {
 	t := c.crossK[l]
 	return t.View(ctx, from*t.Stride(3), t.Dim(0), t.Stride(1), A, t.Stride(2), t.Dim(2), t.Stride(3), n)
@@ -86,12 +95,24 @@ func (c *caches) crossKeys(ctx ml.Context, l, from, n, A int) ml.Tensor {
 
 func (c *caches) crossValues(ctx ml.Context, l, from, n, A int) ml.Tensor {
 	t := c.crossV[l]
+	if c.flash {
+		return t.View(ctx, from*t.Stride(3), t.Dim(0), t.Stride(1), A, t.Stride(2), t.Dim(2), t.Stride(3), n)
+	}
 	return t.View(ctx, from*t.Stride(3), A, t.Stride(1), t.Dim(1), t.Stride(2), t.Dim(2), t.Stride(3), n)
+}
+
+// valueLayout permutes [d, H, n, B] values into the values caches' layout:
+// [n, d, H, B], or [d, n, H, B] with flash attention.
+func (c *caches) valueLayout(ctx ml.Context, v ml.Tensor) ml.Tensor {
+	if c.flash {
+		return v.Permute(ctx, 0, 2, 1, 3)
+	}
+	return v.Permute(ctx, 1, 2, 0, 3)
 }
 
 // selfKeys views a slot's self-attention keys of layer l, positions
 // from..from+n-1 of its first B sequences: [d, n, H, B]; selfValues its
-// values, [n, d, H, B].
+// values, [n, d, H, B] (with flash attention [d, n, H, B]).
 func (c *caches) selfKeys(ctx ml.Context, sl *slot, l, from, n, B int) ml.Tensor {
 	t := c.selfK[l]
 	return t.View(ctx, sl.index*maxBeams*t.Stride(3)+from*t.Stride(1), t.Dim(0), t.Stride(1), n, t.Stride(2), t.Dim(2), t.Stride(3), B)
@@ -99,22 +120,37 @@ func (c *caches) selfKeys(ctx ml.Context, sl *slot, l, from, n, B int) ml.Tensor
 
 func (c *caches) selfValues(ctx ml.Context, sl *slot, l, from, n, B int) ml.Tensor {
 	t := c.selfV[l]
+	if c.flash {
+		return t.View(ctx, sl.index*maxBeams*t.Stride(3)+from*t.Stride(1), t.Dim(0), t.Stride(1), n, t.Stride(2), t.Dim(2), t.Stride(3), B)
+	}
 	return t.View(ctx, sl.index*maxBeams*t.Stride(3)+from*t.Stride(0), n, t.Stride(1), t.Dim(1), t.Stride(2), t.Dim(2), t.Stride(3), B)
 }
 
 // encoderAttention is softmax(k·q/√d)·v over heads for the encoder's
 // self-attention. q, k and v are [d, H, n, 1]; the result is [S, n, 1].
 //
-// The keys are padded with zeros to a multiple of 8 (1500 → 1504), their
-// scores masked to -inf: the value product v·kq sums over the keys, and
-// ggml's fast CPU matrix kernel (llamafile's tinyBLAS) takes only sums a
-// multiple of 8 long; without the padding it falls back to dot products,
-// which cost a quarter of the encoder's time. Zero values under zero
-// weights change no sum. With the model on a GPU (padKeys false) there is
-// no padding: cuBLAS needs none, and the extra mask is one more pass over
-// every score.
-func encoderAttention(ctx ml.Context, q, k, v ml.Tensor, padKeys bool) ml.Tensor {
+// With flash (the backend opened with flash attention, asr.flash_attention)
+// it is ggml's fused kernel, which reads q, k and v as they are, with no
+// permuted copies and no n×n scores in memory. On the CPU ggml's kernel is
+// slower than the products below (decisions.md, "Speech engine speed").
+//
+// Otherwise, with padKeys, the keys are padded with zeros to a multiple of
+// 8 (1500 → 1504), their scores masked to -inf: the value product v·kq
+// sums over the keys, and ggml's fast CPU matrix kernel (llamafile's
+// tinyBLAS) takes only sums a multiple of 8 long; without the padding it
+// falls back to dot products, which cost a quarter of the encoder's time.
+// Zero values under zero weights change no sum. With the model on a GPU
+// there is no padding: cuBLAS needs none, and the extra mask is one more
+// pass over every score.
+func encoderAttention(ctx ml.Context, q, k, v ml.Tensor, padKeys, flash bool) ml.Tensor {
 	d, heads, n := q.Dim(0), q.Dim(1), q.Dim(2)
+	scale := 1 / math.Sqrt(float64(d))
+	if flash {
+		// ggml_flash_attn_ext permutes q, k and v to [d, n, H] (views) and
+		// writes [d, H, n] contiguous.
+		out := q.(ml.ScaledDotProductAttention).ScaledDotProductAttention(ctx, k, v, nil, nil, nil, scale, true)
+		return out.Reshape(ctx, d*heads, n, 1)
+	}
 	pad := 0
 	if padKeys {
 		pad = (8 - n%8) % 8
@@ -133,7 +169,7 @@ func encoderAttention(ctx ml.Context, q, k, v ml.Tensor, padKeys bool) ml.Tensor
 		mask = ctx.Input().FromFloats(mv, n+pad, 1, 1, 1)
 	}
 	kq := k.MulmatFullPrec(ctx, q) // [n+pad, n, H, 1]
-	kq = kq.Scale(ctx, 1/math.Sqrt(float64(d)))
+	kq = kq.Scale(ctx, scale)
 	if mask != nil {
 		kq = kq.Add(ctx, mask)
 	}
@@ -144,17 +180,33 @@ func encoderAttention(ctx ml.Context, q, k, v ml.Tensor, padKeys bool) ml.Tensor
 
 // cachedAttention is attention over keys and values already in the
 // caches' layouts: q is [d, H, nq, B], k a view [d, nk, H, kb] and v a
-// view [nk, d, H, kb] (kb is B, or 1 for keys every sequence shares). Only
-// the query is permuted (a view: the matrix products read it strided);
-// the scale and the mask go into the softmax (one operation, as
-// whisper.cpp's). The result is [S, nq, B].
-func cachedAttention(ctx ml.Context, q, k, v ml.Tensor, mask ml.Tensor) ml.Tensor {
+// view [nk, d, H, kb] (kb is B, or 1 for keys every sequence shares), or
+// with flash attention [d, nk, H, kb]. Only the query is permuted (a view:
+// the matrix products read it strided); the scale and the mask go into
+// one operation (the softmax, or the fused kernel), as whisper.cpp's. The
+// result is [S, nq, B].
+func cachedAttention(ctx ml.Context, q, k, v ml.Tensor, mask ml.Tensor, flash bool) ml.Tensor {
 	d, heads, nq, B := q.Dim(0), q.Dim(1), q.Dim(2), q.Dim(3)
+	scale := 1 / math.Sqrt(float64(d))
+	if flash {
+		// ggml's kernel wants as many key sets as query sets: keys every
+		// sequence shares take the sequences' queries as one set.
+		if k.Dim(3) != B {
+			q = q.Reshape(ctx, d, heads, nq*B, 1)
+		}
+		if mask != nil {
+			mask = mask.Cast(ctx, ml.DTypeF16) // the kernel's mask type
+		}
+		// It permutes q, k and v from [d, H, n] (so hand it k and v the
+		// other way, views) and writes [d, H, nq, B].
+		out := q.(ml.ScaledDotProductAttention).ScaledDotProductAttention(ctx, k.Permute(ctx, 0, 2, 1, 3), v.Permute(ctx, 0, 2, 1, 3), mask, nil, nil, scale, true)
+		return out.Reshape(ctx, d*heads, nq, B)
+	}
 	// ggml's attention takes keys as [d, H, nk] and permutes them to
 	// [d, nk, H], the caches' layout: hand it the caches' keys permuted
-	// the other way (views both). Without flash attention (the backend is
-	// loaded without it) it is k·q, softmax(scale·kq + mask), v·kq.
-	out := q.(ml.ScaledDotProductAttention).ScaledDotProductAttention(ctx, k.Permute(ctx, 0, 2, 1, 3), v, mask, nil, nil, 1/math.Sqrt(float64(d)), true)
+	// the other way (views both). Without flash attention it is k·q,
+	// softmax(scale·kq + mask), v·kq.
+	out := q.(ml.ScaledDotProductAttention).ScaledDotProductAttention(ctx, k.Permute(ctx, 0, 2, 1, 3), v, mask, nil, nil, scale, true)
 	return out.Reshape(ctx, d*heads, nq, B) // [d, H, nq, B] → [S, nq, B]
 }
 
@@ -184,7 +236,7 @@ func (m *Model) encodeGraph(ctx ml.Context, sl *slot, mel []float32, A int) ml.T
 		k := blk.attn.k.forward(ctx, h)
 		v := blk.attn.v.forward(ctx, h)
 		H := hp.NAudioHead
-		x = x.Add(ctx, blk.attn.o.forward(ctx, encoderAttention(ctx, heads(ctx, q, H), heads(ctx, k, H), heads(ctx, v, H), m.padKeys)))
+		x = x.Add(ctx, blk.attn.o.forward(ctx, encoderAttention(ctx, heads(ctx, q, H), heads(ctx, k, H), heads(ctx, v, H), m.padKeys, m.flash)))
 		h = blk.mlpLN.forward(ctx, x)
 		x = x.Add(ctx, blk.mlp2.forward(ctx, blk.mlp0.forward(ctx, h).GELU_ERF(ctx)))
 	}
@@ -196,7 +248,7 @@ func (m *Model) encodeGraph(ctx ml.Context, sl *slot, mel []float32, A int) ml.T
 		// Keys as [d, A, H], values as [A, d, H]: what every decoder step
 		// of this window reads in place.
 		ctx.Forward(k.Permute(ctx, 0, 2, 1, 3).Copy(ctx, m.caches.crossKeys(ctx, l, sl.index, 1, A)))
-		ctx.Forward(v.Permute(ctx, 1, 2, 0, 3).Copy(ctx, m.caches.crossValues(ctx, l, sl.index, 1, A)))
+		ctx.Forward(m.caches.valueLayout(ctx, v).Copy(ctx, m.caches.crossValues(ctx, l, sl.index, 1, A)))
 	}
 	return x
 }
@@ -271,9 +323,9 @@ func (m *Model) decodeGraph(ctx ml.Context, gs []group, n int, rows []int) ml.Te
 			// This step's keys and values go into the caches at past.. in
 			// their layouts: keys [d, n, H, B], values [n, d, H, B].
 			ctx.Forward(heads(ctx, part(k), H).Permute(ctx, 0, 2, 1, 3).Copy(ctx, c.selfKeys(ctx, g.sl, l, past, n, b)))
-			ctx.Forward(heads(ctx, part(v), H).Permute(ctx, 1, 2, 0, 3).Copy(ctx, c.selfValues(ctx, g.sl, l, past, n, b)))
+			ctx.Forward(c.valueLayout(ctx, heads(ctx, part(v), H)).Copy(ctx, c.selfValues(ctx, g.sl, l, past, n, b)))
 			keys, vals := c.selfKeys(ctx, g.sl, l, 0, past+n, b), c.selfValues(ctx, g.sl, l, 0, past+n, b)
-			return cachedAttention(ctx, heads(ctx, part(q), H), keys, vals, mask)
+			return cachedAttention(ctx, heads(ctx, part(q), H), keys, vals, mask, m.flash)
 		})
 		x = x.Add(ctx, blk.attn.o.forward(ctx, att.Reshape(ctx, S, n*B)))
 
@@ -304,7 +356,7 @@ func (m *Model) crossAttention(ctx ml.Context, l int, gs []group, q ml.Tensor, n
 	if len(gs) == 1 {
 		g := gs[0]
 		A := g.sl.audioCtx
-		out := cachedAttention(ctx, heads(ctx, q.Reshape(ctx, S, n, g.B), H), c.crossKeys(ctx, l, g.sl.index, 1, A), c.crossValues(ctx, l, g.sl.index, 1, A), nil)
+		out := cachedAttention(ctx, heads(ctx, q.Reshape(ctx, S, n, g.B), H), c.crossKeys(ctx, l, g.sl.index, 1, A), c.crossValues(ctx, l, g.sl.index, 1, A), nil, m.flash)
 		return out.Reshape(ctx, S, n*g.B)
 	}
 	lo, hi := gs[0].sl.index, gs[len(gs)-1].sl.index+1
@@ -340,7 +392,7 @@ func (m *Model) crossAttention(ctx ml.Context, l int, gs []group, q ml.Tensor, n
 		mk = in.FromFloats(mask, A, bmax, 1, spanned)
 	}
 	qs := q.Rows(ctx, in.FromInts(gather, len(gather))).Reshape(ctx, S/H, H, bmax, spanned)
-	out := cachedAttention(ctx, qs, c.crossKeys(ctx, l, lo, spanned, A), c.crossValues(ctx, l, lo, spanned, A), mk) // [S, bmax, spanned]
+	out := cachedAttention(ctx, qs, c.crossKeys(ctx, l, lo, spanned, A), c.crossValues(ctx, l, lo, spanned, A), mk, m.flash) // [S, bmax, spanned]
 	return out.Reshape(ctx, S, bmax*spanned).Rows(ctx, in.FromInts(scatter, len(scatter)))
 }
 

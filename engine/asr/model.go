@@ -41,6 +41,11 @@ type Options struct {
 	// caches, their decoder steps batched into one graph (0:
 	// DefaultSlots). More wait for a free slot.
 	Slots int
+	// Flash runs every attention as ggml's fused flash attention (setting
+	// asr.flash_attention), the caches' values kept as it reads them. Off,
+	// attention is the products and a softmax: faster on the CPU, where
+	// ggml's kernel is slower than the encoder's own products.
+	Flash bool
 	// placeAlways makes placeUnnumbered's copies without a GPU too (tests).
 	placeAlways bool
 }
@@ -64,6 +69,9 @@ type Model struct {
 	// padKeys pads the encoder's keys for the CPU's matrix kernel
 	// (encoderAttention); a GPU's needs no padding.
 	padKeys bool
+	// flash: the backend was opened with flash attention, which every
+	// attention uses (encoderAttention, cachedAttention).
+	flash   bool
 	batch   *batcher
 	caches  *caches
 	placed  ml.Context // copies made by placeUnnumbered
@@ -137,6 +145,9 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		threads = runtime.NumCPU()
 	}
 	params := ml.BackendParams{AllocMemory: true, NumThreads: threads, FlashAttention: ml.FlashAttentionDisabled}
+	if o.Flash {
+		params.FlashAttention = ml.FlashAttentionEnabled
+	}
 	b, offloaded, err := newBackend(path, params, o.GPULayers, max(hp.NAudioLayer, hp.NTextLayer, 3))
 	if err != nil {
 		return nil, fmt.Errorf("asr: %w", err)
@@ -150,7 +161,8 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		b.Close()
 		return nil, err
 	}
-	m.padKeys = !offloaded
+	m.padKeys = !offloaded && !o.Flash
+	m.flash = o.Flash
 	if offloaded || o.placeAlways {
 		if err := m.placeUnnumbered(); err != nil {
 			b.Close()

@@ -11,8 +11,9 @@
 # (healthz, the offload log, `boxd gpu`); chat against `ollama serve` on the
 # same GGUF (bench shape, then a 27B-class Q4_K_M shape against the copy
 # bandwidth ceiling); Whisper tiny/base/large-v3 against Hugging Face
-# transformers on one checkpoint; 4 concurrent live sessions; one live
-# session under 8 chat streams. What comes back is in $OUT (default
+# transformers on one checkpoint, each also with asr.flash_attention on; 4
+# concurrent live sessions; one live session under 8 chat streams; the 4
+# sessions again with flash attention. What comes back is in $OUT (default
 # ./gpu-check-out): summary.txt (the table, also printed last),
 # summary.json, logs.tar.xz (every step's output) and, after a CUDA build,
 # cuda-lib.tar.xz.part* (the backend, for GPU_CHECK_CUDA_LIB_TAR).
@@ -332,6 +333,9 @@ for s in $SHAPES; do
 	fi
 	step "speech-$s-boxd" 20 150 gobench stream.test '^BenchmarkSpeed$' "${SP_ENV[@]}" \
 		BOXD_BENCH_ASR_MODEL="$model" BOXD_BENCH_AUDIO="$DATA/jfk.wav" BOXD_BENCH_GPU_LAYERS=$GPU_LAYERS
+	# The same with asr.flash_attention on (every attention as ggml's fused kernel).
+	step "speech-$s-flash" 20 150 gobench stream.test '^BenchmarkSpeed$' "${SP_ENV[@]}" \
+		BOXD_BENCH_ASR_MODEL="$model" BOXD_BENCH_AUDIO="$DATA/jfk.wav" BOXD_BENCH_GPU_LAYERS=$GPU_LAYERS BOXD_BENCH_ASR_FLASH=1
 	if [ $HF_OK = 1 ]; then
 		step "speech-$s-hf" 20 150 python3 "$HERE/hf_whisper.py" bench --ckpt "$W/hf/$s" --shape "$s" --audio "$DATA/jfk.wav" \
 			--json "$L/hf-$s.json" "${HF_ARGS[@]}"
@@ -367,6 +371,10 @@ if [ "$DRY" != 1 ] && [ -s "$LARGE" ]; then
 	step chat-large 150 300 gobench llm.test '^BenchmarkDecodeSingle$' BOXD_BENCH_ROUNDS=3 BOXD_BENCH_DECODE=64 \
 		BOXD_BENCH_LLM_MODEL="$LARGE" BOXD_BENCH_GPU_LAYERS=999
 fi
+
+# --- 8. live sessions with asr.flash_attention on ------------------------------
+[ "$QUICK" = 1 ] || step live-flash 40 $((LIVE_S * 2 + 90)) gobench replay.test '^BenchmarkConcurrentLiveSessions$' "${LIVE_ENV[@]}" \
+	BOXD_BENCH_SESSIONS=$SESSIONS BOXD_BENCH_CONCURRENT_SECONDS=$LIVE_S BOXD_BENCH_ASR_FLASH=1
 
 # --- summary ------------------------------------------------------------------
 say "done in $(($(date +%s) - T0)) s"

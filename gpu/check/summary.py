@@ -153,15 +153,28 @@ def summarize(out_dir, gpu, dry, quick, elapsed):
         if bt.get("windows_per_s_serial"):
             rows.append((sec, "batched windows/s, one at a time vs steps batched", fmt(bt.get("windows_per_s_serial")), fmt(bt.get("windows_per_s")),
                          fmt(bt.get("batch_speedup")), "boxd batched (x faster)"))
+        # asr.flash_attention on (boxd column) against off (peer column), same run.
+        fb = parse_bench(read(os.path.join(out_dir, f"speech-{shape}-flash.log")))
+        if fb:
+            s["speech"][shape]["flash"] = fb
+            fw, fl, fbt = fb.get("Speed/window", {}), fb.get("Speed/longform", {}), fb.get("Speed/batch", {})
+            against = "flash on vs off (x faster)"
+            rows.append((sec, "flash attention: encoder ms", fmt(fw.get("enc_ms")), fmt(win.get("enc_ms")), fmt(ratio(win.get("enc_ms"), fw.get("enc_ms"))), against))
+            rows.append((sec, "flash attention: decoder ms / step", fmt(fw.get("step_ms")), fmt(win.get("step_ms")), fmt(ratio(win.get("step_ms"), fw.get("step_ms"))), against))
+            rows.append((sec, "flash attention: long file real-time factor", fmt(fl.get("rtf"), 1), fmt(lf.get("rtf"), 1), fmt(ratio(fl.get("rtf"), lf.get("rtf"))), against))
+            rows.append((sec, "flash attention: batched windows/s", fmt(fbt.get("windows_per_s")), fmt(bt.get("windows_per_s")),
+                         fmt(ratio(fbt.get("windows_per_s"), bt.get("windows_per_s"))), against))
 
-    # Live sessions and the arbiter.
+    # Live sessions (with asr.flash_attention on too) and the arbiter.
     live = parse_bench(read(os.path.join(out_dir, "live.log")))
     s["live"] = live
-    for name, m in sorted(live.items()):
+    live_flash = parse_bench(read(os.path.join(out_dir, "live-flash.log")))
+    s["live_flash"] = live_flash
+    for name, m, flash in sorted([(k, v, "") for k, v in live.items()] + [(k, v, " flash") for k, v in live_flash.items()], key=lambda x: (x[2], x[0])):
         if not name.startswith("ConcurrentLiveSessions/sessions="):
             continue
         n = name.split("=")[-1]
-        sec = f"live x{n}"
+        sec = f"live x{n}{flash}"
         rows.append((sec, "final ms p50 / p95", f"{fmt(m.get('final_p50_ms'))} / {fmt(m.get('final_p95_ms'))}", "", "", ""))
         rows.append((sec, "partial ms p50 / p95", f"{fmt(m.get('partial_p50_ms'))} / {fmt(m.get('partial_p95_ms'))}", "", "", ""))
         rows.append((sec, "kept up in real time", "yes" if m.get("realtime") == 1 else "no", "", "", ""))

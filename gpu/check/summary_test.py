@@ -51,5 +51,28 @@ class SummarizeTest(unittest.TestCase):
         self.assertNotIn("not run in this call", t)
 
 
+class FlashRowsTest(unittest.TestCase):
+    def test_flash_against_off(self):
+        bench = """BenchmarkSpeed/window-16  1  1 ns/op  {enc} enc_ms  1 mel_ms  {step} step_ms
+BenchmarkSpeed/longform-16  1  1 ns/op  {rtf} rtf
+BenchmarkSpeed/batch-16  1  1 ns/op  {wps} windows_per_s
+"""
+        live = "BenchmarkConcurrentLiveSessions/sessions=4-16  1  1 ns/op  {p50} final_p50_ms  900 final_p95_ms  100 partial_p50_ms  200 partial_p95_ms  1 realtime\n"
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in [("steps.tsv", ""), ("speech-large-v3-boxd.log", bench.format(enc=21.0, step=9.8, rtf=40, wps=2.7)),
+                               ("speech-large-v3-flash.log", bench.format(enc=16.8, step=8.0, rtf=44, wps=3.0)),
+                               ("live.log", live.format(p50=834)), ("live-flash.log", live.format(p50=700))]:
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            s, t = summary.summarize(d, "NVIDIA H200", "0", "0", 10)
+        rows = {(r["section"], r["measure"]): r for r in s["rows"]}
+        enc = rows[("whisper large-v3", "flash attention: encoder ms")]
+        self.assertEqual((enc["boxd"], enc["peer"], enc["ratio"]), ("16.80", "21.00", "1.25"))
+        self.assertEqual(rows[("whisper large-v3", "flash attention: decoder ms / step")]["ratio"], "1.23")
+        self.assertIn(("live x4 flash", "final ms p50 / p95"), rows)
+        self.assertTrue(rows[("live x4 flash", "final ms p50 / p95")]["boxd"].startswith("700"))
+        self.assertTrue(rows[("live x4", "final ms p50 / p95")]["boxd"].startswith("834"))
+
+
 if __name__ == "__main__":
     unittest.main()

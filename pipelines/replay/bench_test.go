@@ -61,6 +61,7 @@ import (
 //	BOXD_BENCH_ASR_MODEL         the Whisper GGUF (default: the generated random tiny F16 model)
 //	BOXD_BENCH_CHAT_MODEL        the chat GGUF of the lanes (default: the generated tiny chat model)
 //	BOXD_BENCH_GPU_LAYERS        layers both models offload (default 0: CPU; -1 or 999: all)
+//	BOXD_BENCH_ASR_FLASH         1: asr.flash_attention on (default off)
 //	BOXD_BENCH_LLM_PARALLEL      the chat model's sequences (default 4, models.llm.parallel's default)
 //	BOXD_BENCH_CHAT_STREAMS      chat streams BenchmarkLiveUnderChatLoad runs beside the session (default 8)
 //
@@ -163,10 +164,10 @@ func BenchmarkConcurrentLiveSessions(b *testing.B) {
 				}
 				wg.Wait()
 				var worst, drain time.Duration
-				errs := 0
+				var errs []string
 				for i, r := range results {
 					all.add(r.delays)
-					errs += len(r.errors)
+					errs = append(errs, r.errors...)
 					w := slices.Max(append([]time.Duration{0}, r.delays.final...))
 					worst, drain = max(worst, w), max(drain, r.drain)
 					if w > realTimeLag || r.drain > realTimeLag || len(r.delays.final) == 0 {
@@ -176,8 +177,8 @@ func BenchmarkConcurrentLiveSessions(b *testing.B) {
 						b.Logf("session %d: only %d of %d lines matched a final", i, len(r.delays.final), len(lines))
 					}
 				}
-				b.Logf("%d sessions × %.0f s: worst final delay %s, worst drain at stop %s, %d error events, real time %v",
-					n, float64(len(pcm))/32000, worst.Round(time.Millisecond), drain.Round(time.Millisecond), errs, kept)
+				b.Logf("%d sessions × %.0f s: worst final delay %s, worst drain at stop %s, %d error events%s, real time %v",
+					n, float64(len(pcm))/32000, worst.Round(time.Millisecond), drain.Round(time.Millisecond), len(errs), firstError(errs), kept)
 				b.ReportMetric(ms(worst), "final_max_ms")
 				b.ReportMetric(ms(drain), "drain_max_ms")
 			}
@@ -312,7 +313,7 @@ func loadBenchModels(b *testing.B) *benchModels {
 	// as many arbiter slots.
 	parallel := int(envFloat(b, "BOXD_BENCH_ASR_PARALLEL", asr.DefaultSlots))
 	e, err := stream.Load(ctx, asrModel, testmodels.Shared(b, "ggml-silero-v6.2.0.bin"),
-		stream.Settings{BeamSize: int(envFloat(b, "BOXD_BENCH_BEAM", 5)), PartialStepMS: 1000, MaxSentenceS: 20, Threads: asrThreads, GPULayers: gpuLayers, Parallel: parallel})
+		stream.Settings{BeamSize: int(envFloat(b, "BOXD_BENCH_BEAM", 5)), PartialStepMS: 1000, MaxSentenceS: 20, Threads: asrThreads, GPULayers: gpuLayers, Parallel: parallel, Flash: os.Getenv("BOXD_BENCH_ASR_FLASH") == "1"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,6 +26,7 @@ type Settings struct {
 	GPULayers     int     // -1 all, 0 CPU
 	Threads       int     // CPU threads (0: all)
 	Parallel      int     // transcriptions at once, steps batched (0: asr.DefaultSlots)
+	Flash         bool    // attention as ggml's flash attention
 }
 
 // LoadError says which file failed to load.
@@ -51,7 +52,7 @@ func Load(ctx context.Context, modelPath, vadPath string, s Settings) (*Engine, 
 	if err != nil {
 		return nil, &LoadError{VAD: true, Err: err}
 	}
-	m, err := asr.Load(ctx, modelPath, asr.Options{GPULayers: s.GPULayers, Threads: s.Threads, Slots: s.Parallel})
+	m, err := asr.Load(ctx, modelPath, asr.Options{GPULayers: s.GPULayers, Threads: s.Threads, Slots: s.Parallel, Flash: s.Flash})
 	if err != nil {
 		v.Close()
 		return nil, &LoadError{Err: err}

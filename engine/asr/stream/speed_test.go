@@ -32,7 +32,8 @@ import (
 //
 // Environment: BOXD_BENCH_ASR_MODEL (default: the generated tiny F16
 // model), BOXD_BENCH_GPU_LAYERS (default 0; -1: all), BOXD_BENCH_AUDIO
-// (default jfk.wav, repeated to fill the windows), BOXD_BENCH_ASR_TOKENS
+// (default jfk.wav, repeated to fill the windows), BOXD_BENCH_ASR_FLASH
+// (1: asr.flash_attention on), BOXD_BENCH_ASR_TOKENS
 // (64), BOXD_BENCH_LONG_S (120), BOXD_BENCH_BATCH (8), BOXD_BENCH_REPS (3:
 // windows timed for the per-window figures).
 func BenchmarkSpeed(b *testing.B) {
@@ -44,7 +45,8 @@ func BenchmarkSpeed(b *testing.B) {
 	if audio == "" {
 		audio = testmodels.Shared(b, "jfk.wav")
 	}
-	m, err := asr.Load(context.Background(), path, asr.Options{GPULayers: testmodels.EnvInt(b, "BOXD_BENCH_GPU_LAYERS", 0)})
+	flash := os.Getenv("BOXD_BENCH_ASR_FLASH") == "1"
+	m, err := asr.Load(context.Background(), path, asr.Options{GPULayers: testmodels.EnvInt(b, "BOXD_BENCH_GPU_LAYERS", 0), Flash: flash})
 	if err != nil {
 		b.Fatal(err)
 	}
