@@ -10,6 +10,7 @@ SHELL := /bin/bash
 VERSION        := 0.1.0
 OLLAMA_VERSION := v0.17.4
 MALGO_VERSION  := v0.11.24
+FITZ_VERSION   := v1.24.15
 STATICCHECK_VERSION := v0.8.2
 NFPM_VERSION   := v2.45.0
 
@@ -47,7 +48,7 @@ GOFLAGS_BUILD := -ldflags "-s -w"
 TEST_TIMEOUT  ?= 40m
 
 # Debian packages the build and the tests use.
-APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3 cmake ninja-build xz-utils chromium python3-cryptography liblucene8-java openjdk-17-jdk-headless
+APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3 cmake ninja-build xz-utils chromium python3-cryptography liblucene8-java openjdk-17-jdk-headless libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd
 
 .PHONY: deps apt-deps headers tools npm-deps build run test unit kits lint bench fuzz deb cuda gpu-bundle gpu-dry clean
 
@@ -76,6 +77,9 @@ headers:
 	@for h in $(OLLAMA_DIR)/llama/llama.cpp/include/llama.h $(OLLAMA_DIR)/ml/backend/ggml/ggml/include/*.h; do \
 	  cmp -s "$$h" $(CGO_INCLUDE)/llamacpp/$$(basename $$h) || install -m 0644 "$$h" $(CGO_INCLUDE)/llamacpp/; \
 	done
+	@fitz=$$(cd /tmp && GOFLAGS=-mod=mod $(GO) mod download -json github.com/gen2brain/go-fitz@$(FITZ_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
+	  test -f "$$fitz/include/mupdf/fitz.h" || { echo "deps: mupdf/fitz.h not found in github.com/gen2brain/go-fitz@$(FITZ_VERSION)"; exit 1; }; \
+	  diff -rq "$$fitz/include/mupdf" $(CGO_INCLUDE)/mupdf >/dev/null 2>&1 || { rm -rf $(CGO_INCLUDE)/mupdf && cp -r "$$fitz/include/mupdf" $(CGO_INCLUDE)/mupdf && chmod -R u+w $(CGO_INCLUDE)/mupdf; }
 	@test -f /usr/include/nlohmann/json.hpp || { echo "deps: nlohmann-json3-dev is missing (run make deps)"; exit 1; }
 	@test -f /usr/include/stb/stb_image.h || { echo "deps: libstb-dev is missing (run make deps)"; exit 1; }
 

@@ -22,6 +22,7 @@ import (
 	"boxd/engine/attest"
 	"boxd/ids"
 	"boxd/pipelines/chat"
+	"boxd/pipelines/docreader"
 	"boxd/pipelines/live"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/retrieval"
@@ -82,6 +83,9 @@ type Server struct {
 	chat     *chat.Service
 	// retrieval serves /retrieval/* (never nil after New).
 	retrieval *retrieval.Service
+	// docreader serves /docreader/* (MuPDF and, started on first use,
+	// Tesseract).
+	docreader *docreader.Service
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker
@@ -137,6 +141,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	if s.chat == nil {
 		s.chat = &chat.Service{ModelID: cfg.Models.LLM.ID}
 	}
+	s.docreader = &docreader.Service{Key: deps.Key, Log: s.log}
 	s.retrieval = deps.Retrieval
 	if s.retrieval == nil {
 		s.retrieval = &retrieval.Service{}
@@ -181,6 +186,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.demoRoutes()
 	s.studioRoutes()
 	s.retrievalRoutes()
+	s.docreaderRoutes()
 	s.peerRoutes()
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.bodyDeadlines(s.observe(s.sdkErrors(s.strict(s.sockets(s.hosts(s.origins(s.mux)))))))

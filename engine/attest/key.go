@@ -234,3 +234,25 @@ func createKey(dir, path string) (*Key, error) {
 	}
 	return NewKey(priv), nil
 }
+
+// SignatureChecks are the two checks every signed document starts with:
+// "signature" (sig is the signer's Ed25519 signature over format and
+// body) and "signer" (the signer is pinned, this box's published key).
+func SignatureChecks(format string, body any, signer Signer, sig string, pinned ed25519.PublicKey) ([]Check, error) {
+	msg, err := Message(format, body)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Check, 0, 2)
+	if err := VerifyHex(signer.PubKey, sig, msg); err != nil {
+		out = append(out, Check{Name: "signature", Detail: err.Error()})
+	} else {
+		out = append(out, Check{Name: "signature", OK: true, Detail: "Ed25519 signature verifies"})
+	}
+	if pinned != nil && signer.PubKey == hex.EncodeToString(pinned) {
+		out = append(out, Check{Name: "signer", OK: true, Detail: "signed by this box's published key " + KeyID(pinned)})
+	} else {
+		out = append(out, Check{Name: "signer", Detail: "not signed by this box's published key (GET /attest/signing-key)"})
+	}
+	return out, nil
+}

@@ -186,23 +186,12 @@ func VerifySearch(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, do
 	if r.V != SearchFormat {
 		return nil, fmt.Errorf("receipt v is %q, want %s", r.V, SearchFormat)
 	}
-	var out []Check
-	add := func(name string, ok bool, detail string) {
-		out = append(out, Check{Name: name, OK: ok, Detail: detail})
-	}
-	msg, err := attest.Message(SearchFormat, r.searchBody)
+	out, err := attest.SignatureChecks(SearchFormat, r.searchBody, r.Signer, r.Sig, pinned)
 	if err != nil {
 		return nil, err
 	}
-	if err := attest.VerifyHex(r.Signer.PubKey, r.Sig, msg); err != nil {
-		add("signature", false, err.Error())
-	} else {
-		add("signature", true, "Ed25519 signature verifies")
-	}
-	if pinned != nil && r.Signer.PubKey == hex.EncodeToString(pinned) {
-		add("signer", true, "signed by this box's published key "+attest.KeyID(pinned))
-	} else {
-		add("signer", false, "not signed by this box's published key (GET /attest/signing-key)")
+	add := func(name string, ok bool, detail string) {
+		out = append(out, Check{Name: name, OK: ok, Detail: detail})
 	}
 	ih := IndexHash(r.Index.CorpusRoot, r.Index.NChunks, r.Index.Chunker, r.Index.Embedder)
 	add("index_hash", ih == r.Index.Hash, map[bool]string{true: "the corpus root, chunk count, chunker and embedder give the index hash",

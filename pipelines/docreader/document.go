@@ -1,0 +1,242 @@
+// Package docreader reads PDFs and images into citable elements: text in
+// reading order with each element's page and box, from the PDF's text
+// layer where there is one and from Tesseract where there is not, under
+// a signed receipt (service.docreader-receipt.v1) anyone can check
+// (contract 3, sections 2 and 4).
+package docreader
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+	"unicode"
+
+	"boxd/problem"
+)
+
+// Scale is the raster scale of PDF pages: 144 DPI, two pixels a point.
+const Scale = 2.0
+
+// Limits (contract 3, section 8, hosted): the file and its pages.
+const (
+	MaxFileBytes = 12 << 20
+	MaxPages     = 10
+	// MaxImagePixels bounds an image document's raster (a 12 MB PNG can
+	// decode to gigabytes).
+	MaxImagePixels = 40_000_000
+)
+
+// File types the reader takes.
+const (
+	TypePDF  = "application/pdf"
+	TypePNG  = "image/png"
+	TypeJPEG = "image/jpeg"
+	TypeWebP = "image/webp"
+	TypeTIFF = "image/tiff"
+)
+
+// Element is one citable piece of a page (contract 3, section 2).
+type Element struct {
+	ID     string `json:"id"`   // p<page>-e<n>
+	Page   int    `json:"page"` // from 1
+	Kind   string `json:"kind"`
+	BBox   [4]int `json:"bbox"` // [x, y, width, height] in page-raster pixels
+	Order  int    `json:"order"`
+	Text   string `json:"text"`
+	Source string `json:"source"`  // parser or ocr
+	ConfBP int    `json:"conf_bp"` // mean confidence, basis points
+	// Lines are the element's lines with their boxes (beyond the
+	// contract's fields: a citation can point at one line).
+	Lines []Line `json:"lines"`
+}
+
+// Line is one line of an element.
+type Line struct {
+	BBox [4]int `json:"bbox"`
+	Text string `json:"text"`
+}
+
+// Page is one page read.
+type Page struct {
+	Page   int `json:"page"`
+	Width  int `json:"width"`  // raster pixels
+	Height int `json:"height"` // raster pixels
+	// Rotation is how far the page raster was turned clockwise before it
+	// was read (scans come in sideways); boxes are in the turned raster.
+	Rotation int `json:"rotation"`
+	// Source is text_layer (a born-digital page, read from the PDF's text
+	// layer, never OCRed) or ocr (no usable text layer).
+	Source      string    `json:"source"`
+	PixelSHA256 string    `json:"pixel_sha256"` // the raster as a binary PPM, before any turn
+	Elements    []Element `json:"elements"`
+}
+
+// Page sources.
+const (
+	PageTextLayer = "text_layer"
+	PageOCR       = "ocr"
+)
+
+// FileInfo describes the file read.
+type FileInfo struct {
+	SHA256 string `json:"sha256"`
+	Type   string `json:"type"`
+	Bytes  int64  `json:"bytes"`
+	Pages  int    `json:"pages"`
+}
+
+// sniff names a file's type from its first bytes ("" when it is none the
+// reader takes).
+func sniff(b []byte) string {
+	switch {
+	case bytes.HasPrefix(b, []byte("%PDF-")):
+		return TypePDF
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		return TypePNG
+	case bytes.HasPrefix(b, []byte("\xff\xd8\xff")):
+		return TypeJPEG
+	case len(b) >= 12 && bytes.Equal(b[:4], []byte("RIFF")) && bytes.Equal(b[8:12], []byte("WEBP")):
+		return TypeWebP
+	case bytes.HasPrefix(b, []byte("II*\x00")) || bytes.HasPrefix(b, []byte("MM\x00*")):
+		return TypeTIFF
+	}
+	// A PDF may start with a little junk before its header (the format
+	// allows 1,024 bytes).
+	if i := bytes.Index(b[:min(len(b), 1024)], []byte("%PDF-")); i >= 0 {
+		return TypePDF
+	}
+	return ""
+}
+
+// reader reads one file: its pages as rasters, text layers and, where
+// there is no text layer, OCR.
+type reader struct {
+	ocr       *OCR  // nil: no OCR (pages without a text layer are refused)
+	maxPixels int64 // an image document's most pixels (0: MaxImagePixels)
+}
+
+// readFile reads data into pages. The errors are problems: 415 for a
+// type the reader does not take, 413 over the page or pixel limits, 400
+// for a file that does not open, 503 when a page needs OCR and there is
+// none.
+func (rd *reader) readFile(ctx context.Context, data []byte, maxPages int) (FileInfo, []Page, error) {
+	sum := sha256.Sum256(data)
+	info := FileInfo{SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(data)), Type: sniff(data)}
+	switch info.Type {
+	case "":
+		return info, nil, problem.New(problem.Unsupported, "file_b64 is not a PDF, PNG, JPEG, WebP or TIFF file (its first bytes say none of these)")
+	case TypePDF:
+		return rd.readPDF(ctx, data, info, maxPages)
+	default:
+		return rd.readImage(ctx, data, info)
+	}
+}
+
+func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPages int) (FileInfo, []Page, error) {
+	doc, err := openPDF(data, "application/pdf")
+	if errors.Is(err, errPassword) {
+		return info, nil, problem.New(problem.Invalid, "file_b64 is a PDF encrypted with a password: send it without the password protection")
+	}
+	if err != nil {
+		return info, nil, problem.Wrap(problem.Invalid, err, "file_b64 is not a PDF that opens: %v", err)
+	}
+	defer doc.close()
+	info.Pages = doc.pages()
+	if info.Pages == 0 {
+		return info, nil, problem.New(problem.Invalid, "file_b64 is a PDF with no pages")
+	}
+	if info.Pages > maxPages {
+		return info, nil, problem.New(problem.TooLarge, "the PDF has %d pages; at most %d pages are read per call: split it", info.Pages, maxPages)
+	}
+	pages := make([]Page, 0, info.Pages)
+	for n := range info.Pages {
+		if err := ctx.Err(); err != nil {
+			return info, nil, err
+		}
+		img, err := doc.raster(n, Scale)
+		if err != nil {
+			return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not render: %v", n+1, err)
+		}
+		layer, err := doc.text(n, Scale)
+		if err != nil {
+			return info, nil, problem.Wrap(problem.Invalid, err, "page %d's text does not read: %v", n+1, err)
+		}
+		p := Page{Page: n + 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
+		if usableLayer(layer) {
+			p.Source = PageTextLayer
+			rs := regionsFromLayer(layer)
+			classify(rs, img.H)
+			p.Elements = elements(p.Page, readingOrder(rs, img.W))
+		} else if err := rd.ocrPage(ctx, &p, img); err != nil {
+			return info, nil, err
+		}
+		pages = append(pages, p)
+	}
+	return info, pages, nil
+}
+
+// usableLayer says whether a page's text layer holds text to read: at
+// least one word of two letters or digits. A scan with no text layer, or
+// one holding only stray marks, is OCRed instead.
+func usableLayer(t *textLayer) bool {
+	run := 0
+	for _, c := range t.chars {
+		if unicode.IsLetter(c.r) || unicode.IsDigit(c.r) {
+			run++
+			if run >= 2 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (FileInfo, []Page, error) {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return info, nil, problem.Wrap(problem.Invalid, err, "file_b64 is not a %s image that decodes: %v", info.Type, err)
+	}
+	limit := rd.maxPixels
+	if limit <= 0 {
+		limit = MaxImagePixels
+	}
+	if px := int64(cfg.Width) * int64(cfg.Height); px > limit {
+		return info, nil, problem.New(problem.TooLarge, "the image is %d × %d pixels; at most %d pixels are read: scale it down", cfg.Width, cfg.Height, limit)
+	}
+	src, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return info, nil, problem.Wrap(problem.Invalid, err, "file_b64 is not a %s image that decodes: %v", info.Type, err)
+	}
+	img := fromImage(src)
+	info.Pages = 1
+	p := Page{Page: 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
+	if err := rd.ocrPage(ctx, &p, img); err != nil {
+		return info, nil, err
+	}
+	return info, []Page{p}, nil
+}
+
+// ocrPage reads a page without a text layer with Tesseract, turned
+// upright.
+func (rd *reader) ocrPage(ctx context.Context, p *Page, img *rgbImage) error {
+	p.Source = PageOCR
+	if rd.ocr == nil {
+		return problem.New(problem.Unavailable, "page %d has no text layer and this box has no OCR (the operator should install tesseract-ocr-eng)", p.Page)
+	}
+	op, err := rd.ocr.readUpright(ctx, img)
+	if err != nil {
+		return fmt.Errorf("page %d: %w", p.Page, err)
+	}
+	p.Rotation = op.rotation
+	p.Width, p.Height = op.upright.W, op.upright.H
+	rs := regionsFromOCR(op.words)
+	classify(rs, op.upright.H)
+	p.Elements = elements(p.Page, readingOrder(rs, op.upright.W))
+	return nil
+}

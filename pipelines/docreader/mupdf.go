@@ -1,0 +1,327 @@
+package docreader
+
+// MuPDF through cgo: the static library github.com/gen2brain/go-fitz
+// bundles (linked by its import below), its headers copied by make headers
+// into the cgo include directory. go-fitz's own API gives a page's text as
+// a string or HTML lines; the reader needs every character's box, so it
+// walks MuPDF's structured text itself.
+
+/*
+#cgo CFLAGS: -O2
+#include <mupdf/fitz.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+typedef struct {
+	fz_context *ctx;
+	fz_buffer *buf;
+	fz_stream *stm;
+	fz_document *doc;
+	int pages;
+	int needs_password;
+	char err[256];
+} bx_doc;
+
+typedef struct {
+	int block, line, c;
+	float x0, y0, x1, y1, size;
+} bx_char;
+
+typedef struct {
+	int type;
+	float x0, y0, x1, y1;
+} bx_block;
+
+typedef struct {
+	bx_char *chars;
+	int nchars, capchars;
+	bx_block *blocks;
+	int nblocks, capblocks;
+	int w, h;
+	char err[256];
+} bx_text;
+
+static void bx_quiet(void *user, const char *message) { (void)user; (void)message; }
+
+static void bx_msg(char *dst, fz_context *ctx) {
+	snprintf(dst, 256, "%s", fz_caught_message(ctx));
+}
+
+static bx_doc *bx_open(const unsigned char *data, size_t n, const char *magic) {
+	bx_doc *d = calloc(1, sizeof *d);
+	if (!d) return NULL;
+	d->ctx = fz_new_context(NULL, NULL, 32 << 20);
+	if (!d->ctx) {
+		snprintf(d->err, sizeof d->err, "MuPDF could not start (out of memory)");
+		return d;
+	}
+	fz_context *ctx = d->ctx;
+	// Warnings about repaired files go nowhere: errors come back as values.
+	fz_set_warning_callback(ctx, bx_quiet, NULL);
+	fz_set_error_callback(ctx, bx_quiet, NULL);
+	fz_try(ctx) {
+		fz_register_document_handlers(ctx);
+		d->buf = fz_new_buffer_from_copied_data(ctx, data, n);
+		d->stm = fz_open_buffer(ctx, d->buf);
+		d->doc = fz_open_document_with_stream(ctx, magic, d->stm);
+		d->needs_password = fz_needs_password(ctx, d->doc);
+		if (!d->needs_password)
+			d->pages = fz_count_pages(ctx, d->doc);
+	}
+	fz_catch(ctx) {
+		bx_msg(d->err, ctx);
+		if (d->doc) { fz_drop_document(ctx, d->doc); d->doc = NULL; }
+	}
+	return d;
+}
+
+static void bx_close(bx_doc *d) {
+	if (!d) return;
+	if (d->ctx) {
+		fz_drop_document(d->ctx, d->doc);
+		fz_drop_stream(d->ctx, d->stm);
+		fz_drop_buffer(d->ctx, d->buf);
+		fz_drop_context(d->ctx);
+	}
+	free(d);
+}
+
+static int bx_push_char(bx_text *t, bx_char c) {
+	if (t->nchars == t->capchars) {
+		int cap = t->capchars ? 2 * t->capchars : 1024;
+		bx_char *p = realloc(t->chars, cap * sizeof *p);
+		if (!p) return 0;
+		t->chars = p; t->capchars = cap;
+	}
+	t->chars[t->nchars++] = c;
+	return 1;
+}
+
+static int bx_push_block(bx_text *t, bx_block b) {
+	if (t->nblocks == t->capblocks) {
+		int cap = t->capblocks ? 2 * t->capblocks : 64;
+		bx_block *p = realloc(t->blocks, cap * sizeof *p);
+		if (!p) return 0;
+		t->blocks = p; t->capblocks = cap;
+	}
+	t->blocks[t->nblocks++] = b;
+	return 1;
+}
+
+// bx_page_text fills t with page pn's blocks and characters in raster
+// pixels at scale (2: 144 DPI), relative to the raster's top left.
+static int bx_page_text(bx_doc *d, int pn, float scale, bx_text *t) {
+	fz_context *ctx = d->ctx;
+	fz_page *page = NULL;
+	fz_stext_page *text = NULL;
+	fz_device *dev = NULL;
+	int ok = 1;
+	fz_var(page); fz_var(text); fz_var(dev);
+	fz_try(ctx) {
+		page = fz_load_page(ctx, d->doc, pn);
+		fz_matrix ctm = fz_scale(scale, scale);
+		fz_rect bounds = fz_transform_rect(fz_bound_page(ctx, page), ctm);
+		fz_irect ib = fz_round_rect(bounds);
+		t->w = ib.x1 - ib.x0;
+		t->h = ib.y1 - ib.y0;
+		fz_stext_options opts;
+		memset(&opts, 0, sizeof opts);
+		opts.flags = FZ_STEXT_PRESERVE_IMAGES | FZ_STEXT_MEDIABOX_CLIP;
+		text = fz_new_stext_page(ctx, bounds);
+		dev = fz_new_stext_device(ctx, text, &opts);
+		fz_run_page(ctx, page, dev, ctm, NULL);
+		fz_close_device(ctx, dev);
+		float ox = ib.x0, oy = ib.y0;
+		int bi = 0;
+		for (fz_stext_block *b = text->first_block; b; b = b->next, bi++) {
+			bx_block bb = { b->type, b->bbox.x0 - ox, b->bbox.y0 - oy, b->bbox.x1 - ox, b->bbox.y1 - oy };
+			if (!bx_push_block(t, bb)) fz_throw(ctx, FZ_ERROR_GENERIC, "out of memory");
+			if (b->type != FZ_STEXT_BLOCK_TEXT) continue;
+			int li = 0;
+			for (fz_stext_line *l = b->u.t.first_line; l; l = l->next, li++) {
+				for (fz_stext_char *ch = l->first_char; ch; ch = ch->next) {
+					fz_rect r = fz_rect_from_quad(ch->quad);
+					bx_char c = { bi, li, ch->c, r.x0 - ox, r.y0 - oy, r.x1 - ox, r.y1 - oy, ch->size }; // size: already in device space
+					if (!bx_push_char(t, c)) fz_throw(ctx, FZ_ERROR_GENERIC, "out of memory");
+				}
+			}
+		}
+	}
+	fz_always(ctx) {
+		fz_drop_device(ctx, dev);
+		fz_drop_stext_page(ctx, text);
+		fz_drop_page(ctx, page);
+	}
+	fz_catch(ctx) {
+		bx_msg(t->err, ctx);
+		ok = 0;
+	}
+	return ok;
+}
+
+static void bx_text_free(bx_text *t) {
+	free(t->chars);
+	free(t->blocks);
+}
+
+// bx_raster renders page pn at scale as 8-bit RGB, rows top to bottom;
+// the caller frees the pixels.
+static unsigned char *bx_raster(bx_doc *d, int pn, float scale, int *w, int *h, char *err) {
+	fz_context *ctx = d->ctx;
+	fz_pixmap *pix = NULL;
+	unsigned char *out = NULL;
+	fz_var(pix); fz_var(out);
+	fz_try(ctx) {
+		pix = fz_new_pixmap_from_page_number(ctx, d->doc, pn, fz_scale(scale, scale), fz_device_rgb(ctx), 0);
+		int pw = fz_pixmap_width(ctx, pix), ph = fz_pixmap_height(ctx, pix), n = fz_pixmap_components(ctx, pix);
+		ptrdiff_t stride = fz_pixmap_stride(ctx, pix);
+		unsigned char *s = fz_pixmap_samples(ctx, pix);
+		out = malloc((size_t)pw * ph * 3);
+		if (!out) fz_throw(ctx, FZ_ERROR_GENERIC, "out of memory");
+		for (int y = 0; y < ph; y++) {
+			unsigned char *row = s + y * stride;
+			unsigned char *dst = out + (size_t)y * pw * 3;
+			if (n == 3) {
+				memcpy(dst, row, (size_t)pw * 3);
+			} else {
+				for (int x = 0; x < pw; x++) {
+					dst[3*x] = row[n*x]; dst[3*x+1] = row[n*x+1]; dst[3*x+2] = row[n*x+2];
+				}
+			}
+		}
+		*w = pw; *h = ph;
+	}
+	fz_always(ctx) {
+		fz_drop_pixmap(ctx, pix);
+	}
+	fz_catch(ctx) {
+		snprintf(err, 256, "%s", fz_caught_message(ctx));
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+static const char *bx_version(void) { return FZ_VERSION; }
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	_ "github.com/gen2brain/go-fitz" // links MuPDF (static) for the code above
+)
+
+// MuPDFVersion is the MuPDF release linked in.
+var MuPDFVersion = C.GoString(C.bx_version())
+
+// pdfDoc is an open document in MuPDF. Its methods are not safe for
+// concurrent use (one MuPDF context).
+type pdfDoc struct {
+	mu sync.Mutex
+	d  *C.bx_doc
+}
+
+var errPassword = errors.New("the PDF is encrypted with a password")
+
+// openPDF opens a document from memory; magic names its type for MuPDF
+// (a MIME type or an extension).
+func openPDF(data []byte, magic string) (*pdfDoc, error) {
+	if len(data) == 0 {
+		return nil, errors.New("empty file")
+	}
+	cm := C.CString(magic)
+	defer C.free(unsafe.Pointer(cm))
+	d := C.bx_open((*C.uchar)(unsafe.Pointer(&data[0])), C.size_t(len(data)), cm)
+	if d == nil {
+		return nil, errors.New("MuPDF: out of memory")
+	}
+	if d.doc == nil {
+		msg := C.GoString(&d.err[0])
+		C.bx_close(d)
+		return nil, fmt.Errorf("MuPDF cannot open it: %s", msg)
+	}
+	if d.needs_password != 0 {
+		C.bx_close(d)
+		return nil, errPassword
+	}
+	return &pdfDoc{d: d}, nil
+}
+
+func (p *pdfDoc) pages() int { return int(p.d.pages) }
+
+func (p *pdfDoc) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.d != nil {
+		C.bx_close(p.d)
+		p.d = nil
+	}
+}
+
+// layerChar is one character of a page's text layer, in raster pixels.
+type layerChar struct {
+	block, line int
+	r           rune
+	box         rectF
+	size        float64 // font size in pixels
+}
+
+// layerBlock is one of MuPDF's blocks: text (a paragraph, roughly) or an
+// image.
+type layerBlock struct {
+	image bool
+	box   rectF
+}
+
+// textLayer is a page's text layer.
+type textLayer struct {
+	w, h   int
+	chars  []layerChar
+	blocks []layerBlock
+}
+
+// text reads page n's (0-based) text layer at scale.
+func (p *pdfDoc) text(n int, scale float64) (*textLayer, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var t C.bx_text
+	defer C.bx_text_free(&t)
+	if C.bx_page_text(p.d, C.int(n), C.float(scale), &t) == 0 {
+		return nil, fmt.Errorf("MuPDF: page %d text: %s", n+1, C.GoString(&t.err[0]))
+	}
+	out := &textLayer{w: int(t.w), h: int(t.h)}
+	if t.nchars > 0 {
+		for _, c := range unsafe.Slice(t.chars, int(t.nchars)) {
+			out.chars = append(out.chars, layerChar{block: int(c.block), line: int(c.line), r: rune(c.c),
+				box: rectF{float64(c.x0), float64(c.y0), float64(c.x1), float64(c.y1)}, size: float64(c.size)})
+		}
+	}
+	if t.nblocks > 0 {
+		for _, b := range unsafe.Slice(t.blocks, int(t.nblocks)) {
+			out.blocks = append(out.blocks, layerBlock{image: b._type == C.FZ_STEXT_BLOCK_IMAGE,
+				box: rectF{float64(b.x0), float64(b.y0), float64(b.x1), float64(b.y1)}})
+		}
+	}
+	return out, nil
+}
+
+// raster renders page n at scale as RGB.
+func (p *pdfDoc) raster(n int, scale float64) (*rgbImage, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var w, h C.int
+	var cerr [256]C.char
+	px := C.bx_raster(p.d, C.int(n), C.float(scale), &w, &h, &cerr[0])
+	if px == nil {
+		return nil, fmt.Errorf("MuPDF: page %d raster: %s", n+1, C.GoString(&cerr[0]))
+	}
+	defer C.free(unsafe.Pointer(px))
+	img := &rgbImage{W: int(w), H: int(h)}
+	img.Pix = C.GoBytes(unsafe.Pointer(px), C.int(int(w)*int(h)*3))
+	return img, nil
+}

@@ -1,0 +1,266 @@
+package docreader
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"boxd/engine/attest"
+	"boxd/ids"
+)
+
+// ReceiptFormat is the document receipt's format (contract 3, section 2).
+const ReceiptFormat = "service.docreader-receipt.v1"
+
+// ReceiptPage is a page as the receipt binds it.
+type ReceiptPage struct {
+	Page        int    `json:"page"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+	Rotation    int    `json:"rotation"`
+	Source      string `json:"source"`
+	PixelSHA256 string `json:"pixel_sha256"`
+}
+
+// HashRef binds one element or field by id to the sha256 of its
+// canonical JSON.
+type HashRef struct {
+	ID     string `json:"id"`
+	SHA256 string `json:"sha256"`
+}
+
+// Revisions name what read the document: the PDF parser, the OCR engine
+// and its model, and the layout rules.
+type Revisions struct {
+	Parser string `json:"parser"`
+	OCR    string `json:"ocr"`
+	Layout string `json:"layout"`
+}
+
+// ModelCallRef names a model-call receipt the reading made.
+type ModelCallRef struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+}
+
+type receiptBody struct {
+	V          string         `json:"v"`
+	ID         string         `json:"id"`
+	Document   string         `json:"document"`
+	File       FileInfo       `json:"file"`
+	Pages      []ReceiptPage  `json:"pages"`
+	Revisions  Revisions      `json:"revisions"`
+	Elements   []HashRef      `json:"elements"`
+	Fields     []HashRef      `json:"fields"`
+	ModelCalls []ModelCallRef `json:"model_calls"`
+	Signer     attest.Signer  `json:"signer"`
+}
+
+// Receipt is the signed document receipt.
+type Receipt struct {
+	receiptBody
+	Sig string `json:"sig"`
+}
+
+type flatReceipt struct {
+	receiptBody
+	Sig string `json:"sig"`
+}
+
+// MarshalJSON writes the receipt's fields flat.
+func (r Receipt) MarshalJSON() ([]byte, error) { return json.Marshal(flatReceipt(r)) }
+
+// UnmarshalJSON reads them.
+func (r *Receipt) UnmarshalJSON(b []byte) error {
+	var f flatReceipt
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*r = Receipt(f)
+	return nil
+}
+
+// Field is a form field read from the document (AcroForm or a label and
+// value on a scan): not read in this version, so always empty.
+type Field struct {
+	Name    string `json:"name"`
+	Value   string `json:"value"`
+	Element string `json:"element"`
+}
+
+// ModelRef names a model the reading used.
+type ModelRef struct {
+	Role     string `json:"role"`
+	Repo     string `json:"repo"`
+	Revision string `json:"revision"`
+}
+
+// Document is what POST /docreader/read returns and /docreader/verify
+// checks: the pages of elements, the fields, the models, and the signed
+// receipt that binds them.
+type Document struct {
+	ID      string     `json:"id"`
+	File    FileInfo   `json:"file"`
+	Pages   []Page     `json:"pages"`
+	Fields  []Field    `json:"fields"`
+	Models  []ModelRef `json:"models"`
+	Receipt Receipt    `json:"receipt"`
+}
+
+// hashOf is the sha256 of v's canonical JSON.
+func hashOf(v any) (string, error) {
+	c, err := attest.Canonical(v)
+	if err != nil {
+		return "", err
+	}
+	s := sha256.Sum256(c)
+	return hex.EncodeToString(s[:]), nil
+}
+
+func receiptPages(ps []Page) []ReceiptPage {
+	out := make([]ReceiptPage, len(ps))
+	for i, p := range ps {
+		out[i] = ReceiptPage{Page: p.Page, Width: p.Width, Height: p.Height, Rotation: p.Rotation, Source: p.Source, PixelSHA256: p.PixelSHA256}
+	}
+	return out
+}
+
+func elementHashes(ps []Page) ([]HashRef, error) {
+	out := []HashRef{}
+	for _, p := range ps {
+		for _, e := range p.Elements {
+			h, err := hashOf(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, HashRef{ID: e.ID, SHA256: h})
+		}
+	}
+	return out, nil
+}
+
+func fieldHashes(fs []Field) ([]HashRef, error) {
+	out := []HashRef{}
+	for _, f := range fs {
+		h, err := hashOf(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, HashRef{ID: f.Name, SHA256: h})
+	}
+	return out, nil
+}
+
+// sign builds and signs d's receipt.
+func sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error {
+	els, err := elementHashes(d.Pages)
+	if err != nil {
+		return err
+	}
+	fs, err := fieldHashes(d.Fields)
+	if err != nil {
+		return err
+	}
+	b := receiptBody{V: ReceiptFormat, ID: ids.New("drr-", 12), Document: d.ID, File: d.File, Pages: receiptPages(d.Pages),
+		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Signer: k.Signer()}
+	sig, _, err := k.Sign(ReceiptFormat, b)
+	if err != nil {
+		return err
+	}
+	d.Receipt = Receipt{receiptBody: b, Sig: sig}
+	return nil
+}
+
+// Check is one verification step.
+type Check = attest.Check
+
+// Verify checks a document: the receipt's signature, that this box
+// (pinned) signed it, and that the document's file, pages, elements and
+// fields are the ones it binds. Each check names what failed.
+func Verify(d *Document, pinned ed25519.PublicKey) ([]Check, error) {
+	r := d.Receipt
+	if r.V != ReceiptFormat {
+		return nil, fmt.Errorf("the receipt's v is %q, want %s", r.V, ReceiptFormat)
+	}
+	out, err := attest.SignatureChecks(ReceiptFormat, r.receiptBody, r.Signer, r.Sig, pinned)
+	if err != nil {
+		return nil, err
+	}
+	add := func(name string, ok bool, detail string) {
+		out = append(out, Check{Name: name, OK: ok, Detail: detail})
+	}
+	switch {
+	case d.ID != r.Document:
+		add("document", false, fmt.Sprintf("the document id is %q; the receipt names %q", d.ID, r.Document))
+	case d.File != r.File:
+		add("document", false, "the document's file (sha256, type, bytes, pages) is not the receipt's")
+	default:
+		add("document", true, "the document id and file are the receipt's")
+	}
+	add(pagesCheck(d.Pages, r.Pages))
+	got, err := elementHashes(d.Pages)
+	if err != nil {
+		return nil, err
+	}
+	add(listCheck("elements", "element", got, r.Elements))
+	for _, p := range d.Pages {
+		for _, e := range p.Elements {
+			if e.Page != p.Page {
+				add("elements", false, fmt.Sprintf("element %s says page %d but is listed under page %d", e.ID, e.Page, p.Page))
+			}
+		}
+	}
+	fs, err := fieldHashes(d.Fields)
+	if err != nil {
+		return nil, err
+	}
+	add(listCheck("fields", "field", fs, r.Fields))
+	return out, nil
+}
+
+func pagesCheck(ps []Page, rp []ReceiptPage) (string, bool, string) {
+	got := receiptPages(ps)
+	if len(got) != len(rp) {
+		return "pages", false, fmt.Sprintf("the document has %d pages; the receipt binds %d", len(got), len(rp))
+	}
+	for i := range got {
+		if got[i] != rp[i] {
+			return "pages", false, fmt.Sprintf("page %d (its size, rotation, source or pixel hash) is not the receipt's", rp[i].Page)
+		}
+	}
+	return "pages", true, fmt.Sprintf("%d pages with the receipt's sizes, sources and pixel hashes", len(rp))
+}
+
+func listCheck(name, what string, got, want []HashRef) (string, bool, string) {
+	wantBy := map[string]string{}
+	for _, h := range want {
+		wantBy[h.ID] = h.SHA256
+	}
+	gotBy := map[string]bool{}
+	for _, h := range got {
+		gotBy[h.ID] = true
+		w, ok := wantBy[h.ID]
+		switch {
+		case !ok:
+			return name, false, fmt.Sprintf("%s %s is not in the receipt", what, h.ID)
+		case w != h.SHA256:
+			return name, false, fmt.Sprintf("%s %s differs from what the receipt binds (its hash does not match)", what, h.ID)
+		}
+	}
+	for _, h := range want {
+		if !gotBy[h.ID] {
+			return name, false, fmt.Sprintf("%s %s of the receipt is missing from the document", what, h.ID)
+		}
+	}
+	if len(got) != len(want) {
+		return name, false, fmt.Sprintf("the document has %d %ss; the receipt binds %d (one is listed twice)", len(got), what, len(want))
+	}
+	for i, h := range got {
+		if want[i].ID != h.ID {
+			return name, false, fmt.Sprintf("%s %s is out of the receipt's order", what, h.ID)
+		}
+	}
+	return name, true, fmt.Sprintf("%d %ss hash to the receipt's", len(got), what)
+}

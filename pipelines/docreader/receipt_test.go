@@ -1,0 +1,141 @@
+package docreader
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"boxd/engine/attest"
+)
+
+func testKey(seed byte) *attest.Key {
+	s := make([]byte, ed25519.SeedSize)
+	s[0] = seed
+	return attest.NewKey(ed25519.NewKeyFromSeed(s))
+}
+
+// TestVerifyRejectsEveryTamperedField: a read document verifies; changing
+// any bound field (an element's text, box, kind, order or confidence, a
+// page's pixel hash or size, the file hash, the document id, the
+// signature, an element removed or moved) fails the check that names it,
+// and a document another key signed fails "signer".
+func TestVerifyRejectsEveryTamperedField(t *testing.T) {
+	k := testKey(1)
+	s := &Service{Key: k}
+	d, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Receipt.V != ReceiptFormat || !strings.HasPrefix(d.Receipt.ID, "drr-") || len(d.Receipt.Elements) != len(d.Pages[0].Elements) ||
+		d.Receipt.Revisions.Layout != LayoutRevision || !strings.HasPrefix(d.Receipt.Revisions.Parser, "mupdf-1.24") {
+		t.Fatalf("receipt %+v", d.Receipt)
+	}
+	raw, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := func() *Document {
+		var c Document
+		if err := json.Unmarshal(raw, &c); err != nil {
+			t.Fatal(err)
+		}
+		return &c
+	}
+	failed := func(d *Document, pinned ed25519.PublicKey) map[string]string {
+		cs, err := Verify(d, pinned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, c := range cs {
+			if !c.OK {
+				out[c.Name] = c.Detail
+			}
+		}
+		return out
+	}
+	if f := failed(fresh(), k.PublicKey()); len(f) != 0 {
+		t.Fatalf("untouched document fails: %v", f)
+	}
+	for _, c := range []struct {
+		name   string
+		tamper func(d *Document)
+		check  string
+		says   string
+	}{
+		{"element text", func(d *Document) { d.Pages[0].Elements[2].Text += " not" }, "elements", "p1-e3"},
+		{"element box", func(d *Document) { d.Pages[0].Elements[1].BBox[0]++ }, "elements", "p1-e2"},
+		{"element kind", func(d *Document) { d.Pages[0].Elements[0].Kind = KindText }, "elements", "p1-e1"},
+		{"element order", func(d *Document) { d.Pages[0].Elements[3].Order = 99 }, "elements", "p1-e4"},
+		{"element confidence", func(d *Document) { d.Pages[0].Elements[4].ConfBP = 9000 }, "elements", "p1-e5"},
+		{"element line", func(d *Document) { d.Pages[0].Elements[2].Lines[0].Text = "x" }, "elements", "p1-e3"},
+		{"element removed", func(d *Document) { d.Pages[0].Elements = d.Pages[0].Elements[1:] }, "elements", "p1-e1"},
+		{"elements swapped", func(d *Document) {
+			e := d.Pages[0].Elements
+			e[0], e[1] = e[1], e[0]
+		}, "elements", "order"},
+		{"element added", func(d *Document) {
+			d.Pages[0].Elements = append(d.Pages[0].Elements, Element{ID: "p1-e99", Page: 1, Kind: KindText, Text: "extra"})
+		}, "elements", "p1-e99"},
+		{"element twice", func(d *Document) { d.Pages[0].Elements = append(d.Pages[0].Elements, d.Pages[0].Elements[0]) }, "elements", "listed twice"},
+		{"pixel hash", func(d *Document) { d.Pages[0].PixelSHA256 = strings.Repeat("0", 64) }, "pages", "page 1"},
+		{"page size", func(d *Document) { d.Pages[0].Width++ }, "pages", "page 1"},
+		{"page source", func(d *Document) { d.Pages[0].Source = PageOCR }, "pages", "page 1"},
+		{"file hash", func(d *Document) { d.File.SHA256 = strings.Repeat("1", 64) }, "document", "file"},
+		{"document id", func(d *Document) { d.ID = "doc-other" }, "document", "doc-other"},
+		{"field added", func(d *Document) { d.Fields = append(d.Fields, Field{Name: "x", Value: "y"}) }, "fields", "field x"},
+		{"signature", func(d *Document) {
+			b := []byte(d.Receipt.Sig)
+			b[0] ^= 1
+			if b[0] > 'f' || (b[0] > '9' && b[0] < 'a') {
+				b[0] = '0'
+			}
+			d.Receipt.Sig = string(b)
+		}, "signature", ""},
+		{"receipt element hash", func(d *Document) { d.Receipt.Elements[0].SHA256 = strings.Repeat("2", 64) }, "signature", ""},
+	} {
+		d := fresh()
+		c.tamper(d)
+		f := failed(d, k.PublicKey())
+		detail, ok := f[c.check]
+		if !ok || !strings.Contains(detail, c.says) {
+			t.Errorf("%s: failed checks %v; want %q naming %q", c.name, f, c.check, c.says)
+		}
+	}
+	if f := failed(fresh(), testKey(2).PublicKey()); len(f) != 1 || f["signer"] == "" {
+		t.Errorf("another box's key: failed %v, want signer only", f)
+	}
+	if _, err := Verify(&Document{}, k.PublicKey()); err == nil {
+		t.Error("a document without a receipt verified")
+	}
+}
+
+// TestReadRequestValidation: the body's rules, each with its status.
+func TestReadRequestValidation(t *testing.T) {
+	yes, no := true, false
+	for _, c := range []struct {
+		name    string
+		r       ReadRequest
+		hasFile bool
+		says    string
+	}{
+		{"nothing", ReadRequest{}, false, "send file_b64"},
+		{"both", ReadRequest{Sample: SampleBornDigital}, true, "not both"},
+		{"unknown sample", ReadRequest{Sample: "nope"}, false, "no sample"},
+		{"not synthetic", ReadRequest{Synthetic: &no}, true, "synthetic must be true"},
+		{"synthetic missing", ReadRequest{}, true, "synthetic must be true"},
+		{"charts", ReadRequest{Synthetic: &yes, Charts: true}, true, "chart reader"},
+		{"schema", ReadRequest{Synthetic: &yes, Schema: json.RawMessage(`{"type":"object"}`)}, true, "schema"},
+		{"forms", ReadRequest{Synthetic: &yes, Forms: true}, true, "form fields"},
+		{"stream", ReadRequest{Synthetic: &yes, Stream: true}, true, "stream"},
+	} {
+		if err := c.r.Validate(c.hasFile); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.says)
+		}
+	}
+	if err := (&ReadRequest{Synthetic: &yes}).Validate(true); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,241 @@
+package docreader
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"boxd/engine/attest"
+	"boxd/ids"
+	"boxd/problem"
+)
+
+// ReadRequest is POST /docreader/read's body less file_b64, which
+// arrives as an upload (a temporary file).
+type ReadRequest struct {
+	Synthetic *bool           `json:"synthetic"`
+	Sample    string          `json:"sample"`
+	Forms     bool            `json:"forms"`
+	Schema    json.RawMessage `json:"schema"`
+	Stream    bool            `json:"stream"`
+	Charts    bool            `json:"charts"`
+}
+
+// Validate checks what can be checked before the file is read; hasFile
+// says whether file_b64 came.
+func (r *ReadRequest) Validate(hasFile bool) error {
+	switch {
+	case hasFile && r.Sample != "":
+		return problem.New(problem.Invalid, "send file_b64 or sample, not both")
+	case !hasFile && r.Sample == "":
+		return problem.New(problem.Invalid, "send file_b64 (a base64 PDF, PNG, JPEG, WebP or TIFF file, with synthetic: true) or sample (one of %s)", strings.Join(SampleIDs, ", "))
+	case r.Sample != "" && !slices.Contains(SampleIDs, r.Sample):
+		return problem.New(problem.NotFound, "no sample %q; the samples are %s", r.Sample, strings.Join(SampleIDs, ", "))
+	case hasFile && (r.Synthetic == nil || !*r.Synthetic):
+		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public documents only (real confidential documents belong on a self-hosted box)")
+	case r.Charts:
+		return problem.New(problem.Unavailable, "charts: the chart reader is not in this version of boxd; leave charts out (GET /docreader/info lists what this box reads)")
+	case len(r.Schema) > 0 && string(r.Schema) != "null":
+		return problem.New(problem.Unavailable, "schema: mapping fields to a schema is not in this version of boxd; leave schema out")
+	case r.Forms:
+		return problem.New(problem.Unavailable, "forms: form fields are not read in this version of boxd; leave forms out (fields is always empty)")
+	case r.Stream:
+		return problem.New(problem.Unavailable, "stream: /docreader/read answers with one JSON document in this version; leave stream out")
+	}
+	return nil
+}
+
+// Service reads documents one at a time (MuPDF and Tesseract hold one
+// page's rasters; several at once would multiply the memory) and signs
+// what it read.
+type Service struct {
+	Key *attest.Key
+	Log *slog.Logger
+	// MaxPages per call (0: MaxPages).
+	MaxPages int
+
+	gate    chan struct{}
+	once    sync.Once
+	ocr     *OCR
+	ocrErr  error
+	ocrOnce sync.Once
+}
+
+func (s *Service) init() {
+	s.once.Do(func() {
+		s.gate = make(chan struct{}, 1)
+		if s.Log == nil {
+			s.Log = slog.New(slog.DiscardHandler)
+		}
+	})
+}
+
+// tesseract starts Tesseract on first use.
+func (s *Service) tesseract() (*OCR, error) {
+	s.ocrOnce.Do(func() { s.ocr, s.ocrErr = NewOCR() })
+	return s.ocr, s.ocrErr
+}
+
+// Close stops Tesseract.
+func (s *Service) Close() {
+	if s.ocr != nil {
+		s.ocr.Close()
+	}
+}
+
+func (s *Service) revisions() Revisions {
+	r := Revisions{Parser: "mupdf-" + MuPDFVersion, Layout: LayoutRevision, OCR: "none"}
+	if o, err := s.tesseract(); err == nil {
+		r.OCR = "tesseract-" + o.Version() + " eng"
+	}
+	return r
+}
+
+// Read reads a file (path, a decoded upload) or a sample, and signs the
+// result.
+func (s *Service) Read(ctx context.Context, req ReadRequest, path string) (*Document, error) {
+	s.init()
+	if err := req.Validate(path != ""); err != nil {
+		return nil, err
+	}
+	var data []byte
+	var err error
+	if path != "" {
+		data, err = os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("docreader: the upload: %w", err)
+		}
+	} else if data, err = Sample(req.Sample); err != nil {
+		return nil, fmt.Errorf("docreader: sample %s: %w", req.Sample, err)
+	}
+	if len(data) == 0 {
+		return nil, problem.New(problem.Invalid, "file_b64 is empty: send the file's bytes in base64")
+	}
+	if len(data) > MaxFileBytes {
+		return nil, problem.New(problem.TooLarge, "file_b64 decodes to %d bytes; at most %d (12 MB) are read per call", len(data), MaxFileBytes)
+	}
+	select {
+	case s.gate <- struct{}{}:
+		defer func() { <-s.gate }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+		return nil, problem.New(problem.Busy, "the document reader reads one document at a time and is reading another; retry after the time in Retry-After").Retry(2 * time.Second)
+	}
+	ocr, ocrErr := s.tesseract()
+	if ocrErr != nil {
+		s.Log.Warn("docreader: no OCR", "err", ocrErr)
+	}
+	maxPages := s.MaxPages
+	if maxPages <= 0 {
+		maxPages = MaxPages
+	}
+	start := time.Now()
+	rd := &reader{ocr: ocr}
+	info, pages, err := rd.readFile(ctx, data, maxPages)
+	if err != nil {
+		return nil, err
+	}
+	d := &Document{ID: ids.New("doc-", 12), File: info, Pages: pages, Fields: []Field{}, Models: []ModelRef{}}
+	if err := sign(s.Key, d, s.revisions(), nil); err != nil {
+		return nil, fmt.Errorf("docreader: sign: %w", err)
+	}
+	n := 0
+	for _, p := range pages {
+		n += len(p.Elements)
+	}
+	s.Log.Info("docreader read", "document", d.ID, "file_sha256", info.SHA256, "type", info.Type, "pages", info.Pages, "elements", n,
+		"receipt", d.Receipt.ID, "elapsed_ms", time.Since(start).Milliseconds())
+	return d, nil
+}
+
+// VerifyRequest is POST /docreader/verify's body.
+type VerifyRequest struct {
+	Document json.RawMessage `json:"document"`
+}
+
+// VerifyResponse says whether every check holds, and each check.
+type VerifyResponse struct {
+	OK     bool    `json:"ok"`
+	Checks []Check `json:"checks"`
+}
+
+// Verify checks a document POST /docreader/read returned.
+func (s *Service) Verify(req VerifyRequest) (*VerifyResponse, error) {
+	if len(req.Document) == 0 || string(req.Document) == "null" {
+		return nil, problem.New(problem.Invalid, "document is missing: send the document POST /docreader/read returned")
+	}
+	var d Document
+	if err := json.Unmarshal(req.Document, &d); err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "document is not a document from POST /docreader/read: %v", err)
+	}
+	var pub ed25519.PublicKey
+	if s.Key != nil {
+		pub = s.Key.PublicKey()
+	}
+	cs, err := Verify(&d, pub)
+	if err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "document.receipt is not a %s receipt: %v", ReceiptFormat, err)
+	}
+	ok := true
+	for _, c := range cs {
+		ok = ok && c.OK
+	}
+	return &VerifyResponse{OK: ok, Checks: cs}, nil
+}
+
+// Info is GET /docreader/info.
+type Info struct {
+	Parser    InfoPart       `json:"parser"`
+	OCR       InfoPart       `json:"ocr"`
+	Layout    string         `json:"layout"`
+	Receipt   string         `json:"receipt"`
+	Models    []ModelRef     `json:"models"`
+	Samples   []string       `json:"samples"`
+	Types     []string       `json:"types"`
+	Limits    map[string]int `json:"limits"`
+	Raster    string         `json:"raster"`
+	NotInThis []string       `json:"not_in_this_version"`
+}
+
+// InfoPart is one engine: whether it runs here and its version.
+type InfoPart struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Reachable bool   `json:"reachable"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+// Info reports the engines, revisions and limits.
+func (s *Service) Info() Info {
+	s.init()
+	maxPages := s.MaxPages
+	if maxPages <= 0 {
+		maxPages = MaxPages
+	}
+	in := Info{
+		Parser:  InfoPart{Name: "mupdf", Version: MuPDFVersion, Reachable: true},
+		Layout:  LayoutRevision,
+		Receipt: ReceiptFormat,
+		Models:  []ModelRef{},
+		Samples: SampleIDs,
+		Types:   []string{TypePDF, TypePNG, TypeJPEG, TypeWebP, TypeTIFF},
+		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "image_pixels": MaxImagePixels},
+		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
+		NotInThis: []string{"tables (cells from pixels)", "form fields (AcroForm and scanned)", "schema mapping",
+			"charts (/docreader/chart)", "vision-model re-reading", "streamed events", "/hcc/read-chart", "/retrieval/index-scans"},
+	}
+	if o, err := s.tesseract(); err != nil {
+		in.OCR = InfoPart{Name: "tesseract", Detail: err.Error()}
+	} else {
+		in.OCR = InfoPart{Name: "tesseract", Version: o.Version() + " eng", Reachable: true}
+	}
+	return in
+}

@@ -1,0 +1,88 @@
+package web
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"boxd/pipelines/docreader"
+)
+
+// TestDocreaderRoutes: a sample and an uploaded file read through the
+// real server, the document verifies and a tampered one does not; the
+// samples and info routes answer; every refusal has its status and says
+// what to fix.
+func TestDocreaderRoutes(t *testing.T) {
+	ts := start(t, nil, Probes{}, nil)
+	tok := session(t, ts, "clinical")
+
+	info := ts.do(t, call{method: "GET", path: "/docreader/info"})
+	var in docreader.Info
+	decodeInto(t, info, &in)
+	if info.status != 200 || !in.Parser.Reachable || in.Receipt != docreader.ReceiptFormat || in.Limits["pages"] != 10 || in.Limits["file_bytes"] != 12<<20 || len(in.Samples) != 2 {
+		t.Fatalf("info: %d %s", info.status, info.body)
+	}
+
+	pdf := ts.do(t, call{method: "GET", path: "/docreader/samples/born-digital"})
+	if pdf.status != 200 || pdf.header.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(string(pdf.body), "%PDF-") {
+		t.Fatalf("sample: %d %s", pdf.status, pdf.header)
+	}
+	if r := ts.do(t, call{method: "GET", path: "/docreader/samples/nope"}); r.status != 404 || !strings.Contains(string(r.body), "born-digital") {
+		t.Errorf("unknown sample: %d %s", r.status, r.body)
+	}
+
+	// The sample by id, then the same bytes uploaded.
+	r := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital"}})
+	if r.status != 200 {
+		t.Fatalf("read sample: %d %s", r.status, r.body)
+	}
+	var d docreader.Document
+	decodeInto(t, r, &d)
+	if len(d.Pages) != 1 || d.Pages[0].Source != docreader.PageTextLayer || len(d.Pages[0].Elements) == 0 || d.Receipt.Sig == "" || d.Fields == nil || d.Models == nil {
+		t.Fatalf("document: %s", r.body)
+	}
+	up := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok,
+		body: map[string]any{"file_b64": base64.StdEncoding.EncodeToString(pdf.body), "synthetic": true}})
+	var d2 docreader.Document
+	decodeInto(t, up, &d2)
+	if up.status != 200 || d2.File.SHA256 != d.File.SHA256 || d2.Pages[0].PixelSHA256 != d.Pages[0].PixelSHA256 || len(d2.Pages[0].Elements) != len(d.Pages[0].Elements) {
+		t.Fatalf("upload: %d %s", up.status, up.body)
+	}
+
+	v := ts.do(t, call{method: "POST", path: "/docreader/verify", body: map[string]any{"document": json.RawMessage(r.body)}})
+	if v.status != 200 || v.json(t)["ok"] != true {
+		t.Fatalf("verify: %d %s", v.status, v.body)
+	}
+	d.Pages[0].Elements[1].Text = "Referral to Oncology"
+	v = ts.do(t, call{method: "POST", path: "/docreader/verify", body: map[string]any{"document": d}})
+	if v.status != 200 || v.json(t)["ok"] != false || !strings.Contains(string(v.body), "element p1-e2 differs") {
+		t.Errorf("tampered verify: %d %s", v.status, v.body)
+	}
+
+	for _, c := range []struct {
+		name   string
+		token  string
+		body   any
+		status int
+		says   string
+	}{
+		{"no token", "", map[string]any{"sample": "born-digital"}, 401, "Bearer"},
+		{"bad base64", tok, `{"file_b64": "!!!not base64", "synthetic": true}`, 400, "file_b64"},
+		{"unknown type", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString([]byte("just some text")), "synthetic": true}, 415, "not a PDF"},
+		{"empty file", tok, map[string]any{"file_b64": "", "synthetic": true}, 400, "empty"},
+		{"not synthetic", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString(pdf.body)}, 400, "synthetic must be true"},
+		{"unknown field", tok, map[string]any{"sample": "born-digital", "pages": 3}, 400, "pages"},
+		{"unknown sample", tok, map[string]any{"sample": "nope"}, 404, "born-digital"},
+		{"charts", tok, map[string]any{"sample": "born-digital", "charts": true}, 503, "chart reader"},
+		{"over 12 MB", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString(make([]byte, 12<<20+1)), "synthetic": true}, 413, "file_b64"},
+	} {
+		r := ts.do(t, call{method: "POST", path: "/docreader/read", token: c.token, body: c.body})
+		if r.status != c.status || !strings.Contains(string(r.body), c.says) {
+			t.Errorf("%s: %d %s; want %d saying %q", c.name, r.status, r.body, c.status, c.says)
+		}
+	}
+	if r := ts.do(t, call{method: "POST", path: "/docreader/verify", body: map[string]any{"document": map[string]any{"id": "x"}}}); r.status != 400 || !strings.Contains(string(r.body), docreader.ReceiptFormat) {
+		t.Errorf("verify without a receipt: %d %s", r.status, r.body)
+	}
+}

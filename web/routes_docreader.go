@@ -1,0 +1,77 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"boxd/pipelines/docreader"
+	"boxd/problem"
+	"boxd/web/upload"
+)
+
+// Body limits of the document reader: the file (12 MB decoded) streams to
+// a temporary file; the other fields are small. A verification carries a
+// whole document back: 10 pages of elements and their lines.
+const (
+	docreaderBody       = 64 << 10
+	docreaderVerifyBody = 16 << 20
+)
+
+func (s *Server) docreaderRoutes() {
+	declare(s, Declared[docreader.ReadRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/docreader/read", Auth: Bearer, Body: docreaderBody, OneRun: true,
+			Uploads: []upload.Field{{Name: "file_b64", Limit: docreader.MaxFileBytes}},
+			Example: `{"sample": "born-digital"}`},
+		Serve: s.docreaderRead,
+	})
+	declareGated(s, s.bounds.verify, "verifications", Declared[docreader.VerifyRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/docreader/verify", Body: docreaderVerifyBody,
+			Example: `{"document": {"receipt": {"v": "service.docreader-receipt.v1"}}}`},
+		Serve: func(a *Admitted, req *docreader.VerifyRequest) {
+			out, err := s.docreader.Verify(*req)
+			if err != nil {
+				writeProblem(a.W, err)
+				return
+			}
+			writeJSON(a.W, http.StatusOK, out)
+		},
+	})
+	s.Handle(http.MethodGet, "/docreader/info", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, s.docreader.Info())
+	})
+	s.Handle(http.MethodGet, "/docreader/samples/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id := strings.TrimSuffix(r.PathValue("id"), ".pdf")
+		b, err := docreader.Sample(id)
+		if err != nil {
+			writeProblem(w, err)
+			return
+		}
+		if b == nil {
+			writeProblem(w, problem.New(problem.NotFound, "no sample %q; the samples are %s", id, strings.Join(docreader.SampleIDs, ", ")))
+			return
+		}
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Header().Set("Content-Disposition", `inline; filename="`+id+`.pdf"`)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(b)
+	})
+}
+
+// docreaderRead answers POST /docreader/read: the pages of elements, the
+// fields, the models and the signed receipt.
+func (s *Server) docreaderRead(a *Admitted, req *docreader.ReadRequest) {
+	path := ""
+	if a.Upload != nil {
+		if f := a.Upload.Files["file_b64"]; f != nil {
+			path = f.Path
+		}
+	}
+	out, err := s.docreader.Read(a.R.Context(), *req, path)
+	if err != nil {
+		writeProblem(a.W, err)
+		return
+	}
+	s.log.Info("docreader", "caller", a.Principal.LogID(), "document", out.ID, "receipt", out.Receipt.ID, "pages", out.File.Pages)
+	writeJSON(a.W, http.StatusOK, out)
+}
