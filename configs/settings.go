@@ -373,7 +373,7 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Retrieval.Persist }},
 	{key: "asr.parallel", kind: kindInt, def: 4, min: 1, max: 16, usage: "transcriptions (live sessions' sentences, batch files) decoded at once, their decoder steps batched into one graph; more wait their turn",
 		field: func(c *Config) any { return &c.ASR.Parallel }},
-	{key: "asr.flash_attention", kind: kindBool, def: false, usage: "run Whisper's attention as ggml's flash attention (for a GPU: the encoder 1.27x faster on an H200; slower on a CPU)",
+	{key: "asr.flash_attention", kind: kindBool, def: false, usage: "run Whisper's attention as ggml's flash attention (for a GPU: the encoder 1.27x faster on an H200, the decoder not yet measured there; the encoder 1.7x slower on a CPU)",
 		field: func(c *Config) any { return &c.ASR.FlashAttention }},
 	{key: "asr.max_sentence_s", kind: kindInt, def: 20, min: 5, max: 28, usage: "speech without a pause is cut into sentences of at most this many seconds",
 		field: func(c *Config) any { return &c.ASR.MaxSentenceS }},

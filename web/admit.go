@@ -85,6 +85,9 @@ type Declared[Req any] struct {
 	// VerticalOf is the vertical the body names ("" for none), checked
 	// against the token (403) after the body is read.
 	VerticalOf func(*Req) string
+	// Uploaded hands the decoded upload fields (Route.Uploads) to the
+	// body, right after it is read, so that Validate can see which came.
+	Uploaded func(*Req, *upload.Upload)
 	// Validate checks the body after the vertical.
 	Validate func(*Req) error
 	// TokensFor is the minimum tokens this body needs when it depends on
@@ -167,6 +170,9 @@ func admit[Req any](s *Server, d Declared[Req], w http.ResponseWriter, r *http.R
 				s.log.Warn("upload files not removed", "route", d.Path, "err", err)
 			}
 		}()
+		if d.Uploaded != nil {
+			d.Uploaded(req, u)
+		}
 	} else if d.Body > 0 && !(d.BodyOptional && r.ContentLength == 0) {
 		var err *problem.Error
 		if d.Lenient {

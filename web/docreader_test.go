@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -82,7 +83,34 @@ func TestDocreaderRoutes(t *testing.T) {
 			t.Errorf("%s: %d %s; want %d saying %q", c.name, r.status, r.body, c.status, c.says)
 		}
 	}
-	if r := ts.do(t, call{method: "POST", path: "/docreader/verify", body: map[string]any{"document": map[string]any{"id": "x"}}}); r.status != 400 || !strings.Contains(string(r.body), docreader.ReceiptFormat) {
-		t.Errorf("verify without a receipt: %d %s", r.status, r.body)
+	for _, c := range []struct {
+		body any
+		says string
+	}{
+		{map[string]any{"document": map[string]any{"id": "x"}}, docreader.ReceiptFormat},
+		{map[string]any{}, "document is missing"},
+		{map[string]any{"document": "not an object"}, "not a document"},
+	} {
+		if r := ts.do(t, call{method: "POST", path: "/docreader/verify", body: c.body}); r.status != 400 || !strings.Contains(string(r.body), c.says) {
+			t.Errorf("verify %v: %d %s; want 400 saying %q", c.body, r.status, r.body, c.says)
+		}
 	}
+
+	// The body's rules are checked before the token's one-run lock (400
+	// and 503 before 409), as admission's order says.
+	pr, err := ts.platform.Authenticate(context.Background(), tok, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := pr.Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital", "charts": true}}); r.status != 503 {
+		t.Errorf("charts while the token runs another call: %d %s, want 503", r.status, r.body)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital"}}); r.status != 409 {
+		t.Errorf("a good body while the token runs another call: %d %s, want 409", r.status, r.body)
+	}
+	unlock()
 }

@@ -22,7 +22,13 @@ func (s *Server) docreaderRoutes() {
 		Route: Route{Method: http.MethodPost, Path: "/docreader/read", Auth: Bearer, Body: docreaderBody, OneRun: true,
 			Uploads: []upload.Field{{Name: "file_b64", Limit: docreader.MaxFileBytes}},
 			Example: `{"sample": "born-digital"}`},
-		Serve: s.docreaderRead,
+		Uploaded: func(r *docreader.ReadRequest, u *upload.Upload) {
+			if f := u.Files["file_b64"]; f != nil {
+				r.File = f.Path
+			}
+		},
+		Validate: func(r *docreader.ReadRequest) error { return r.Validate() },
+		Serve:    s.docreaderRead,
 	})
 	declareGated(s, s.bounds.verify, "verifications", Declared[docreader.VerifyRequest]{
 		Route: Route{Method: http.MethodPost, Path: "/docreader/verify", Body: docreaderVerifyBody,
@@ -61,13 +67,7 @@ func (s *Server) docreaderRoutes() {
 // docreaderRead answers POST /docreader/read: the pages of elements, the
 // fields, the models and the signed receipt.
 func (s *Server) docreaderRead(a *Admitted, req *docreader.ReadRequest) {
-	path := ""
-	if a.Upload != nil {
-		if f := a.Upload.Files["file_b64"]; f != nil {
-			path = f.Path
-		}
-	}
-	out, err := s.docreader.Read(a.R.Context(), *req, path)
+	out, err := s.docreader.Read(a.R.Context(), *req)
 	if err != nil {
 		writeProblem(a.W, err)
 		return

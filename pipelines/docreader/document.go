@@ -7,6 +7,7 @@ package docreader
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -25,9 +26,9 @@ const Scale = 2.0
 const (
 	MaxFileBytes = 12 << 20
 	MaxPages     = 10
-	// MaxImagePixels bounds an image document's raster (a 12 MB PNG can
-	// decode to gigabytes).
-	MaxImagePixels = 40_000_000
+	// MaxPagePixels bounds a page's raster: a 12 MB PNG can decode to
+	// gigabytes, and a PDF page can be 200 inches square.
+	MaxPagePixels = 40_000_000
 )
 
 // File types the reader takes.
@@ -116,7 +117,7 @@ func sniff(b []byte) string {
 // there is no text layer, OCR.
 type reader struct {
 	ocr       *OCR  // nil: no OCR (pages without a text layer are refused)
-	maxPixels int64 // an image document's most pixels (0: MaxImagePixels)
+	maxPixels int64 // a page raster's most pixels (0: MaxPagePixels)
 }
 
 // readFile reads data into pages. The errors are problems: 415 for a
@@ -157,13 +158,18 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		if err := ctx.Err(); err != nil {
 			return info, nil, err
 		}
-		img, err := doc.raster(n, Scale)
-		if err != nil {
-			return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not render: %v", n+1, err)
-		}
 		layer, err := doc.text(n, Scale)
 		if err != nil {
 			return info, nil, problem.Wrap(problem.Invalid, err, "page %d's text does not read: %v", n+1, err)
+		}
+		// The text layer gives the raster's size before it is drawn.
+		if px := int64(layer.w) * int64(layer.h); px > rd.pixelLimit() {
+			return info, nil, problem.New(problem.TooLarge, "page %d is %.0f × %.0f points, %d × %d pixels at 144 DPI; at most %d pixels a page are read", n+1,
+				float64(layer.w)/Scale, float64(layer.h)/Scale, layer.w, layer.h, rd.pixelLimit())
+		}
+		img, err := doc.raster(n, Scale)
+		if err != nil {
+			return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not render: %v", n+1, err)
 		}
 		p := Page{Page: n + 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
 		if usableLayer(layer) {
@@ -177,6 +183,13 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		pages = append(pages, p)
 	}
 	return info, pages, nil
+}
+
+func (rd *reader) pixelLimit() int64 {
+	if rd.maxPixels > 0 {
+		return rd.maxPixels
+	}
+	return MaxPagePixels
 }
 
 // usableLayer says whether a page's text layer holds text to read: at
@@ -198,14 +211,16 @@ func usableLayer(t *textLayer) bool {
 }
 
 func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (FileInfo, []Page, error) {
+	if info.Type == TypeTIFF {
+		if n := tiffPages(data); n > 1 {
+			return info, nil, problem.New(problem.Unsupported, "file_b64 is a TIFF of %d pages, and only one-page TIFFs are read (the rest would be lost): send the pages as a PDF", n)
+		}
+	}
 	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return info, nil, problem.Wrap(problem.Invalid, err, "file_b64 is not a %s image that decodes: %v", info.Type, err)
 	}
-	limit := rd.maxPixels
-	if limit <= 0 {
-		limit = MaxImagePixels
-	}
+	limit := rd.pixelLimit()
 	if px := int64(cfg.Width) * int64(cfg.Height); px > limit {
 		return info, nil, problem.New(problem.TooLarge, "the image is %d × %d pixels; at most %d pixels are read: scale it down", cfg.Width, cfg.Height, limit)
 	}
@@ -239,4 +254,35 @@ func (rd *reader) ocrPage(ctx context.Context, p *Page, img *rgbImage) error {
 	classify(rs, op.upright.H)
 	p.Elements = elements(p.Page, readingOrder(rs, op.upright.W))
 	return nil
+}
+
+// tiffPages counts a TIFF's images (its chain of IFDs; at most 1,000
+// followed). The decoder reads only the first.
+func tiffPages(b []byte) int {
+	if len(b) < 8 {
+		return 0
+	}
+	var u16 func([]byte) uint16
+	var u32 func([]byte) uint32
+	if b[0] == 'I' {
+		u16, u32 = binary.LittleEndian.Uint16, binary.LittleEndian.Uint32
+	} else {
+		u16, u32 = binary.BigEndian.Uint16, binary.BigEndian.Uint32
+	}
+	n := 0
+	seen := map[uint32]bool{}
+	for off := u32(b[4:8]); off != 0 && n < 1000 && !seen[off]; n++ {
+		seen[off] = true
+		if int64(off)+2 > int64(len(b)) {
+			break
+		}
+		entries := int64(u16(b[off : off+2]))
+		next := int64(off) + 2 + 12*entries
+		if next+4 > int64(len(b)) {
+			n++
+			break
+		}
+		off = u32(b[next : next+4])
+	}
+	return n
 }

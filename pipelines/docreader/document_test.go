@@ -3,6 +3,7 @@ package docreader
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"image/png"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-pdf/fpdf"
+	"golang.org/x/image/tiff"
 
 	"boxd/problem"
 )
@@ -291,11 +293,16 @@ func TestBadFiles(t *testing.T) {
 	for range MaxPages + 1 {
 		many.AddPage()
 	}
-	big := fromImage(func() *rgbImage { return &rgbImage{W: 300, H: 300, Pix: make([]byte, 300*300*3)} }().toImage())
+	big := &rgbImage{W: 300, H: 300, Pix: make([]byte, 300*300*3)}
 	var bigPNG bytes.Buffer
 	if err := png.Encode(&bigPNG, big.toImage()); err != nil {
 		t.Fatal(err)
 	}
+	// A page of 100 × 100 points is 200 × 200 = 40,000 pixels at 144 DPI.
+	huge := newPDF()
+	huge.AddPageFormat("P", fpdf.SizeType{Wd: 100, Ht: 100})
+	huge.SetFont("Helvetica", "", 10)
+	huge.Text(10, 50, "a large page")
 	for _, c := range []struct {
 		name string
 		data []byte
@@ -307,6 +314,8 @@ func TestBadFiles(t *testing.T) {
 		{"too many pages", pdfBytes(t, many), problem.TooLarge, "at most 10 pages"},
 		{"broken PNG", []byte("\x89PNG\r\n\x1a\nnot really"), problem.Invalid, "image/png image that decodes"},
 		{"too many pixels", bigPNG.Bytes(), problem.TooLarge, "at most 10000 pixels"},
+		{"page too large", pdfBytes(t, huge), problem.TooLarge, "page 1 is 100 × 100 points, 200 × 200 pixels at 144 DPI; at most 10000 pixels"},
+		{"multi-page TIFF", twoPageTIFF(t), problem.Unsupported, "a TIFF of 2 pages"},
 	} {
 		rd := &reader{maxPixels: 10000}
 		_, _, err := rd.readFile(context.Background(), c.data, MaxPages)
@@ -322,5 +331,42 @@ func TestBadFiles(t *testing.T) {
 	_, _, err = (&reader{}).readFile(context.Background(), data, MaxPages)
 	if !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), "tesseract-ocr-eng") {
 		t.Errorf("scanned page without OCR: %v", err)
+	}
+}
+
+// twoPageTIFF is a TIFF with two images: Go's encoder writes one, and a
+// copy of its directory is chained after it.
+func twoPageTIFF(t *testing.T) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := tiff.Encode(&b, (&rgbImage{W: 4, H: 4, Pix: make([]byte, 48)}).toImage(), nil); err != nil {
+		t.Fatal(err)
+	}
+	data := b.Bytes()
+	if tiffPages(data) != 1 {
+		t.Fatalf("Go's TIFF has %d images", tiffPages(data))
+	}
+	le := binary.LittleEndian
+	if data[0] != 'I' {
+		t.Fatal("Go's TIFF encoder writes big-endian now")
+	}
+	off := le.Uint32(data[4:8])
+	n := uint32(le.Uint16(data[off : off+2]))
+	ifd := append([]byte{}, data[off:off+2+12*n]...)
+	second := uint32(len(data))
+	data = append(data, ifd...)
+	data = le.AppendUint32(data, 0)
+	le.PutUint32(data[off+2+12*n:], second)
+	return data
+}
+
+func TestTIFFPages(t *testing.T) {
+	if n := tiffPages(twoPageTIFF(t)); n != 2 {
+		t.Errorf("two-page TIFF: %d", n)
+	}
+	for _, b := range [][]byte{nil, []byte("II*\x00"), []byte("II*\x00\xff\xff\xff\xff")} {
+		if n := tiffPages(b); n > 1 {
+			t.Errorf("%q: %d pages", b, n)
+		}
 	}
 }

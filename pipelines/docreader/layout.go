@@ -318,14 +318,6 @@ func readingOrder(rs []*region, pageW int) []*region {
 			body = append(body, r)
 		}
 	}
-	byPos := func(s []*region) {
-		sort.SliceStable(s, func(i, j int) bool {
-			if s[i].box.y0 != s[j].box.y0 {
-				return s[i].box.y0 < s[j].box.y0
-			}
-			return s[i].box.x0 < s[j].box.x0
-		})
-	}
 	byPos(head)
 	byPos(foot)
 	minGutter := max(8, 0.012*float64(pageW))
@@ -358,13 +350,18 @@ func xyCut(rs []*region, minGutter float64) []*region {
 		return out
 	}
 	s := slices.Clone(rs)
+	byPos(s)
+	return s
+}
+
+// byPos sorts regions top to bottom, then left to right.
+func byPos(s []*region) {
 	sort.SliceStable(s, func(i, j int) bool {
 		if s[i].box.y0 != s[j].box.y0 {
 			return s[i].box.y0 < s[j].box.y0
 		}
 		return s[i].box.x0 < s[j].box.x0
 	})
-	return s
 }
 
 // splitAxis groups regions whose extents overlap along y (horizontal

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
+	"math"
 	_ "image/jpeg" // decoders for image documents
 	_ "image/png"
 
@@ -98,25 +99,9 @@ func (r rectF) union(o rectF) rectF {
 // bbox is the contract's [x, y, width, height] in whole pixels (the
 // smallest integer box holding r).
 func (r rectF) bbox() [4]int {
-	x0, y0 := int(floor(r.x0)), int(floor(r.y0))
-	x1, y1 := int(ceil(r.x1)), int(ceil(r.y1))
+	x0, y0 := int(math.Floor(r.x0)), int(math.Floor(r.y0))
+	x1, y1 := int(math.Ceil(r.x1)), int(math.Ceil(r.y1))
 	return [4]int{x0, y0, max(0, x1-x0), max(0, y1-y0)}
-}
-
-func floor(f float64) float64 {
-	i := float64(int(f))
-	if i > f {
-		i--
-	}
-	return i
-}
-
-func ceil(f float64) float64 {
-	i := float64(int(f))
-	if i < f {
-		i++
-	}
-	return i
 }
 
 // toImage is the raster as an image.RGBA (tests, encoders).

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"boxd/engine/attest"
+	"boxd/problem"
 )
 
 func testKey(seed byte) *attest.Key {
@@ -24,7 +25,7 @@ func testKey(seed byte) *attest.Key {
 func TestVerifyRejectsEveryTamperedField(t *testing.T) {
 	k := testKey(1)
 	s := &Service{Key: k}
-	d, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital}, "")
+	d, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,27 +116,47 @@ func TestVerifyRejectsEveryTamperedField(t *testing.T) {
 // TestReadRequestValidation: the body's rules, each with its status.
 func TestReadRequestValidation(t *testing.T) {
 	yes, no := true, false
+	const f = "/tmp/upload"
 	for _, c := range []struct {
-		name    string
-		r       ReadRequest
-		hasFile bool
-		says    string
+		name string
+		r    ReadRequest
+		kind problem.Kind
+		says string
 	}{
-		{"nothing", ReadRequest{}, false, "send file_b64"},
-		{"both", ReadRequest{Sample: SampleBornDigital}, true, "not both"},
-		{"unknown sample", ReadRequest{Sample: "nope"}, false, "no sample"},
-		{"not synthetic", ReadRequest{Synthetic: &no}, true, "synthetic must be true"},
-		{"synthetic missing", ReadRequest{}, true, "synthetic must be true"},
-		{"charts", ReadRequest{Synthetic: &yes, Charts: true}, true, "chart reader"},
-		{"schema", ReadRequest{Synthetic: &yes, Schema: json.RawMessage(`{"type":"object"}`)}, true, "schema"},
-		{"forms", ReadRequest{Synthetic: &yes, Forms: true}, true, "form fields"},
-		{"stream", ReadRequest{Synthetic: &yes, Stream: true}, true, "stream"},
+		{"nothing", ReadRequest{}, problem.Invalid, "send file_b64"},
+		{"both", ReadRequest{File: f, Sample: SampleBornDigital}, problem.Invalid, "not both"},
+		{"unknown sample", ReadRequest{Sample: "nope"}, problem.NotFound, "no sample"},
+		{"not synthetic", ReadRequest{File: f, Synthetic: &no}, problem.Invalid, "synthetic must be true"},
+		{"synthetic missing", ReadRequest{File: f}, problem.Invalid, "synthetic must be true"},
+		{"charts", ReadRequest{File: f, Synthetic: &yes, Charts: true}, problem.Unavailable, "chart reader"},
+		{"schema", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`{"type":"object"}`)}, problem.Unavailable, "schema"},
+		{"forms", ReadRequest{File: f, Synthetic: &yes, Forms: true}, problem.Unavailable, "form fields"},
+		{"stream", ReadRequest{File: f, Synthetic: &yes, Stream: true}, problem.Unavailable, "stream"},
 	} {
-		if err := c.r.Validate(c.hasFile); err == nil || !strings.Contains(err.Error(), c.says) {
-			t.Errorf("%s: %v, want %q", c.name, err, c.says)
+		if err := c.r.Validate(); !problem.Is(err, c.kind) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: %v, want %v saying %q", c.name, err, c.kind, c.says)
 		}
 	}
-	if err := (&ReadRequest{Synthetic: &yes}).Validate(true); err != nil {
-		t.Error(err)
+	for _, r := range []ReadRequest{{File: f, Synthetic: &yes}, {Sample: SampleScanned}} {
+		if err := r.Validate(); err != nil {
+			t.Errorf("%+v: %v", r, err)
+		}
+	}
+}
+
+// TestReadOneAtATime: while a document is being read, another read is
+// refused with 503 Busy and a Retry-After, not queued behind it.
+func TestReadOneAtATime(t *testing.T) {
+	s := &Service{Key: testKey(1)}
+	s.init()
+	s.gate <- struct{}{} // a read in progress
+	_, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital})
+	pe, ok := problem.As(err)
+	if !ok || pe.Kind != problem.Busy || pe.RetryAfter <= 0 || !strings.Contains(err.Error(), "one document at a time") {
+		t.Fatalf("second read: %v", err)
+	}
+	<-s.gate
+	if _, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital}); err != nil {
+		t.Fatalf("after the first finished: %v", err)
 	}
 }

@@ -17,9 +17,10 @@ import (
 	"boxd/problem"
 )
 
-// ReadRequest is POST /docreader/read's body less file_b64, which
-// arrives as an upload (a temporary file).
+// ReadRequest is POST /docreader/read's body. file_b64 arrives as an
+// upload: File is the temporary file it was decoded into ("" when absent).
 type ReadRequest struct {
+	File      string          `json:"-"`
 	Synthetic *bool           `json:"synthetic"`
 	Sample    string          `json:"sample"`
 	Forms     bool            `json:"forms"`
@@ -28,9 +29,9 @@ type ReadRequest struct {
 	Charts    bool            `json:"charts"`
 }
 
-// Validate checks what can be checked before the file is read; hasFile
-// says whether file_b64 came.
-func (r *ReadRequest) Validate(hasFile bool) error {
+// Validate checks what can be checked before the file is read.
+func (r *ReadRequest) Validate() error {
+	hasFile := r.File != ""
 	switch {
 	case hasFile && r.Sample != "":
 		return problem.New(problem.Invalid, "send file_b64 or sample, not both")
@@ -98,17 +99,17 @@ func (s *Service) revisions() Revisions {
 	return r
 }
 
-// Read reads a file (path, a decoded upload) or a sample, and signs the
-// result.
-func (s *Service) Read(ctx context.Context, req ReadRequest, path string) (*Document, error) {
+// Read reads the request's file (a decoded upload) or sample, and signs
+// the result.
+func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) {
 	s.init()
-	if err := req.Validate(path != ""); err != nil {
+	if err := req.Validate(); err != nil {
 		return nil, err
 	}
 	var data []byte
 	var err error
-	if path != "" {
-		data, err = os.ReadFile(path)
+	if req.File != "" {
+		data, err = os.ReadFile(req.File)
 		if err != nil {
 			return nil, fmt.Errorf("docreader: the upload: %w", err)
 		}
@@ -227,7 +228,7 @@ func (s *Service) Info() Info {
 		Models:  []ModelRef{},
 		Samples: SampleIDs,
 		Types:   []string{TypePDF, TypePNG, TypeJPEG, TypeWebP, TypeTIFF},
-		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "image_pixels": MaxImagePixels},
+		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
 		NotInThis: []string{"tables (cells from pixels)", "form fields (AcroForm and scanned)", "schema mapping",
 			"charts (/docreader/chart)", "vision-model re-reading", "streamed events", "/hcc/read-chart", "/retrieval/index-scans"},
