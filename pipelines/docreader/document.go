@@ -7,9 +7,9 @@ package docreader
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
-	"math"
 	_ "image/jpeg" // decoders for image documents
 	_ "image/png"
+	"math"
 
 	_ "golang.org/x/image/tiff"
 	_ "golang.org/x/image/webp"
