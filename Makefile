@@ -48,7 +48,7 @@ GOFLAGS_BUILD := -ldflags "-s -w"
 TEST_TIMEOUT  ?= 40m
 
 # Debian packages the build and the tests use.
-APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3 cmake ninja-build xz-utils chromium python3-cryptography liblucene8-java openjdk-17-jdk-headless libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd
+APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3 cmake ninja-build xz-utils chromium python3-cryptography liblucene8-java openjdk-17-jdk-headless libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd poppler-utils
 
 .PHONY: deps apt-deps headers tools npm-deps build run test unit kits lint bench fuzz deb cuda gpu-bundle gpu-dry clean
 
@@ -165,7 +165,7 @@ lint: headers tools
 ## retrieval: embedding throughput against ollama's /api/embed, index build, search p50/p95 over 1,500 chunks, rerank of 40
 BENCH_COUNT ?= 3
 bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./pipelines/replay
 
 ## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)

@@ -158,18 +158,13 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		if err := ctx.Err(); err != nil {
 			return info, nil, err
 		}
-		layer, err := doc.text(n, Scale)
+		layer, img, err := doc.page(n, Scale, rd.pixelLimit())
 		if err != nil {
-			return info, nil, problem.Wrap(problem.Invalid, err, "page %d's text does not read: %v", n+1, err)
+			return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
 		}
-		// The text layer gives the raster's size before it is drawn.
-		if px := int64(layer.w) * int64(layer.h); px > rd.pixelLimit() {
+		if img == nil { // the raster is drawn only within the limit
 			return info, nil, problem.New(problem.TooLarge, "page %d is %.0f × %.0f points, %d × %d pixels at 144 DPI; at most %d pixels a page are read", n+1,
 				float64(layer.w)/Scale, float64(layer.h)/Scale, layer.w, layer.h, rd.pixelLimit())
-		}
-		img, err := doc.raster(n, Scale)
-		if err != nil {
-			return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not render: %v", n+1, err)
 		}
 		p := Page{Page: n + 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
 		if usableLayer(layer) {

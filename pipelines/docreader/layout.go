@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // LayoutRevision names the rules below (kinds, reading order); receipts
@@ -63,14 +64,31 @@ type region struct {
 	kind   string
 }
 
+// text joins the region's lines with spaces, except where a line ends in
+// a hyphen after a letter and the next starts with a lower-case letter:
+// a word broken across lines ("eir-" "mod") is joined again ("eirmod").
+// The lines keep the printed text, hyphen and all.
 func (r *region) text() string {
-	parts := make([]string, 0, len(r.lines))
+	var b strings.Builder
 	for i := range r.lines {
-		if t := r.lines[i].text(); t != "" {
-			parts = append(parts, t)
+		t := r.lines[i].text()
+		if t == "" {
+			continue
 		}
+		if b.Len() > 0 {
+			prev := []rune(b.String())
+			next, _ := utf8.DecodeRuneInString(t)
+			if n := len(prev); n >= 2 && prev[n-1] == '-' && unicode.IsLetter(prev[n-2]) && unicode.IsLower(next) {
+				s := string(prev[:n-1])
+				b.Reset()
+				b.WriteString(s)
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(t)
 	}
-	return strings.Join(parts, " ")
+	return b.String()
 }
 
 // confBP is the mean word confidence in basis points (text layer: 10000).
@@ -141,10 +159,10 @@ func regionsFromLayer(t *textLayer) []*region {
 		}
 	}
 	endLine()
-	var kept []*region
+	var kept, images []*region
 	for _, r := range out {
 		if r.image {
-			kept = append(kept, r)
+			images = append(images, r)
 			continue
 		}
 		for _, part := range splitColumns(r.lines) {
@@ -155,7 +173,32 @@ func regionsFromLayer(t *textLayer) []*region {
 			kept = append(kept, nr)
 		}
 	}
-	return kept
+	return append(kept, mergeFigures(images)...)
+}
+
+// mergeFigures joins image blocks that overlap or touch (within 4
+// pixels) into one figure: a drawing placed as many image pieces is one
+// figure, not dozens.
+func mergeFigures(rs []*region) []*region {
+	near := func(a, b rectF) bool {
+		const slack = 4
+		return a.x0 <= b.x1+slack && b.x0 <= a.x1+slack && a.y0 <= b.y1+slack && b.y0 <= a.y1+slack
+	}
+	out := slices.Clone(rs)
+	for merged := true; merged; {
+		merged = false
+		for i := 0; i < len(out) && !merged; i++ {
+			for j := i + 1; j < len(out); j++ {
+				if near(out[i].box, out[j].box) {
+					out[i].box = out[i].box.union(out[j].box)
+					out = slices.Delete(out, j, j+1)
+					merged = true
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // splitColumns cuts a block's lines where words stand further apart than
@@ -306,7 +349,11 @@ func classify(rs []*region, pageH int) {
 // the Manhattan layouts of letters, reports, forms and papers, and says
 // plainly why it orders as it does; the band joining is the refinement
 // that keeps it from interleaving columns.
+//
+// On a right-to-left page (most letters Arabic, Hebrew, Syriac or
+// Thaana) columns, and regions side by side, are read right to left.
 func readingOrder(rs []*region, pageW int) []*region {
+	rtl := rightToLeft(rs)
 	var head, foot, body []*region
 	for _, r := range rs {
 		switch r.kind {
@@ -318,15 +365,15 @@ func readingOrder(rs []*region, pageW int) []*region {
 			body = append(body, r)
 		}
 	}
-	byPos(head)
-	byPos(foot)
+	byPos(head, rtl)
+	byPos(foot, rtl)
 	minGutter := max(8, 0.012*float64(pageW))
 	out := append([]*region{}, head...)
-	out = append(out, xyCut(body, minGutter)...)
+	out = append(out, xyCut(body, minGutter, rtl)...)
 	return append(out, foot...)
 }
 
-func xyCut(rs []*region, minGutter float64) []*region {
+func xyCut(rs []*region, minGutter float64, rtl bool) []*region {
 	if len(rs) <= 1 {
 		return rs
 	}
@@ -337,31 +384,59 @@ func xyCut(rs []*region, minGutter float64) []*region {
 	if len(bands) > 1 {
 		var out []*region
 		for _, b := range bands {
-			out = append(out, xyCut(b, minGutter)...)
+			out = append(out, xyCut(b, minGutter, rtl)...)
 		}
 		return out
 	}
 	cols := splitAxis(rs, false, minGutter)
+	if rtl {
+		slices.Reverse(cols)
+	}
 	if len(cols) > 1 {
 		var out []*region
 		for _, c := range cols {
-			out = append(out, xyCut(c, minGutter)...)
+			out = append(out, xyCut(c, minGutter, rtl)...)
 		}
 		return out
 	}
 	s := slices.Clone(rs)
-	byPos(s)
+	byPos(s, rtl)
 	return s
 }
 
-// byPos sorts regions top to bottom, then left to right.
-func byPos(s []*region) {
+// byPos sorts regions top to bottom, then left to right (right to left).
+func byPos(s []*region, rtl bool) {
 	sort.SliceStable(s, func(i, j int) bool {
 		if s[i].box.y0 != s[j].box.y0 {
 			return s[i].box.y0 < s[j].box.y0
 		}
+		if rtl {
+			return s[i].box.x1 > s[j].box.x1
+		}
 		return s[i].box.x0 < s[j].box.x0
 	})
+}
+
+// rightToLeft says whether most of the regions' letters are of a
+// right-to-left script.
+func rightToLeft(rs []*region) bool {
+	n, r2l := 0, 0
+	for _, r := range rs {
+		for _, l := range r.lines {
+			for _, w := range l.words {
+				for _, c := range w.text {
+					if !unicode.IsLetter(c) {
+						continue
+					}
+					n++
+					if unicode.In(c, unicode.Arabic, unicode.Hebrew, unicode.Syriac, unicode.Thaana) {
+						r2l++
+					}
+				}
+			}
+		}
+	}
+	return 2*r2l > n
 }
 
 // splitAxis groups regions whose extents overlap along y (horizontal
@@ -418,29 +493,20 @@ func gutters(band []*region, minGutter float64) [][2]float64 {
 	return out
 }
 
-// joinBands joins adjacent bands whose gutters overlap: the columns run on.
+// joinBands joins adjacent bands that together still have a column
+// gutter: the columns run on, even through a band where only one column
+// has text.
 func joinBands(bands [][]*region, minGutter float64) [][]*region {
 	out := [][]*region{bands[0]}
 	for _, b := range bands[1:] {
 		last := out[len(out)-1]
-		if shareGutter(gutters(last, minGutter), gutters(b, minGutter)) {
-			out[len(out)-1] = append(slices.Clone(last), b...)
+		if joined := append(slices.Clone(last), b...); len(gutters(joined, minGutter)) > 0 {
+			out[len(out)-1] = joined
 			continue
 		}
 		out = append(out, b)
 	}
 	return out
-}
-
-func shareGutter(a, b [][2]float64) bool {
-	for _, g := range a {
-		for _, h := range b {
-			if min(g[1], h[1]) > max(g[0], h[0]) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // elements turns a page's ordered regions into its elements.

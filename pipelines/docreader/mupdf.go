@@ -60,6 +60,10 @@ static bx_doc *bx_open(const unsigned char *data, size_t n, const char *magic) {
 	// Warnings about repaired files go nowhere: errors come back as values.
 	fz_set_warning_callback(ctx, bx_quiet, NULL);
 	fz_set_error_callback(ctx, bx_quiet, NULL);
+	// No ICC colour management: building its transforms cost more than
+	// reading a page, and the reader needs text and a faithful-enough
+	// raster, not calibrated colour.
+	fz_disable_icc(ctx);
 	fz_try(ctx) {
 		fz_register_document_handlers(ctx);
 		d->buf = fz_new_buffer_from_copied_data(ctx, data, n);
@@ -109,15 +113,22 @@ static int bx_push_block(bx_text *t, bx_block b) {
 	return 1;
 }
 
-// bx_page_text fills t with page pn's blocks and characters in raster
-// pixels at scale (2: 144 DPI), relative to the raster's top left.
-static int bx_page_text(bx_doc *d, int pn, float scale, bx_text *t) {
+// bx_page reads page pn once into a display list, fills t with its blocks
+// and characters in raster pixels at scale (2: 144 DPI), relative to the
+// raster's top left, and, when the raster holds at most max_pixels,
+// renders it from the same list as 8-bit RGB rows into *pix (the caller
+// frees it; NULL when over the limit).
+static int bx_page(bx_doc *d, int pn, float scale, long long max_pixels, bx_text *t, unsigned char **pix) {
 	fz_context *ctx = d->ctx;
 	fz_page *page = NULL;
+	fz_display_list *list = NULL;
 	fz_stext_page *text = NULL;
 	fz_device *dev = NULL;
+	fz_pixmap *pm = NULL;
+	unsigned char *out = NULL;
 	int ok = 1;
-	fz_var(page); fz_var(text); fz_var(dev);
+	*pix = NULL;
+	fz_var(page); fz_var(list); fz_var(text); fz_var(dev); fz_var(pm); fz_var(out);
 	fz_try(ctx) {
 		page = fz_load_page(ctx, d->doc, pn);
 		fz_matrix ctm = fz_scale(scale, scale);
@@ -125,12 +136,13 @@ static int bx_page_text(bx_doc *d, int pn, float scale, bx_text *t) {
 		fz_irect ib = fz_round_rect(bounds);
 		t->w = ib.x1 - ib.x0;
 		t->h = ib.y1 - ib.y0;
+		list = fz_new_display_list_from_page(ctx, page);
 		fz_stext_options opts;
 		memset(&opts, 0, sizeof opts);
 		opts.flags = FZ_STEXT_PRESERVE_IMAGES | FZ_STEXT_MEDIABOX_CLIP;
 		text = fz_new_stext_page(ctx, bounds);
 		dev = fz_new_stext_device(ctx, text, &opts);
-		fz_run_page(ctx, page, dev, ctm, NULL);
+		fz_run_display_list(ctx, list, dev, ctm, fz_infinite_rect, NULL);
 		fz_close_device(ctx, dev);
 		float ox = ib.x0, oy = ib.y0;
 		int bi = 0;
@@ -147,14 +159,39 @@ static int bx_page_text(bx_doc *d, int pn, float scale, bx_text *t) {
 				}
 			}
 		}
+		if ((long long)t->w * t->h <= max_pixels) {
+			pm = fz_new_pixmap_from_display_list(ctx, list, ctm, fz_device_rgb(ctx), 0);
+			int pw = fz_pixmap_width(ctx, pm), ph = fz_pixmap_height(ctx, pm), n = fz_pixmap_components(ctx, pm);
+			ptrdiff_t stride = fz_pixmap_stride(ctx, pm);
+			unsigned char *s = fz_pixmap_samples(ctx, pm);
+			if (pw != t->w || ph != t->h) fz_throw(ctx, FZ_ERROR_GENERIC, "raster %dx%d, page bounds %dx%d", pw, ph, t->w, t->h);
+			out = malloc((size_t)pw * ph * 3);
+			if (!out) fz_throw(ctx, FZ_ERROR_GENERIC, "out of memory");
+			for (int y = 0; y < ph; y++) {
+				unsigned char *row = s + y * stride;
+				unsigned char *dst = out + (size_t)y * pw * 3;
+				if (n == 3) {
+					memcpy(dst, row, (size_t)pw * 3);
+				} else {
+					for (int x = 0; x < pw; x++) {
+						dst[3*x] = row[n*x]; dst[3*x+1] = row[n*x+1]; dst[3*x+2] = row[n*x+2];
+					}
+				}
+			}
+			*pix = out;
+		}
 	}
 	fz_always(ctx) {
+		fz_drop_pixmap(ctx, pm);
 		fz_drop_device(ctx, dev);
 		fz_drop_stext_page(ctx, text);
+		fz_drop_display_list(ctx, list);
 		fz_drop_page(ctx, page);
 	}
 	fz_catch(ctx) {
 		bx_msg(t->err, ctx);
+		free(out);
+		*pix = NULL;
 		ok = 0;
 	}
 	return ok;
@@ -163,44 +200,6 @@ static int bx_page_text(bx_doc *d, int pn, float scale, bx_text *t) {
 static void bx_text_free(bx_text *t) {
 	free(t->chars);
 	free(t->blocks);
-}
-
-// bx_raster renders page pn at scale as 8-bit RGB, rows top to bottom;
-// the caller frees the pixels.
-static unsigned char *bx_raster(bx_doc *d, int pn, float scale, int *w, int *h, char *err) {
-	fz_context *ctx = d->ctx;
-	fz_pixmap *pix = NULL;
-	unsigned char *out = NULL;
-	fz_var(pix); fz_var(out);
-	fz_try(ctx) {
-		pix = fz_new_pixmap_from_page_number(ctx, d->doc, pn, fz_scale(scale, scale), fz_device_rgb(ctx), 0);
-		int pw = fz_pixmap_width(ctx, pix), ph = fz_pixmap_height(ctx, pix), n = fz_pixmap_components(ctx, pix);
-		ptrdiff_t stride = fz_pixmap_stride(ctx, pix);
-		unsigned char *s = fz_pixmap_samples(ctx, pix);
-		out = malloc((size_t)pw * ph * 3);
-		if (!out) fz_throw(ctx, FZ_ERROR_GENERIC, "out of memory");
-		for (int y = 0; y < ph; y++) {
-			unsigned char *row = s + y * stride;
-			unsigned char *dst = out + (size_t)y * pw * 3;
-			if (n == 3) {
-				memcpy(dst, row, (size_t)pw * 3);
-			} else {
-				for (int x = 0; x < pw; x++) {
-					dst[3*x] = row[n*x]; dst[3*x+1] = row[n*x+1]; dst[3*x+2] = row[n*x+2];
-				}
-			}
-		}
-		*w = pw; *h = ph;
-	}
-	fz_always(ctx) {
-		fz_drop_pixmap(ctx, pix);
-	}
-	fz_catch(ctx) {
-		snprintf(err, 256, "%s", fz_caught_message(ctx));
-		free(out);
-		out = NULL;
-	}
-	return out;
 }
 
 static const char *bx_version(void) { return FZ_VERSION; }
@@ -285,14 +284,16 @@ type textLayer struct {
 	blocks []layerBlock
 }
 
-// text reads page n's (0-based) text layer at scale.
-func (p *pdfDoc) text(n int, scale float64) (*textLayer, error) {
+// page reads page n (0-based) at scale: its text layer and, when it
+// holds at most maxPixels, its raster (nil when over).
+func (p *pdfDoc) page(n int, scale float64, maxPixels int64) (*textLayer, *rgbImage, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var t C.bx_text
 	defer C.bx_text_free(&t)
-	if C.bx_page_text(p.d, C.int(n), C.float(scale), &t) == 0 {
-		return nil, fmt.Errorf("MuPDF: page %d text: %s", n+1, C.GoString(&t.err[0]))
+	var px *C.uchar
+	if C.bx_page(p.d, C.int(n), C.float(scale), C.longlong(maxPixels), &t, &px) == 0 {
+		return nil, nil, fmt.Errorf("MuPDF: page %d: %s", n+1, C.GoString(&t.err[0]))
 	}
 	out := &textLayer{w: int(t.w), h: int(t.h)}
 	if t.nchars > 0 {
@@ -307,21 +308,16 @@ func (p *pdfDoc) text(n int, scale float64) (*textLayer, error) {
 				box: rectF{float64(b.x0), float64(b.y0), float64(b.x1), float64(b.y1)}})
 		}
 	}
-	return out, nil
-}
-
-// raster renders page n at scale as RGB.
-func (p *pdfDoc) raster(n int, scale float64) (*rgbImage, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var w, h C.int
-	var cerr [256]C.char
-	px := C.bx_raster(p.d, C.int(n), C.float(scale), &w, &h, &cerr[0])
 	if px == nil {
-		return nil, fmt.Errorf("MuPDF: page %d raster: %s", n+1, C.GoString(&cerr[0]))
+		return out, nil, nil
 	}
 	defer C.free(unsafe.Pointer(px))
-	img := &rgbImage{W: int(w), H: int(h)}
-	img.Pix = C.GoBytes(unsafe.Pointer(px), C.int(int(w)*int(h)*3))
-	return img, nil
+	img := &rgbImage{W: out.w, H: out.h, Pix: C.GoBytes(unsafe.Pointer(px), C.int(out.w*out.h*3))}
+	return out, img, nil
+}
+
+// text reads page n's text layer alone.
+func (p *pdfDoc) text(n int, scale float64) (*textLayer, error) {
+	t, _, err := p.page(n, scale, 0)
+	return t, err
 }

@@ -1,0 +1,275 @@
+package docreader
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// doclingDoc is the part of a DoclingDocument (schema 1.x) the scoring
+// reads: the body's tree in reading order and the text items.
+type doclingDoc struct {
+	Body   doclingItem   `json:"body"`
+	Groups []doclingItem `json:"groups"`
+	Texts  []doclingItem `json:"texts"`
+	Tables []doclingItem `json:"tables"`
+}
+
+type doclingItem struct {
+	Children []struct {
+		Ref string `json:"$ref"`
+	} `json:"children"`
+	Label string `json:"label"`
+	Text  string `json:"text"`
+	Prov  []struct {
+		PageNo int `json:"page_no"`
+	} `json:"prov"`
+}
+
+// gtText is one groundtruth text item in the body's reading order.
+type gtText struct {
+	page  int
+	words []string
+}
+
+// bodyTexts walks the body's tree in order and returns its text items
+// (furniture, the running headers and footers, is not in the body).
+func (d *doclingDoc) bodyTexts() []gtText {
+	var out []gtText
+	var walk func(it *doclingItem)
+	walk = func(it *doclingItem) {
+		for _, c := range it.Children {
+			parts := strings.Split(strings.TrimPrefix(c.Ref, "#/"), "/")
+			if len(parts) != 2 {
+				continue
+			}
+			i, err := strconv.Atoi(parts[1])
+			if err != nil {
+				continue
+			}
+			switch parts[0] {
+			case "texts":
+				if i < len(d.Texts) {
+					t := &d.Texts[i]
+					if w := words(t.Text); len(w) > 0 && len(t.Prov) > 0 {
+						out = append(out, gtText{page: t.Prov[0].PageNo, words: w})
+					}
+					walk(t)
+				}
+			case "groups":
+				if i < len(d.Groups) {
+					walk(&d.Groups[i])
+				}
+			}
+		}
+	}
+	walk(&d.Body)
+	return out
+}
+
+// words are a text's lower-cased runs of letters and digits.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// docScore is one document's agreement with its groundtruth.
+type docScore struct {
+	gtWords, found int // recall: groundtruth body words found on their page
+	pairs, agree   int // reading order: groundtruth pairs on one page, in our order
+	pages, ocred   int
+}
+
+// score compares our pages with the groundtruth's body texts:
+//   - text recall: of the groundtruth's words on a page (as a multiset),
+//     the share found among our elements' words on that page;
+//   - reading order: each groundtruth text is matched to our element on
+//     its page that holds the most of its words (at least half); of the
+//     pairs of groundtruth texts on one page matched to different
+//     elements, the share our order keeps in the groundtruth's order.
+func score(pages []Page, gt []gtText) docScore {
+	var s docScore
+	byPage := map[int]*Page{}
+	for i := range pages {
+		byPage[pages[i].Page] = &pages[i]
+		s.pages++
+		if pages[i].Source == PageOCR {
+			s.ocred++
+		}
+	}
+	pageWords := map[int]map[string]int{}
+	elemWords := map[int][]map[string]int{}
+	for _, p := range pages {
+		all := map[string]int{}
+		for _, e := range p.Elements {
+			ew := map[string]int{}
+			for _, w := range words(e.Text) {
+				all[w]++
+				ew[w]++
+			}
+			elemWords[p.Page] = append(elemWords[p.Page], ew)
+		}
+		pageWords[p.Page] = all
+	}
+	type match struct{ page, order, gt int }
+	var matched []match
+	for gi, g := range gt {
+		avail := pageWords[g.page]
+		used := map[string]int{}
+		for _, w := range g.words {
+			s.gtWords++
+			if used[w] < avail[w] {
+				used[w]++
+				s.found++
+			}
+		}
+		p := byPage[g.page]
+		if p == nil {
+			continue
+		}
+		best, bestN := -1, 0
+		for ei, ew := range elemWords[g.page] {
+			n := 0
+			seen := map[string]int{}
+			for _, w := range g.words {
+				if seen[w] < ew[w] {
+					seen[w]++
+					n++
+				}
+			}
+			if n > bestN {
+				best, bestN = ei, n
+			}
+		}
+		if best >= 0 && 2*bestN >= len(g.words) {
+			matched = append(matched, match{g.page, p.Elements[best].Order, gi})
+		}
+	}
+	for i := range matched {
+		for j := i + 1; j < len(matched); j++ {
+			a, b := matched[i], matched[j]
+			if a.page != b.page || a.order == b.order {
+				continue
+			}
+			s.pairs++
+			if (a.gt < b.gt) == (a.order < b.order) {
+				s.agree++
+			}
+		}
+	}
+	return s
+}
+
+// TestDoclingGroundtruth scores the reader on Docling's test PDFs
+// (../shared/data/docling-tests, its own pipeline's output committed as
+// regression reference, not human annotation) and on its OCR set: text
+// recall and pairwise reading-order agreement per document, and that no
+// page with a text layer was OCRed. The floors below are the figures
+// measured when the test was written, less a margin: a change that reads
+// worse fails.
+func TestDoclingGroundtruth(t *testing.T) {
+	dir := os.Getenv("BOXD_TEST_DATA")
+	if dir == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("BOXD_TEST_DATA is not set (the Makefile sets it)")
+		}
+		t.Skip("BOXD_TEST_DATA is not set; run through make")
+	}
+	base := filepath.Join(dir, "docling-tests")
+	type set struct {
+		name, pdf, gt string
+	}
+	var sets []set
+	srcs, _ := filepath.Glob(filepath.Join(base, "pdf/sources/*.pdf"))
+	for _, src := range srcs {
+		stem := strings.TrimSuffix(filepath.Base(src), ".pdf")
+		gt := filepath.Join(base, "pdf/groundtruth", stem+".json")
+		if _, err := os.Stat(gt); err == nil {
+			sets = append(sets, set{stem, src, gt})
+		}
+	}
+	for _, stem := range []string{"ocr_test", "ocr_test_rotated_90", "ocr_test_rotated_180", "ocr_test_rotated_270"} {
+		sets = append(sets, set{stem, filepath.Join(base, "ocr/sources", stem+".pdf"), filepath.Join(base, "ocr/groundtruth/tesseract/full_page", stem+".tesseract.full_page.json")})
+	}
+	if len(sets) < 12 {
+		t.Fatalf("only %d documents with groundtruth under %s", len(sets), base)
+	}
+	rd := &reader{ocr: ocrForTest(t)}
+	var total docScore
+	var lines []string
+	for _, st := range sets {
+		data, err := os.ReadFile(st.pdf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(st.gt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gt doclingDoc
+		if err := json.Unmarshal(raw, &gt); err != nil {
+			t.Fatalf("%s: %v", st.gt, err)
+		}
+		_, pages, err := rd.readFile(context.Background(), data, 100)
+		if err != nil {
+			t.Errorf("%s: %v", st.name, err)
+			continue
+		}
+		s := score(pages, gt.bodyTexts())
+		total.gtWords += s.gtWords
+		total.found += s.found
+		total.pairs += s.pairs
+		total.agree += s.agree
+		total.pages += s.pages
+		total.ocred += s.ocred
+		lines = append(lines, st.name+": "+s.String())
+		// The born-digital rule: a page OCRed had no usable text layer.
+		if doc, err := openPDF(data, "application/pdf"); err == nil {
+			for _, p := range pages {
+				if p.Source != PageOCR {
+					continue
+				}
+				if l, err := doc.text(p.Page-1, Scale); err != nil || usableLayer(l) {
+					t.Errorf("%s: page %d has a text layer and was OCRed", st.name, p.Page)
+				}
+			}
+			doc.close()
+		}
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		t.Log(l)
+	}
+	t.Logf("all: %s", total.String())
+	if r := ratio(total.found, total.gtWords); r < doclingRecallFloor {
+		t.Errorf("text recall %.4f, under the floor %.2f", r, doclingRecallFloor)
+	}
+	if r := ratio(total.agree, total.pairs); r < doclingOrderFloor {
+		t.Errorf("reading-order agreement %.4f, under the floor %.2f", r, doclingOrderFloor)
+	}
+}
+
+// The floors of TestDoclingGroundtruth: measured 0.9422 and 0.9283 on
+// 2026-11-26 (40 pages, 10,277 words, 2,791 pairs), less a margin.
+const (
+	doclingRecallFloor = 0.93
+	doclingOrderFloor  = 0.91
+)
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 1
+	}
+	return float64(a) / float64(b)
+}
+
+func (s docScore) String() string {
+	return "pages " + strconv.Itoa(s.pages) + " (OCRed " + strconv.Itoa(s.ocred) + "), text recall " +
+		strconv.FormatFloat(ratio(s.found, s.gtWords), 'f', 4, 64) + " of " + strconv.Itoa(s.gtWords) + " words, reading order " +
+		strconv.FormatFloat(ratio(s.agree, s.pairs), 'f', 4, 64) + " of " + strconv.Itoa(s.pairs) + " pairs"
+}
