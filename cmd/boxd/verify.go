@@ -16,6 +16,7 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
+	"boxd/pipelines/docreader"
 	"boxd/pipelines/retrieval"
 	"boxd/records"
 )
@@ -27,7 +28,7 @@ func newVerify() *cobra.Command {
 	var pubHex string
 	cmd := &cobra.Command{
 		Use:   "verify FILE",
-		Short: "Verify a signed record (service.record.v1), model-call receipt (service.model-call.v1) or search receipt (service.retrieval.search.v1) offline",
+		Short: "Verify a signed record (service.record.v1), model-call receipt (service.model-call.v1), search receipt (service.retrieval.search.v1) or read document (service.docreader-receipt.v1) offline",
 		Long: "verify checks a signed record (every entry's text, content and link, the signature), a\n" +
 			"model-call receipt (its commitment, signature and metering) or a search receipt (its signature,\n" +
 			"its index hash and, for the chunks given beside it, their text hashes, Merkle proofs and, with\n" +
@@ -35,7 +36,9 @@ func newVerify() *cobra.Command {
 			"/attest/signing-key shows it; without it, this box's own key from the state directory). FILE\n" +
 			"holds the record or {\"record\": ...}, or the receipt: the body of GET /receipts/{id}, or its\n" +
 			"\"receipt\" object alone; a search receipt as {\"receipt\", \"chunks\"?, \"documents\"?}, the\n" +
-			"body POST /retrieval/verify takes. Exit 0 when it verifies, 1 when it does not.",
+			"body POST /retrieval/verify takes; a read document as POST /docreader/read returned it, or\n" +
+			"{\"document\": ...} as POST /docreader/verify takes it (its signature, signer, file, pages,\n" +
+			"elements and fields). Exit 0 when it verifies, 1 when it does not.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := os.ReadFile(args[0])
@@ -49,6 +52,7 @@ func newVerify() *cobra.Command {
 				V         string                  `json:"v"`
 				Chunks    []retrieval.ProvenChunk `json:"chunks"`
 				Documents []retrieval.Document    `json:"documents"`
+				Document  json.RawMessage         `json:"document"`
 			}
 			_ = json.Unmarshal(raw, &wrapper)
 			receipt := wrapper.Format == attest.ModelCallFormat
@@ -60,8 +64,18 @@ func newVerify() *cobra.Command {
 			if inner.V == retrieval.SearchFormat {
 				raw = wrapper.Receipt
 			}
+			var doc struct {
+				Receipt struct {
+					V string `json:"v"`
+				} `json:"receipt"`
+			}
+			_ = json.Unmarshal(wrapper.Document, &doc)
+			document := inner.V == docreader.ReceiptFormat || doc.Receipt.V == docreader.ReceiptFormat
+			if doc.Receipt.V == docreader.ReceiptFormat {
+				raw = wrapper.Document
+			}
 			switch {
-			case search:
+			case search, document:
 			case len(bytes.TrimSpace(wrapper.Record)) > 0:
 				raw = wrapper.Record
 			case !receipt && len(bytes.TrimSpace(wrapper.Receipt)) > 0:
@@ -87,6 +101,9 @@ func newVerify() *cobra.Command {
 			}
 			if search {
 				return verifySearch(cmd.OutOrStdout(), raw, pub, wrapper.Chunks, wrapper.Documents)
+			}
+			if document {
+				return verifyDocument(cmd.OutOrStdout(), raw, pub)
 			}
 			if receipt {
 				return verifyReceipt(cmd.OutOrStdout(), raw, pub)
@@ -150,6 +167,30 @@ func verifySearch(out io.Writer, raw []byte, pub ed25519.PublicKey, chunks []ret
 		return err
 	}
 	fmt.Fprintf(out, "verified: search receipt with %d chunks checked against its corpus root\n", len(chunks))
+	return nil
+}
+
+// verifyDocument checks a document POST /docreader/read returned.
+func verifyDocument(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
+	var d docreader.Document
+	err := json.Unmarshal(raw, &d)
+	var checks []attest.Check
+	if err == nil {
+		checks, err = docreader.Verify(&d, pub)
+	}
+	if err != nil {
+		fmt.Fprintf(out, "FAIL\tformat\tnot a document with a %s receipt: %v\n", docreader.ReceiptFormat, err)
+		fmt.Fprintln(out, "NOT VERIFIED: the document cannot be read")
+		return errNotVerified
+	}
+	if err := printChecks(out, checks); err != nil {
+		return err
+	}
+	n := 0
+	for _, p := range d.Pages {
+		n += len(p.Elements)
+	}
+	fmt.Fprintf(out, "verified: document %s, %d pages, %d elements, signed by %s\n", d.ID, len(d.Pages), n, d.Receipt.Signer.KeyID)
 	return nil
 }
 

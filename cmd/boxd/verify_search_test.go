@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"boxd/engine/attest"
+	"boxd/pipelines/docreader"
 	"boxd/pipelines/retrieval"
 )
 
@@ -82,5 +83,34 @@ func TestVerifySearchReceipt(t *testing.T) {
 	_, other, _ := ed25519.GenerateKey(rand.Reader)
 	if code, out, _ := runCLI(t, "verify", good, "--pubkey", attest.NewKey(other).PublicKeyHex()); code != 1 || !strings.Contains(out, "signer") {
 		t.Errorf("another key: exit %d\n%s", code, out)
+	}
+}
+
+// TestVerifyDocument: boxd verify checks a document the reader returned,
+// bare or as {"document": ...}, and names what a tampered one breaks.
+func TestVerifyDocument(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	key := attest.NewKey(priv)
+	d, err := (&docreader.Service{Key: key}).Read(context.Background(), docreader.ReadRequest{Sample: docreader.SampleBornDigital})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, v any) string {
+		b, _ := json.Marshal(v)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, f := range []string{write("bare.json", d), write("wrapped.json", map[string]any{"document": d})} {
+		if code, out, _ := runCLI(t, "verify", f, "--pubkey", key.PublicKeyHex()); code != 0 || !strings.Contains(out, "verified: document "+d.ID) {
+			t.Errorf("%s: exit %d\n%s", filepath.Base(f), code, out)
+		}
+	}
+	d.Pages[0].Elements[1].Text = "Referral to Oncology"
+	if code, out, _ := runCLI(t, "verify", write("bad.json", d), "--pubkey", key.PublicKeyHex()); code != 1 || !strings.Contains(out, "NOT VERIFIED: elements: element p1-e2") {
+		t.Errorf("a changed element: exit %d\n%s", code, out)
 	}
 }
