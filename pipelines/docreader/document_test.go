@@ -9,7 +9,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/agnivade/levenshtein"
 	"github.com/go-pdf/fpdf"
 	"golang.org/x/image/tiff"
 
@@ -202,24 +204,8 @@ func TestTwoColumnReadingOrder(t *testing.T) {
 // cer is the character error rate of got against want: Levenshtein
 // distance over the want length, whitespace collapsed.
 func cer(got, want string) float64 {
-	a, b := []rune(strings.Join(strings.Fields(got), " ")), []rune(strings.Join(strings.Fields(want), " "))
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(b)]) / float64(max(1, len(b)))
+	g, w := strings.Join(strings.Fields(got), " "), strings.Join(strings.Fields(want), " ")
+	return float64(levenshtein.ComputeDistance(g, w)) / float64(max(1, utf8.RuneCountInString(w)))
 }
 
 func pageText(p Page) string {
