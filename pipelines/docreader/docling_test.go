@@ -3,6 +3,7 @@ package docreader
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,8 +29,132 @@ type doclingItem struct {
 	Label string `json:"label"`
 	Text  string `json:"text"`
 	Prov  []struct {
-		PageNo int `json:"page_no"`
+		PageNo int       `json:"page_no"`
+		BBox   doclingBB `json:"bbox"`
 	} `json:"prov"`
+	Data struct {
+		TableCells []struct {
+			Text     string `json:"text"`
+			StartRow int    `json:"start_row_offset_idx"`
+			EndRow   int    `json:"end_row_offset_idx"`
+			StartCol int    `json:"start_col_offset_idx"`
+			EndCol   int    `json:"end_col_offset_idx"`
+		} `json:"table_cells"`
+	} `json:"data"`
+}
+
+// doclingBB is a box in PDF points, its origin at the bottom left
+// unless CoordOrigin says TOPLEFT.
+type doclingBB struct {
+	L, T, R, B  float64
+	CoordOrigin string `json:"coord_origin"`
+}
+
+// tableScore is the reader's agreement with the groundtruth's tables.
+type tableScore struct {
+	tables, found    int // groundtruth tables; those we found (boxes overlapping by IoU 0.3 or more)
+	cells            int // groundtruth cells with text, in all tables
+	cellsOK, spansOK int // of these: ours at the same row and column with the same words; and the same spans
+}
+
+// scoreTables compares our tables with the groundtruth's. A cell is
+// right when the table matched holds a cell starting at the same row
+// and column with the same words (lower-cased runs of letters and
+// digits); the spans are counted apart. Cells of tables we missed count
+// as wrong.
+func scoreTables(pages []Page, gt *doclingDoc) tableScore {
+	var s tableScore
+	for _, t := range gt.Tables {
+		if len(t.Prov) == 0 {
+			continue
+		}
+		s.tables++
+		var gtCells int
+		for _, c := range t.Data.TableCells {
+			if len(words(c.Text)) > 0 {
+				gtCells++
+			}
+		}
+		s.cells += gtCells
+		pv := t.Prov[0]
+		var page *Page
+		for i := range pages {
+			if pages[i].Page == pv.PageNo {
+				page = &pages[i]
+			}
+		}
+		if page == nil {
+			continue
+		}
+		hPt := float64(page.Height) / Scale
+		b := pv.BBox
+		box := rectF{b.L * Scale, (hPt - b.T) * Scale, b.R * Scale, (hPt - b.B) * Scale}
+		if b.CoordOrigin == "TOPLEFT" {
+			box = rectF{b.L * Scale, b.T * Scale, b.R * Scale, b.B * Scale}
+		}
+		var best *Element
+		bestIoU := 0.0
+		for i := range page.Elements {
+			e := &page.Elements[i]
+			if e.Kind != KindTable {
+				continue
+			}
+			eb := rectF{float64(e.BBox[0]), float64(e.BBox[1]), float64(e.BBox[0] + e.BBox[2]), float64(e.BBox[1] + e.BBox[3])}
+			if iou := iouOf(box, eb); iou > bestIoU {
+				best, bestIoU = e, iou
+			}
+		}
+		if best == nil || bestIoU < 0.3 {
+			continue
+		}
+		s.found++
+		type key struct{ r, c int }
+		ours := map[key]*Element{}
+		for i := range page.Elements {
+			e := &page.Elements[i]
+			if e.Cell != nil && e.Cell.Table == best.ID {
+				ours[key{e.Cell.Row, e.Cell.Col}] = e
+			}
+		}
+		for _, c := range t.Data.TableCells {
+			w := words(c.Text)
+			if len(w) == 0 {
+				continue
+			}
+			e := ours[key{c.StartRow, c.StartCol}]
+			if e == nil || strings.Join(words(e.Text), " ") != strings.Join(w, " ") {
+				if os.Getenv("BOXD_DOCLING_TABLES") != "" {
+					got := "none"
+					if e != nil {
+						got = e.Text
+					}
+					fmt.Printf("miss p%d r%d c%d %q got %q\n", pv.PageNo, c.StartRow, c.StartCol, c.Text, got)
+				}
+				continue
+			}
+			s.cellsOK++
+			if e.Cell.RowSpan == c.EndRow-c.StartRow && e.Cell.ColSpan == c.EndCol-c.StartCol {
+				s.spansOK++
+			}
+		}
+	}
+	return s
+}
+
+func iouOf(a, b rectF) float64 {
+	ix := max(0, min(a.x1, b.x1)-max(a.x0, b.x0))
+	iy := max(0, min(a.y1, b.y1)-max(a.y0, b.y0))
+	in := ix * iy
+	u := (a.x1-a.x0)*(a.y1-a.y0) + (b.x1-b.x0)*(b.y1-b.y0) - in
+	if u <= 0 {
+		return 0
+	}
+	return in / u
+}
+
+func (s tableScore) String() string {
+	return fmt.Sprintf("tables %d of %d found, cells %d of %d right (%.4f), spans too %d (%.4f)", s.found, s.tables,
+		s.cellsOK, s.cells, ratio(s.cellsOK, s.cells), s.spansOK, ratio(s.spansOK, s.cells))
 }
 
 // gtText is one groundtruth text item in the body's reading order.
@@ -201,6 +326,7 @@ func TestDoclingGroundtruth(t *testing.T) {
 	}
 	rd := &reader{ocr: ocrForTest(t)}
 	var total docScore
+	var tables tableScore
 	var lines []string
 	for _, st := range sets {
 		data, err := os.ReadFile(st.pdf)
@@ -221,6 +347,27 @@ func TestDoclingGroundtruth(t *testing.T) {
 			continue
 		}
 		s := score(pages, gt.bodyTexts())
+		ts := scoreTables(pages, &gt)
+		tables.tables += ts.tables
+		tables.found += ts.found
+		tables.cells += ts.cells
+		tables.cellsOK += ts.cellsOK
+		tables.spansOK += ts.spansOK
+		if ts.tables > 0 {
+			lines = append(lines, st.name+": "+ts.String())
+		}
+		if os.Getenv("BOXD_DOCLING_TABLES") != "" {
+			for _, p := range pages {
+				for _, e := range p.Elements {
+					if e.Kind == KindTable {
+						t.Logf("%s p%d %s %v %+v\n%s", st.name, p.Page, e.ID, e.BBox, *e.Table, e.Text)
+					}
+					if e.Cell != nil && e.Cell.Flag != "" {
+						t.Logf("%s %s r%d c%d %q: %s", st.name, e.ID, e.Cell.Row, e.Cell.Col, e.Text, e.Cell.Flag)
+					}
+				}
+			}
+		}
 		total.gtWords += s.gtWords
 		total.found += s.found
 		total.pairs += s.pairs
@@ -246,19 +393,30 @@ func TestDoclingGroundtruth(t *testing.T) {
 		t.Log(l)
 	}
 	t.Logf("all: %s", total.String())
+	t.Logf("all tables: %s", tables.String())
 	if r := ratio(total.found, total.gtWords); r < doclingRecallFloor {
 		t.Errorf("text recall %.4f, under the floor %.2f", r, doclingRecallFloor)
 	}
 	if r := ratio(total.agree, total.pairs); r < doclingOrderFloor {
 		t.Errorf("reading-order agreement %.4f, under the floor %.2f", r, doclingOrderFloor)
 	}
+	if tables.found < doclingTablesFloor || ratio(tables.cellsOK, tables.cells) < doclingCellFloor {
+		t.Errorf("tables: %s; the floors are %d tables and cell accuracy %.2f", tables.String(), doclingTablesFloor, doclingCellFloor)
+	}
 }
 
 // The floors of TestDoclingGroundtruth: measured 0.9422 and 0.9283 on
 // 2026-11-26 (40 pages, 10,277 words, 2,791 pairs), less a margin.
+//
+// The table floors: 6 of the 9 groundtruth tables found and 139 of 261
+// cells right (0.5326) on 2026-11-26. The tables missed have no ruling
+// lines (a table of contents, a checkbox grid), and one is ruled in
+// lines too faint to find; see docs/decisions.md.
 const (
 	doclingRecallFloor = 0.93
 	doclingOrderFloor  = 0.91
+	doclingTablesFloor = 6
+	doclingCellFloor   = 0.50
 )
 
 func ratio(a, b int) float64 {

@@ -53,6 +53,10 @@ type Element struct {
 	// Lines are the element's lines with their boxes (beyond the
 	// contract's fields: a citation can point at one line).
 	Lines []Line `json:"lines"`
+	// Table describes a table (kind table); Cell places a table cell
+	// (kind table_cell) in its table.
+	Table *Table `json:"table,omitempty"`
+	Cell  *Cell  `json:"cell,omitempty"`
 }
 
 // Line is one line of an element.
@@ -169,9 +173,19 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		p := Page{Page: n + 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
 		if usableLayer(layer) {
 			p.Source = PageTextLayer
-			rs := regionsFromLayer(layer)
+			rs, trs := findTables(img, regionsFromLayer(layer), SourceParser)
+			var hi *rgbImage
+			if len(trs) > 0 && rd.ocr != nil {
+				// Tables are OCRed at 288 DPI, from the page drawn again.
+				if _, hi, err = doc.page(n, Scale*tableScale, rd.pixelLimit()*tableScale*tableScale); err != nil {
+					return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
+				}
+			}
+			if err := rd.checkTables(ctx, img, hi, trs); err != nil {
+				return info, nil, fmt.Errorf("page %d: %w", p.Page, err)
+			}
 			classify(rs, img.H)
-			p.Elements = elements(p.Page, readingOrder(rs, img.W))
+			p.Elements = elements(p.Page, readingOrder(append(rs, trs...), img.W))
 		} else if err := rd.ocrPage(ctx, &p, img); err != nil {
 			return info, nil, err
 		}
@@ -245,9 +259,9 @@ func (rd *reader) ocrPage(ctx context.Context, p *Page, img *rgbImage) error {
 	}
 	p.Rotation = op.rotation
 	p.Width, p.Height = op.upright.W, op.upright.H
-	rs := regionsFromOCR(op.words)
+	rs, trs := findTables(op.upright, regionsFromOCR(op.words), SourceOCR)
 	classify(rs, op.upright.H)
-	p.Elements = elements(p.Page, readingOrder(rs, op.upright.W))
+	p.Elements = elements(p.Page, readingOrder(append(rs, trs...), op.upright.W))
 	return nil
 }
 

@@ -124,7 +124,7 @@ func mustOpen(t *testing.T, data []byte) *pdfDoc {
 
 // TestBornDigitalSample: the generated letter reads from its text layer
 // alone (no OCR even offered), with its header, title, list items, two
-// columns in order, and footer.
+// columns in order, its table's caption, table and cells, and footer.
 func TestBornDigitalSample(t *testing.T) {
 	data, err := Sample(SampleBornDigital)
 	if err != nil {
@@ -151,8 +151,14 @@ func TestBornDigitalSample(t *testing.T) {
 		"text: Allergies:",
 		"text: penicillin (rash),",
 		"text: no known food allergies.",
-		"page_footer: Page 1 of 1",
+		"caption: Table 1. Lipid panel, 2026-02-20",
+		"table: Test | Lipid panel (fasting) | Reference\nResult | Units\nTotal cholesterol | 212 | mg/dL | < 200\n" +
+			"LDL cholesterol | 141 | mg/dL | < 130\nHDL cholesterol | 38 | mg/dL | > 40\nTriglycerides | 166 | mg/dL | < 150",
 	}
+	for _, c := range labCells {
+		want = append(want, "table_cell: "+c.text)
+	}
+	want = append(want, "page_footer: Page 1 of 1")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("elements:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

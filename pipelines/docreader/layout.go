@@ -12,7 +12,7 @@ import (
 
 // LayoutRevision names the rules below (kinds, reading order); receipts
 // carry it, and it changes whenever the rules change what they produce.
-const LayoutRevision = "boxd-layout-1"
+const LayoutRevision = "boxd-layout-2"
 
 // Element kinds.
 const (
@@ -62,6 +62,7 @@ type region struct {
 	image  bool
 	source string
 	kind   string
+	table  *tableRegion // a table (kind table)
 }
 
 // text joins the region's lines with spaces, except where a line ends in
@@ -308,7 +309,7 @@ var (
 func classify(rs []*region, pageH int) {
 	var sizes []float64
 	for _, r := range rs {
-		if !r.image {
+		if !r.image && r.table == nil {
 			for range r.lines {
 				sizes = append(sizes, r.size)
 			}
@@ -317,6 +318,9 @@ func classify(rs []*region, pageH int) {
 	body := median(sizes)
 	margin := 0.06 * float64(pageH)
 	for _, r := range rs {
+		if r.table != nil {
+			continue
+		}
 		t := r.text()
 		switch {
 		case r.image:
@@ -494,12 +498,27 @@ func gutters(band []*region, minGutter float64) [][2]float64 {
 }
 
 // joinBands joins adjacent bands that together still have a column
-// gutter: the columns run on, even through a band where only one column
-// has text.
+// gutter, and are at most three lines' height apart: the columns run
+// on, even through a band where only one column has text.
 func joinBands(bands [][]*region, minGutter float64) [][]*region {
 	out := [][]*region{bands[0]}
 	for _, b := range bands[1:] {
 		last := out[len(out)-1]
+		bottom, top, size := 0.0, b[0].box.y0, 0.0
+		for _, r := range last {
+			bottom = max(bottom, r.box.y1)
+			size = max(size, r.size)
+		}
+		for _, r := range b {
+			top = min(top, r.box.y0)
+			size = max(size, r.size)
+		}
+		// Columns run on across a paragraph break, not across a gap of
+		// several lines (a table's caption under two short columns).
+		if size > 0 && top-bottom > 3*size {
+			out = append(out, b)
+			continue
+		}
 		if joined := append(slices.Clone(last), b...); len(gutters(joined, minGutter)) > 0 {
 			out[len(out)-1] = joined
 			continue
@@ -512,8 +531,12 @@ func joinBands(bands [][]*region, minGutter float64) [][]*region {
 // elements turns a page's ordered regions into its elements.
 func elements(page int, rs []*region) []Element {
 	out := make([]Element, 0, len(rs))
-	for i, r := range rs {
-		e := Element{ID: fmt.Sprintf("p%d-e%d", page, i+1), Page: page, Kind: r.kind, BBox: r.box.bbox(), Order: i + 1,
+	for _, r := range rs {
+		if r.table != nil {
+			out = append(out, tableElements(page, len(out)+1, r)...)
+			continue
+		}
+		e := Element{ID: fmt.Sprintf("p%d-e%d", page, len(out)+1), Page: page, Kind: r.kind, BBox: r.box.bbox(),
 			Text: r.text(), Source: r.source, ConfBP: r.confBP(), Lines: []Line{}}
 		if r.image {
 			e.ConfBP = 10000
@@ -522,6 +545,9 @@ func elements(page int, rs []*region) []Element {
 			e.Lines = append(e.Lines, Line{BBox: l.box.bbox(), Text: l.text()})
 		}
 		out = append(out, e)
+	}
+	for i := range out {
+		out[i].Order = i + 1
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package docreader
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/otiai10/gosseract/v2"
@@ -123,10 +124,61 @@ func (o *OCR) Close() { o.client.Close() }
 
 // read OCRs one raster as it is.
 func (o *OCR) read(img *rgbImage) ([]ocrWord, error) {
+	return o.readMode(img, gosseract.PSM_AUTO, "0")
+}
+
+// tableMargin and tableScale: a table is OCRed with a margin around its
+// box, at twice the page's scale (288 DPI: table type is small).
+const (
+	tableMargin = 6
+	tableScale  = 2
+)
+
+// readRegion OCRs the part of a page within r as sparse text (a
+// table's cells are not a column of prose) at twice the page's scale:
+// from hi, the page drawn at that scale, or else from img, each pixel
+// doubled. The boxes are in img's pixels.
+func (o *OCR) readRegion(img, hi *rgbImage, r rectF) ([]ocrWord, error) {
+	return o.readRegionMode(img, hi, r, gosseract.PSM_SPARSE_TEXT)
+}
+
+// readRegionMode is readRegion in a page segmentation mode.
+func (o *OCR) readRegionMode(img, hi *rgbImage, r rectF, mode gosseract.PageSegMode) ([]ocrWord, error) {
+	r = rectF{r.x0 - tableMargin, r.y0 - tableMargin, r.x1 + tableMargin, r.y1 + tableMargin}
+	var c *rgbImage
+	var x0, y0 int
+	if hi != nil && hi.W == img.W*tableScale && hi.H == img.H*tableScale {
+		c, x0, y0 = hi.crop(rectF{r.x0 * tableScale, r.y0 * tableScale, r.x1 * tableScale, r.y1 * tableScale}, 1)
+	} else {
+		c, x0, y0 = img.crop(r, tableScale)
+		x0, y0 = x0*tableScale, y0*tableScale
+	}
+	if c.W == 0 || c.H == 0 {
+		return nil, nil
+	}
+	// The resolution is said: Tesseract's estimate from a crop can be so
+	// far off that it reads nothing.
+	ws, err := o.readMode(c, mode, strconv.Itoa(int(Scale*72*tableScale)))
+	if err != nil {
+		return nil, err
+	}
+	for i := range ws {
+		b := ws[i].box
+		ws[i].box = rectF{(b.x0 + float64(x0)) / tableScale, (b.y0 + float64(y0)) / tableScale, (b.x1 + float64(x0)) / tableScale, (b.y1 + float64(y0)) / tableScale}
+	}
+	return ws, nil
+}
+
+// readMode OCRs a raster in a page segmentation mode, at a resolution
+// in DPI ("0": Tesseract estimates it).
+func (o *OCR) readMode(img *rgbImage, mode gosseract.PageSegMode, dpi string) ([]ocrWord, error) {
+	if err := o.client.SetVariable("user_defined_dpi", dpi); err != nil {
+		return nil, fmt.Errorf("tesseract: %w", err)
+	}
 	if err := o.client.SetImageFromBytes(img.ppm()); err != nil {
 		return nil, fmt.Errorf("tesseract: %w", err)
 	}
-	if err := o.client.SetPageSegMode(gosseract.PSM_AUTO); err != nil {
+	if err := o.client.SetPageSegMode(mode); err != nil {
 		return nil, fmt.Errorf("tesseract: %w", err)
 	}
 	boxes, err := o.client.GetBoundingBoxes(gosseract.RIL_WORD)

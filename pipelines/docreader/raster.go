@@ -113,3 +113,20 @@ func (m *rgbImage) toImage() *image.RGBA {
 	}
 	return out
 }
+
+// crop copies the part of the raster within r (clipped to the raster),
+// each pixel repeated scale times both ways; and the crop's top left.
+func (m *rgbImage) crop(r rectF, scale int) (*rgbImage, int, int) {
+	x0, y0 := max(0, int(math.Floor(r.x0))), max(0, int(math.Floor(r.y0)))
+	x1, y1 := min(m.W, int(math.Ceil(r.x1))), min(m.H, int(math.Ceil(r.y1)))
+	w, h := max(0, x1-x0), max(0, y1-y0)
+	out := &rgbImage{W: w * scale, H: h * scale, Pix: make([]byte, w*h*scale*scale*3)}
+	for y := range out.H {
+		src := m.Pix[((y0+y/scale)*m.W+x0)*3:]
+		dst := out.Pix[y*out.W*3:]
+		for x := range out.W {
+			copy(dst[x*3:x*3+3], src[(x/scale)*3:(x/scale)*3+3])
+		}
+	}
+	return out, x0, y0
+}

@@ -69,7 +69,8 @@ func newPDF() *fpdf.Fpdf {
 }
 
 // bornDigitalPDF is a one-page referral letter: a running header, a
-// title, a paragraph, a list, two columns and a footer, all in the text
+// title, a paragraph, a list, two columns, a ruled table of lipid
+// results with spanning header cells, and a footer, all in the text
 // layer (Helvetica).
 func bornDigitalPDF() ([]byte, error) {
 	p := newPDF()
@@ -96,6 +97,11 @@ func bornDigitalPDF() ([]byte, error) {
 	for i := range left {
 		p.Text(54, 260+float64(i)*13, left[i])
 		p.Text(320, 260+float64(i)*13, right[i])
+	}
+	p.SetFont("Helvetica", "B", 10)
+	p.Text(54, 330, "Table 1. Lipid panel, 2026-02-20")
+	if err := drawTable(p, 54, 340, labWidths, 20, labCells, rulesLattice, 2, nil); err != nil {
+		return nil, fmt.Errorf("docreader: sample %s: %w", SampleBornDigital, err)
 	}
 	p.SetFont("Helvetica", "", 8)
 	p.Text(54, 770, "Page 1 of 1")
@@ -167,4 +173,115 @@ func renderLines(lines []string, w, h int, px float64, left int) (*image.Gray, e
 		d.DrawString(l)
 	}
 	return img, nil
+}
+
+// tableCell is one cell of a generated table: its first row and column,
+// its spans, its text.
+type tableCell struct {
+	r, c, rs, cs int
+	text         string
+}
+
+// labCells is the lab-results table of the born-digital sample and the
+// table tests: two header rows (Test and Reference spanning both,
+// "Lipid panel (fasting)" over Result and Units), then four results.
+var labCells = []tableCell{
+	{0, 0, 2, 1, "Test"}, {0, 1, 1, 2, "Lipid panel (fasting)"}, {0, 3, 2, 1, "Reference"},
+	{1, 1, 1, 1, "Result"}, {1, 2, 1, 1, "Units"},
+	{2, 0, 1, 1, "Total cholesterol"}, {2, 1, 1, 1, "212"}, {2, 2, 1, 1, "mg/dL"}, {2, 3, 1, 1, "< 200"},
+	{3, 0, 1, 1, "LDL cholesterol"}, {3, 1, 1, 1, "141"}, {3, 2, 1, 1, "mg/dL"}, {3, 3, 1, 1, "< 130"},
+	{4, 0, 1, 1, "HDL cholesterol"}, {4, 1, 1, 1, "38"}, {4, 2, 1, 1, "mg/dL"}, {4, 3, 1, 1, "> 40"},
+	{5, 0, 1, 1, "Triglycerides"}, {5, 1, 1, 1, "166"}, {5, 2, 1, 1, "mg/dL"}, {5, 3, 1, 1, "< 150"},
+}
+
+// labWidths are the lab table's column widths in points.
+var labWidths = []float64{120, 64, 64, 90}
+
+// Table rulings drawTable draws.
+const (
+	rulesLattice  = "lattice"  // every cell's border
+	rulesBooktabs = "booktabs" // top, under the header, bottom, and under spanning header cells
+)
+
+// drawTable draws cells at (x, y), rows rowH points tall, in Helvetica
+// 10 (the header rows bold): each cell's text 4 points from its left,
+// centred on its rows. plant maps a cell's index to a text shown
+// instead as an image, the cell's own text then written invisibly (text
+// rendering mode 3): a text layer that disagrees with the pixels.
+func drawTable(p *fpdf.Fpdf, x, y float64, widths []float64, rowH float64, cells []tableCell, rules string, headerRows int, plant map[int]string) error {
+	colX := []float64{x}
+	for _, w := range widths {
+		colX = append(colX, colX[len(colX)-1]+w)
+	}
+	rows := 0
+	for _, c := range cells {
+		rows = max(rows, c.r+c.rs)
+	}
+	p.SetLineWidth(0.8)
+	switch rules {
+	case rulesLattice:
+		for _, c := range cells {
+			p.Rect(colX[c.c], y+float64(c.r)*rowH, colX[c.c+c.cs]-colX[c.c], float64(c.rs)*rowH, "D")
+		}
+	case rulesBooktabs:
+		for _, ry := range []float64{y, y + float64(headerRows)*rowH, y + float64(rows)*rowH} {
+			p.Line(x, ry, colX[len(colX)-1], ry)
+		}
+		for _, c := range cells {
+			if c.cs > 1 && c.r+c.rs < headerRows {
+				ry := y + float64(c.r+c.rs)*rowH
+				p.Line(colX[c.c]+3, ry, colX[c.c+c.cs]-3, ry)
+			}
+		}
+	}
+	for i, c := range cells {
+		style := ""
+		if c.r < headerRows {
+			style = "B"
+		}
+		p.SetFont("Helvetica", style, 10)
+		tx, ty := colX[c.c]+4, y+(float64(c.r)+float64(c.rs)/2)*rowH+3.5
+		show, planted := plant[i]
+		if !planted {
+			p.Text(tx, ty, c.text)
+			continue
+		}
+		p.SetTextRenderingMode(3)
+		p.Text(tx, ty, c.text)
+		p.SetTextRenderingMode(0)
+		img, w, err := textImage(show)
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("plant%d", i)
+		p.RegisterImageOptionsReader(name, fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(img))
+		// The image is drawn at 40 pixels to 10 points, its baseline at
+		// 40 pixels: on the text's baseline.
+		p.ImageOptions(name, tx, ty-10, w/4, 12.5, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	}
+	return p.Error()
+}
+
+// textImage draws s in Go Regular at 40 pixels, baseline at 40 pixels,
+// on a white PNG 50 pixels tall; and its width in pixels.
+func textImage(s string) ([]byte, float64, error) {
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		return nil, 0, err
+	}
+	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 40, DPI: 72, Hinting: font.HintingFull})
+	if err != nil {
+		return nil, 0, err
+	}
+	defer face.Close()
+	w := font.MeasureString(face, s).Ceil() + 2
+	img := image.NewGray(image.Rect(0, 0, w, 50))
+	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
+	d := font.Drawer{Dst: img, Src: image.NewUniform(color.Black), Face: face, Dot: fixed.P(1, 40)}
+	d.DrawString(s)
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		return nil, 0, err
+	}
+	return b.Bytes(), float64(w), nil
 }

@@ -230,7 +230,7 @@ func (s *Service) Info() Info {
 		Types:   []string{TypePDF, TypePNG, TypeJPEG, TypeWebP, TypeTIFF},
 		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
-		NotInThis: []string{"tables (cells from pixels)", "form fields (AcroForm and scanned)", "schema mapping",
+		NotInThis: []string{"tables without ruling lines", "form fields (AcroForm and scanned)", "schema mapping",
 			"charts (/docreader/chart)", "vision-model re-reading", "streamed events", "/hcc/read-chart", "/retrieval/index-scans"},
 	}
 	if o, err := s.tesseract(); err != nil {

@@ -1,0 +1,146 @@
+package table
+
+import (
+	"testing"
+)
+
+// page is a white raster to draw on.
+type page struct{ Image }
+
+func newPage(w, h int) *page {
+	p := &page{Image{W: w, H: h, Pix: make([]byte, w*h*3)}}
+	for i := range p.Pix {
+		p.Pix[i] = 255
+	}
+	return p
+}
+
+func (p *page) fill(x0, y0, x1, y1 int) {
+	for y := y0; y < y1; y++ {
+		for x := x0; x < x1; x++ {
+			copy(p.Pix[(y*p.W+x)*3:], []byte{0, 0, 0})
+		}
+	}
+}
+
+// word draws a word as a block of ink (letters as 8-pixel strokes with
+// 2-pixel gaps) and returns it.
+func (p *page) word(text string, x, y int) Word {
+	w := 10 * len(text)
+	for i := range len(text) {
+		p.fill(x+10*i, y, x+10*i+8, y+16)
+	}
+	return Word{Text: text, Box: Box{float64(x), float64(y), float64(x + w - 2), float64(y + 16)}}
+}
+
+// TestFindLatticeSpans: a ruled 3 × 3 grid whose top-left cell spans
+// two rows (no line through it) and whose top-right cell spans two
+// columns.
+func TestFindLatticeSpans(t *testing.T) {
+	p := newPage(600, 400)
+	xs, ys := []int{50, 200, 350, 500}, []int{50, 100, 150, 200}
+	for _, y := range ys {
+		p.fill(50, y, 501, y+2)
+	}
+	for _, x := range xs {
+		p.fill(x, 50, x+2, 201)
+	}
+	// Span the first column over rows 0 and 1: white out that stretch
+	// of the line at y=100. Span row 0 over columns 1 and 2: white out
+	// the line at x=350 between y=50 and y=100.
+	for y := 100; y < 102; y++ {
+		for x := 52; x < 200; x++ {
+			copy(p.Pix[(y*p.W+x)*3:], []byte{255, 255, 255})
+		}
+	}
+	for y := 52; y < 100; y++ {
+		for x := 350; x < 352; x++ {
+			copy(p.Pix[(y*p.W+x)*3:], []byte{255, 255, 255})
+		}
+	}
+	words := []Word{
+		p.word("Name", 60, 92), p.word("Result", 220, 67),
+		p.word("A", 220, 117), p.word("B", 370, 117),
+		p.word("C", 60, 167), p.word("D", 220, 167), p.word("E", 370, 167),
+	}
+	ts := Find(p.Image, words)
+	if len(ts) != 1 {
+		t.Fatalf("%d tables", len(ts))
+	}
+	tb := ts[0]
+	if tb.Rows != 3 || tb.Cols != 3 || tb.Method != Lattice || len(tb.Words) != len(words) {
+		t.Fatalf("table %d × %d %s, %d words", tb.Rows, tb.Cols, tb.Method, len(tb.Words))
+	}
+	want := map[string][4]int{"Name": {0, 0, 2, 1}, "Result": {0, 1, 1, 2}, "A": {1, 1, 1, 1}, "B": {1, 2, 1, 1}, "C": {2, 0, 1, 1}, "D": {2, 1, 1, 1}, "E": {2, 2, 1, 1}}
+	for _, c := range tb.Cells {
+		got := [4]int{c.Row, c.Col, c.RowSpan, c.ColSpan}
+		name := words[c.Words[0]].Text
+		if want[name] != got {
+			t.Errorf("%s at %v, want %v", name, got, want[name])
+		}
+	}
+}
+
+// TestFindRejects: what is not a table. Prose between two rules (many
+// words a cell); a large drawing of lines holding a few words; two
+// columns of text between two rules.
+func TestFindRejects(t *testing.T) {
+	t.Run("prose between rules", func(t *testing.T) {
+		p := newPage(700, 300)
+		p.fill(40, 40, 660, 42)
+		p.fill(40, 200, 660, 202)
+		var words []Word
+		for line := range 6 {
+			x := 50
+			for i := 0; x < 600; i++ {
+				n := 2 + (i*7+line*5)%7 // words of 2 to 8 letters, breaking at different places
+				w := p.word("wordlong"[:n], x, 60+22*line)
+				words = append(words, w)
+				x = int(w.Box.X1) + 14
+			}
+		}
+		if ts := Find(p.Image, words); len(ts) != 0 {
+			t.Errorf("found %d tables: %+v", len(ts), ts[0])
+		}
+	})
+	t.Run("drawing of lines", func(t *testing.T) {
+		p := newPage(700, 700)
+		for i := range 21 {
+			p.fill(40, 40+30*i, 641, 42+30*i)
+			p.fill(40+30*i, 40, 42+30*i, 641)
+		}
+		words := []Word{p.word("a", 50, 50), p.word("b", 110, 110), p.word("c", 170, 170), p.word("d", 230, 230), p.word("e", 290, 290)}
+		if ts := Find(p.Image, words); len(ts) != 0 {
+			t.Errorf("found %d tables: %d × %d", len(ts), ts[0].Rows, ts[0].Cols)
+		}
+	})
+	t.Run("two columns in a frame", func(t *testing.T) {
+		p := newPage(700, 300)
+		p.fill(40, 40, 660, 42)
+		p.fill(40, 200, 660, 202)
+		var words []Word
+		for line := range 5 {
+			words = append(words, p.word("left", 50, 60+25*line), p.word("right", 400, 60+25*line))
+		}
+		if ts := Find(p.Image, words); len(ts) != 0 {
+			t.Errorf("found %d tables", len(ts))
+		}
+	})
+}
+
+// TestEdges: a thin run is a rule; a filled band gives its two edges; a
+// tall block gives nothing.
+func TestEdges(t *testing.T) {
+	if e := edges(rule{horiz: true, a: 0, b: 100, c0: 10, c1: 12}, ruleMaxThick); len(e) != 1 {
+		t.Errorf("thin: %v", e)
+	}
+	if e := edges(rule{horiz: true, a: 0, b: 100, c0: 10, c1: 40}, ruleMaxThick); len(e) != 2 || e[0].c0 != 10 || e[1].c1 != 40 {
+		t.Errorf("band: %v", e)
+	}
+	if e := edges(rule{horiz: true, a: 0, b: 100, c0: 10, c1: 200}, ruleMaxThick); len(e) != 0 {
+		t.Errorf("block: %v", e)
+	}
+	if e := edges(rule{a: 0, b: 100, c0: 10, c1: 40}, ruleMaxThick); len(e) != 0 {
+		t.Errorf("vertical band: %v", e)
+	}
+}
