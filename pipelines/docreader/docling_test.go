@@ -408,15 +408,15 @@ func TestDoclingGroundtruth(t *testing.T) {
 // The floors of TestDoclingGroundtruth: measured 0.9422 and 0.9283 on
 // 2026-11-26 (40 pages, 10,277 words, 2,791 pairs), less a margin.
 //
-// The table floors: 6 of the 9 groundtruth tables found and 139 of 261
-// cells right (0.5326) on 2026-11-26. The tables missed have no ruling
-// lines (a table of contents, a checkbox grid), and one is ruled in
-// lines too faint to find; see docs/decisions.md.
+// The table floors: 6 of the 9 groundtruth tables found and 154 of 261
+// cells right (0.5900) on 2026-11-26. The tables missed have no ruling
+// lines (a table of contents, a checkbox grid) or are drawn partly with
+// white space; see docs/decisions.md.
 const (
 	doclingRecallFloor = 0.93
 	doclingOrderFloor  = 0.91
 	doclingTablesFloor = 6
-	doclingCellFloor   = 0.50
+	doclingCellFloor   = 0.55
 )
 
 func ratio(a, b int) float64 {

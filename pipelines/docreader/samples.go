@@ -201,6 +201,7 @@ var labWidths = []float64{120, 64, 64, 90}
 const (
 	rulesLattice  = "lattice"  // every cell's border
 	rulesBooktabs = "booktabs" // top, under the header, bottom, and under spanning header cells
+	rulesShaded   = "shaded"   // the header rows filled dark with white text, no lines in them; the body ruled
 )
 
 // drawTable draws cells at (x, y), rows rowH points tall, in Helvetica
@@ -223,6 +224,14 @@ func drawTable(p *fpdf.Fpdf, x, y float64, widths []float64, rowH float64, cells
 		for _, c := range cells {
 			p.Rect(colX[c.c], y+float64(c.r)*rowH, colX[c.c+c.cs]-colX[c.c], float64(c.rs)*rowH, "D")
 		}
+	case rulesShaded:
+		p.SetFillColor(40, 80, 140)
+		p.Rect(x, y, colX[len(colX)-1]-x, float64(headerRows)*rowH, "F")
+		for _, c := range cells {
+			if c.r >= headerRows {
+				p.Rect(colX[c.c], y+float64(c.r)*rowH, colX[c.c+c.cs]-colX[c.c], float64(c.rs)*rowH, "D")
+			}
+		}
 	case rulesBooktabs:
 		for _, ry := range []float64{y, y + float64(headerRows)*rowH, y + float64(rows)*rowH} {
 			p.Line(x, ry, colX[len(colX)-1], ry)
@@ -240,6 +249,11 @@ func drawTable(p *fpdf.Fpdf, x, y float64, widths []float64, rowH float64, cells
 			style = "B"
 		}
 		p.SetFont("Helvetica", style, 10)
+		if rules == rulesShaded && c.r < headerRows {
+			p.SetTextColor(255, 255, 255)
+		} else {
+			p.SetTextColor(0, 0, 0)
+		}
 		tx, ty := colX[c.c]+4, y+(float64(c.r)+float64(c.rs)/2)*rowH+3.5
 		show, planted := plant[i]
 		if !planted {

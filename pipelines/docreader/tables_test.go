@@ -14,11 +14,16 @@ import (
 // the given rules, cells in plant shown as other text in the pixels.
 func tablePDF(t *testing.T, rules string, plant map[int]string) []byte {
 	t.Helper()
+	return cellsPDF(t, labCells, 2, rules, plant)
+}
+
+func cellsPDF(t *testing.T, cells []tableCell, headerRows int, rules string, plant map[int]string) []byte {
+	t.Helper()
 	p := newPDF()
 	p.AddPage()
 	p.SetFont("Helvetica", "", 10)
 	p.Text(54, 80, "Results of the fasting lipid panel drawn on 2026-02-20 are below.")
-	if err := drawTable(p, 54, 110, labWidths, 20, labCells, rules, 2, plant); err != nil {
+	if err := drawTable(p, 54, 110, labWidths, 20, cells, rules, headerRows, plant); err != nil {
 		t.Fatal(err)
 	}
 	p.Text(54, 280, "Repeat the panel in twelve weeks.")
@@ -61,10 +66,15 @@ func tableOf(t *testing.T, pg Page) (Element, map[[2]int]Element) {
 // labCells (text compared by same(want, got)).
 func checkLabCells(t *testing.T, cells map[[2]int]Element, same func(want, got string) bool) {
 	t.Helper()
-	if len(cells) != len(labCells) {
-		t.Errorf("%d cells, want %d", len(cells), len(labCells))
+	checkCells(t, labCells, cells, same)
+}
+
+func checkCells(t *testing.T, want []tableCell, cells map[[2]int]Element, same func(want, got string) bool) {
+	t.Helper()
+	if len(cells) != len(want) {
+		t.Errorf("%d cells, want %d", len(cells), len(want))
 	}
-	for _, w := range labCells {
+	for _, w := range want {
 		e, ok := cells[[2]int{w.r, w.c}]
 		if !ok {
 			t.Errorf("no cell at row %d column %d (%q)", w.r, w.c, w.text)
@@ -194,4 +204,24 @@ func TestTableScanned(t *testing.T) {
 			t.Errorf("%s: source %s conf %d", c.ID, c.Source, c.ConfBP)
 		}
 	}
+}
+
+// TestTableShadedHeader: a header row filled dark with white text and
+// no lines in it (as Docling's normal_4pages): the fill's edges bound
+// the row, the gaps between its light letters are not rules, and its
+// cells part where no word runs across a column line.
+func TestTableShadedHeader(t *testing.T) {
+	cells := []tableCell{{0, 0, 1, 1, "Test"}, {0, 1, 1, 1, "Result"}, {0, 2, 1, 1, "Units"}, {0, 3, 1, 1, "Reference"}}
+	for _, c := range labCells {
+		if c.r >= 2 {
+			c.r--
+			cells = append(cells, c)
+		}
+	}
+	_, pages := read(t, &reader{ocr: ocrForTest(t)}, cellsPDF(t, cells, 1, rulesShaded, nil))
+	tb, got := tableOf(t, pages[0])
+	if tb.Table.Method != table.Lattice || tb.Table.Rows != 5 || tb.Table.Cols != 4 || tb.Table.Flagged != 0 {
+		t.Errorf("table %+v", *tb.Table)
+	}
+	checkCells(t, cells, got, exact)
 }

@@ -6,6 +6,7 @@
 package table
 
 import (
+	"encoding/binary"
 	"slices"
 	"sort"
 )
@@ -109,18 +110,15 @@ type Cell struct {
 // inkMap is a raster thresholded against its background.
 type inkMap struct {
 	w, h int
-	dark []bool
+	dark []uint8 // 1 where there is ink
 }
 
 func newInkMap(img Image) *inkMap {
 	n := img.W * img.H
-	gray := make([]uint8, n)
+	// The background is the commonest grey of a sample of the pixels.
 	var hist [256]int
-	for i := range n {
-		p := img.Pix[3*i : 3*i+3]
-		g := uint8((299*int(p[0]) + 587*int(p[1]) + 114*int(p[2])) / 1000)
-		gray[i] = g
-		hist[g]++
+	for i := 0; i < n; i += 7 {
+		hist[grey(img.Pix[3*i:3*i+3])]++
 	}
 	bg := 0
 	for g := range 256 {
@@ -128,30 +126,73 @@ func newInkMap(img Image) *inkMap {
 			bg = g
 		}
 	}
-	thr := bg - 45
-	m := &inkMap{w: img.W, h: img.H, dark: make([]bool, n)}
-	for i, g := range gray {
-		m.dark[i] = int(g) < thr
+	thr := uint8(max(0, bg-45))
+	m := &inkMap{w: img.W, h: img.H, dark: make([]uint8, n)}
+	pix := img.Pix[:3*n]
+	for i, j := 0, 0; i < n; i, j = i+1, j+3 {
+		p := pix[j : j+3 : j+3]
+		if uint8((77*uint32(p[0])+150*uint32(p[1])+29*uint32(p[2]))>>8) < thr {
+			m.dark[i] = 1
+		}
 	}
 	return m
+}
+
+// grey is a pixel's luma (BT.601 weights in 8-bit fixed point).
+func grey(p []byte) uint8 {
+	return uint8((77*uint32(p[0]) + 150*uint32(p[1]) + 29*uint32(p[2])) >> 8)
+}
+
+// cropTransposed is the part of the map within [x0, x1) × [y0, y1),
+// transposed (x and y swapped), with the blank boxes cleared: vertical
+// rules are then found walking rows, several times faster than walking
+// columns.
+func (m *inkMap) cropTransposed(x0, y0, x1, y1 int, blank []Box) *inkMap {
+	w, h := x1-x0, y1-y0
+	t := &inkMap{w: h, h: w, dark: make([]uint8, w*h)}
+	defer func() {
+		// Blank boxes: filled bands, whose gaps between light letters
+		// would read as rows of short vertical rules.
+		for _, b := range blank {
+			for x := max(x0, int(b.X0)); x < min(x1, int(b.X1)); x++ {
+				for y := max(y0, int(b.Y0)); y < min(y1, int(b.Y1)); y++ {
+					t.dark[(x-x0)*t.w+y-y0] = 0
+				}
+			}
+		}
+	}()
+	const tile = 64
+	for ty := 0; ty < h; ty += tile {
+		for tx := 0; tx < w; tx += tile {
+			for y := ty; y < min(ty+tile, h); y++ {
+				row := m.dark[(y0+y)*m.w+x0:]
+				for x := tx; x < min(tx+tile, w); x++ {
+					t.dark[x*t.w+y] = row[x]
+				}
+			}
+		}
+	}
+	return t
 }
 
 // span is [a, b) along one axis.
 type span struct{ a, b int }
 
-// runs are the dark runs of one row (horiz) or column at least minLen
-// long, bridging gaps of up to 2 pixels, at least 90% dark (a slice
-// through a line of bold text has more gaps).
-func (m *inkMap) runs(fixed int, horiz bool, minLen int, buf []span) []span {
-	n, stride, base := m.w, 1, fixed*m.w
-	if !horiz {
-		n, stride, base = m.h, m.w, fixed
-	}
+// runs are the dark runs of row y at least minLen long, bridging gaps
+// of up to 2 pixels, at least 90% dark (a slice through a line of bold
+// text has more gaps).
+func (m *inkMap) runs(y int, minLen int, buf []span) []span {
+	row := m.dark[y*m.w : (y+1)*m.w]
+	n := len(row)
 	buf = buf[:0]
 	start, last, dark := -1, -10, 0
 	keep := func() bool { l := last + 1 - start; return l >= minLen && 10*dark >= 9*l }
-	for i := range n {
-		if !m.dark[base+i*stride] {
+	for i := 0; i < n; i++ {
+		if row[i] == 0 {
+			// Most of a page is blank: skip eight blank pixels at a time.
+			for i+8 < n && binary.LittleEndian.Uint64(row[i+1:]) == 0 {
+				i += 8
+			}
 			continue
 		}
 		if start >= 0 && i-last > 3 {
@@ -177,6 +218,7 @@ type rule struct {
 	horiz  bool
 	a, b   int
 	c0, c1 int
+	band   bool // an edge of a filled band
 }
 
 func (r rule) pos() float64 { return float64(r.c0+r.c1) / 2 }
@@ -189,18 +231,24 @@ func (r rule) box() Box {
 	return Box{float64(r.c0), float64(r.a), float64(r.c1), float64(r.b)}
 }
 
-// rules finds the horizontal (or vertical) rules: runs of at least
-// minLen grown across neighbouring rows while they overlap by half,
-// kept when at most maxThick thick.
-func (m *inkMap) rules(horiz bool, minLen, maxThick int) []rule {
-	n := m.w
-	if horiz {
-		n = m.h
-	}
+// rules finds the map's horizontal rules: runs of at least minLen grown
+// across neighbouring rows while they overlap by half, kept when at
+// most maxThick thick (vertical rules: the transposed map's, horiz
+// false).
+func (m *inkMap) rules(horiz bool, minLen, maxThick int) ([]rule, []Box) {
+	n := m.h
 	var open, out []rule
+	var bands []Box
+	finish := func(r rule) {
+		es := edges(r, maxThick)
+		if len(es) == 2 {
+			bands = append(bands, r.box())
+		}
+		out = append(out, es...)
+	}
 	var buf []span
 	for c := range n {
-		buf = m.runs(c, horiz, minLen, buf)
+		buf = m.runs(c, minLen, buf)
 		used := make([]bool, len(buf))
 		next := make([]rule, 0, len(open)+len(buf))
 		for _, r := range open {
@@ -218,7 +266,7 @@ func (m *inkMap) rules(horiz bool, minLen, maxThick int) []rule {
 			if grown {
 				next = append(next, r)
 			} else {
-				out = append(out, edges(r, maxThick)...)
+				finish(r)
 			}
 		}
 		for i, s := range buf {
@@ -229,9 +277,9 @@ func (m *inkMap) rules(horiz bool, minLen, maxThick int) []rule {
 		open = next
 	}
 	for _, r := range open {
-		out = append(out, edges(r, maxThick)...)
+		finish(r)
 	}
-	return out
+	return out, bands
 }
 
 // maxBand is the tallest filled band (a shaded header row) whose edges
@@ -249,6 +297,7 @@ func edges(r rule, maxThick int) []rule {
 		top, bottom := r, r
 		top.c1 = r.c0 + 1
 		bottom.c0 = r.c1 - 1
+		top.band, bottom.band = true, true
 		return []rule{top, bottom}
 	}
 	return nil
@@ -287,6 +336,15 @@ func candidates(hs, vs []rule) []tableCand {
 			if v.c0 >= h.a-tol && v.c1 <= h.b+tol && h.c0 >= v.a-tol && h.c1 <= v.b+tol {
 				union(i, len(long)+j)
 				crossed[i] = true
+			}
+		}
+	}
+	// The two edges of a filled band go together.
+	for i, h := range long {
+		for k := i + 1; k < len(long); k++ {
+			g := long[k]
+			if h.band && g.band && h.a == g.a && h.b == g.b && abs(h.pos()-g.pos()) <= maxBand {
+				union(i, k)
 			}
 		}
 	}
@@ -408,7 +466,11 @@ func (g *grid) newMask(m *inkMap) {
 	g.mw, g.mh = max(0, x1-g.mx), max(0, y1-g.my)
 	g.mask = make([]bool, g.mw*g.mh)
 	for y := range g.mh {
-		copy(g.mask[y*g.mw:(y+1)*g.mw], m.dark[(g.my+y)*m.w+g.mx:(g.my+y)*m.w+g.mx+g.mw])
+		src := m.dark[(g.my+y)*m.w+g.mx : (g.my+y)*m.w+g.mx+g.mw]
+		dst := g.mask[y*g.mw : (y+1)*g.mw]
+		for x, d := range src {
+			dst[x] = d != 0
+		}
 	}
 	for _, rs := range [2][]rule{g.h, g.v} {
 		for _, r := range rs {
@@ -459,7 +521,7 @@ func (g *grid) bands(x0, x1, y0, y1 int) []span {
 }
 
 // buildGrid finds a candidate's rows, columns and cells (steps 3 to 5).
-func buildGrid(m *inkMap, c tableCand) *grid {
+func buildGrid(m *inkMap, c tableCand, words []Word, bands []Box) *grid {
 	g := &grid{box: c.box, h: c.h, v: c.v}
 	g.newMask(m)
 	x0, x1 := int(c.box.X0), int(c.box.X1)
@@ -525,7 +587,7 @@ func buildGrid(m *inkMap, c tableCand) *grid {
 	if full <= 3 && len(g.ys) > len(hpos) {
 		g.method = Stream
 	}
-	g.spans()
+	g.spans(words, bands)
 	return g
 }
 
@@ -642,7 +704,7 @@ func (g *grid) lineCuts(top, bottom float64) []cut {
 }
 
 // spans joins the grid's slots into cells (step 5).
-func (g *grid) spans() {
+func (g *grid) spans(words []Word, bands []Box) {
 	rows, cols := g.rows(), g.cols()
 	sets := newSets(rows * cols)
 	find := sets.find
@@ -653,6 +715,12 @@ func (g *grid) spans() {
 			var join bool
 			if x.rule {
 				join = cover(g.v, x.at, ya, yb) < 0.5
+				// Inside a filled band (a shaded header row) the cells
+				// are parted by colour, not lines: they are one cell only
+				// where a word runs across.
+				if join && inBand(bands, x.at, ya, yb) {
+					join = wordAcross(words, x.at, ya, yb)
+				}
 			} else {
 				join = g.crossV(int(x.at), int(ya)+2, int(yb)-1)
 			}
@@ -733,13 +801,46 @@ func (g *grid) slot(x, y float64) int {
 }
 
 // findGrids finds the page's table grids (steps 1 to 5).
-func findGrids(img Image) []*grid {
+func findGrids(img Image, words []Word) []*grid {
 	m := newInkMap(img)
-	hs := m.rules(true, ruleMinH, ruleMaxThick)
-	vs := m.rules(false, ruleMinV, ruleMaxThick)
+	hs, bands := m.rules(true, ruleMinH, ruleMaxThick)
+	// Runs inside a filled band (the gaps between its light letters
+	// leave long dark stretches) are not rules.
+	hs = slices.DeleteFunc(hs, func(r rule) bool {
+		b := r.box()
+		for _, band := range bands {
+			if b.X0 >= band.X0-2 && b.X1 <= band.X1+2 && b.Y0 > band.Y0+1 && b.Y1 < band.Y1-1 {
+				return true
+			}
+		}
+		return false
+	})
+	// A table needs two long horizontal rules: vertical rules are looked
+	// for only within the box of those, on the transposed map.
+	var span Box
+	long := 0
+	for _, h := range hs {
+		if h.length() >= tableMinRule {
+			span = span.Union(h.box())
+			long++
+		}
+	}
+	if long < 2 {
+		return nil
+	}
+	x0, y0 := max(0, int(span.X0)-4), max(0, int(span.Y0)-4)
+	x1, y1 := min(m.w, int(span.X1)+4), min(m.h, int(span.Y1)+4)
+	vs, _ := m.cropTransposed(x0, y0, x1, y1, bands).rules(true, ruleMinV, ruleMaxThick)
+	for i := range vs {
+		// Along the transposed rows is down the page; across is x.
+		vs[i].horiz = false
+		vs[i].a, vs[i].b = vs[i].a+y0, vs[i].b+y0
+		vs[i].c0, vs[i].c1 = vs[i].c0+x0, vs[i].c1+x0
+	}
 	var out []*grid
 	for _, c := range candidates(hs, vs) {
-		if g := buildGrid(m, c); g.rows() >= 1 && g.cols() >= 1 {
+
+		if g := buildGrid(m, c, words, bands); g.rows() >= 1 && g.cols() >= 1 {
 			out = append(out, g)
 		}
 	}
@@ -751,7 +852,7 @@ func findGrids(img Image) []*grid {
 func Find(img Image, words []Word) []Table {
 	var out []Table
 	taken := make([]bool, len(words))
-	for _, g := range findGrids(img) {
+	for _, g := range findGrids(img, words) {
 		if t, ok := g.place(words, taken); ok {
 			for _, i := range t.Words {
 				taken[i] = true
@@ -926,3 +1027,25 @@ func (s sets) find(i int) int {
 }
 
 func (s sets) union(i, j int) { s[s.find(i)] = s.find(j) }
+
+// inBand says whether the stretch of column x from ya to yb lies in a
+// filled band.
+func inBand(bands []Box, x, ya, yb float64) bool {
+	for _, b := range bands {
+		if x >= b.X0 && x <= b.X1 && ya >= b.Y0-4 && yb <= b.Y1+4 {
+			return true
+		}
+	}
+	return false
+}
+
+// wordAcross says whether a word whose middle lies between ya and yb
+// runs across column x.
+func wordAcross(words []Word, x, ya, yb float64) bool {
+	for _, w := range words {
+		if _, cy := w.Box.center(); cy >= ya && cy < yb && w.Box.X0 < x-2 && w.Box.X1 > x+2 {
+			return true
+		}
+	}
+	return false
+}

@@ -144,3 +144,56 @@ func TestEdges(t *testing.T) {
 		t.Errorf("vertical band: %v", e)
 	}
 }
+
+// TestTransposedRules: vertical lines come out of the transposed map
+// as rules along y at their x; a crop offsets nothing else.
+func TestTransposedRules(t *testing.T) {
+	p := newPage(300, 200)
+	p.fill(20, 10, 22, 150)
+	p.fill(100, 30, 103, 60)
+	p.fill(200, 5, 201, 195)
+	p.word("text", 40, 40) // letters 16 pixels tall: shorter than a rule
+	m := newInkMap(p.Image)
+	got, _ := m.cropTransposed(0, 0, m.w, m.h, nil).rules(true, ruleMinV, ruleMaxThick)
+	want := []rule{{horiz: true, a: 10, b: 150, c0: 20, c1: 22}, {horiz: true, a: 30, b: 60, c0: 100, c1: 103}, {horiz: true, a: 5, b: 195, c0: 200, c1: 201}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			found = found || g == w
+		}
+		if !found {
+			t.Errorf("no rule %+v in %v", w, got)
+		}
+	}
+	c := m.cropTransposed(90, 20, 110, 70, nil)
+	if rs, _ := c.rules(true, ruleMinV, ruleMaxThick); len(rs) != 1 || rs[0] != (rule{horiz: true, a: 10, b: 40, c0: 10, c1: 13}) {
+		t.Errorf("cropped: %v", rs)
+	}
+}
+
+// BenchmarkFind: the table pass over a letter page at 144 DPI holding
+// one ruled table.
+func BenchmarkFind(b *testing.B) {
+	p := newPage(1224, 1584)
+	for i := range 7 {
+		p.fill(100, 200+40*i, 1100, 202+40*i)
+	}
+	for _, x := range []int{100, 400, 700, 1100} {
+		p.fill(x, 200, x+2, 442)
+	}
+	var words []Word
+	for r := range 6 {
+		for _, x := range []int{120, 420, 720} {
+			words = append(words, p.word("cell", x, 212+40*r))
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		if ts := Find(p.Image, words); len(ts) != 1 {
+			b.Fatalf("%d tables", len(ts))
+		}
+	}
+}
