@@ -51,6 +51,19 @@ func TestDocreaderRoutes(t *testing.T) {
 		t.Fatalf("upload: %d %s", up.status, up.body)
 	}
 
+	// forms: true adds the printed "Label: value" lines as fields, each
+	// tied to its element and bound by the receipt.
+	fr := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital", "forms": true}})
+	var fd docreader.Document
+	decodeInto(t, fr, &fd)
+	if fr.status != 200 || len(fd.Fields) < 2 || fd.Fields[0].ID != "p1-f1" || fd.Fields[0].Name != "Patient" || fd.Fields[0].Element == "" || fd.Fields[0].ValueIn != docreader.ValueInElement {
+		t.Fatalf("forms: %d %s", fr.status, fr.body)
+	}
+	fd.Fields[0].Value = "Someone Else"
+	if v := ts.do(t, call{method: "POST", path: "/docreader/verify", body: map[string]any{"document": fd}}); v.status != 200 || v.json(t)["ok"] != false || !strings.Contains(string(v.body), "p1-f1") {
+		t.Errorf("tampered field: %d %s", v.status, v.body)
+	}
+
 	v := ts.do(t, call{method: "POST", path: "/docreader/verify", body: map[string]any{"document": json.RawMessage(r.body)}})
 	if v.status != 200 || v.json(t)["ok"] != true {
 		t.Fatalf("verify: %d %s", v.status, v.body)
@@ -76,6 +89,8 @@ func TestDocreaderRoutes(t *testing.T) {
 		{"unknown field", tok, map[string]any{"sample": "born-digital", "pages": 3}, 400, "pages"},
 		{"unknown sample", tok, map[string]any{"sample": "nope"}, 404, "born-digital"},
 		{"charts", tok, map[string]any{"sample": "born-digital", "charts": true}, 503, "chart reader"},
+		{"schema not a schema", tok, map[string]any{"sample": "born-digital", "schema": []string{"name"}}, 400, "schema must be a JSON schema object"},
+		{"schema without a chat model", tok, map[string]any{"sample": "born-digital", "schema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}, 503, "chat model"},
 		{"over 12 MB", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString(make([]byte, 12<<20+1)), "synthetic": true}, 413, "file_b64"},
 	} {
 		r := ts.do(t, call{method: "POST", path: "/docreader/read", token: c.token, body: c.body})

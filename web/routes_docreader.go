@@ -67,6 +67,7 @@ func (s *Server) docreaderRoutes() {
 // docreaderRead answers POST /docreader/read: the pages of elements, the
 // fields, the models and the signed receipt.
 func (s *Server) docreaderRead(a *Admitted, req *docreader.ReadRequest) {
+	req.Budget = budget{a.Principal}
 	out, err := s.docreader.Read(a.R.Context(), *req)
 	if err != nil {
 		writeProblem(a.W, err)

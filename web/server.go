@@ -141,7 +141,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	if s.chat == nil {
 		s.chat = &chat.Service{ModelID: cfg.Models.LLM.ID}
 	}
-	s.docreader = &docreader.Service{Key: deps.Key, Log: s.log}
+	s.docreader = &docreader.Service{Key: deps.Key, Log: s.log, Chat: s.chat}
 	s.retrieval = deps.Retrieval
 	if s.retrieval == nil {
 		s.retrieval = &retrieval.Service{}

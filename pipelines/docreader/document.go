@@ -122,6 +122,10 @@ func sniff(b []byte) string {
 type reader struct {
 	ocr       *OCR  // nil: no OCR (pages without a text layer are refused)
 	maxPixels int64 // a page raster's most pixels (0: MaxPagePixels)
+	// forms: read form fields into fields (AcroForm widgets and printed
+	// "Label: value" lines).
+	forms  bool
+	fields []Field
 }
 
 // readFile reads data into pages. The errors are problems: 415 for a
@@ -189,8 +193,20 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		} else if err := rd.ocrPage(ctx, &p, img); err != nil {
 			return info, nil, err
 		}
+		if rd.forms {
+			ws, err := doc.fields(n, Scale)
+			if err != nil {
+				return info, nil, problem.Wrap(problem.Invalid, err, "page %d's form fields do not read: %v", n+1, err)
+			}
+			if p.Rotation != 0 {
+				ws = nil // widgets sit on the page as drawn, not on the turned scan
+			}
+			rd.fields = append(rd.fields, acroFields(&p, ws)...)
+			rd.fields = append(rd.fields, layoutFields(&p, ws)...)
+		}
 		pages = append(pages, p)
 	}
+	numberFields(rd.fields)
 	return info, pages, nil
 }
 
@@ -242,6 +258,10 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 	p := Page{Page: 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
 	if err := rd.ocrPage(ctx, &p, img); err != nil {
 		return info, nil, err
+	}
+	if rd.forms {
+		rd.fields = layoutFields(&p, nil)
+		numberFields(rd.fields)
 	}
 	return info, []Page{p}, nil
 }

@@ -203,6 +203,99 @@ static void bx_text_free(bx_text *t) {
 }
 
 static const char *bx_version(void) { return FZ_VERSION; }
+
+// MuPDF's PDF layer: the headers go-fitz ships are fitz's alone, so the
+// few form functions used are declared here, as MuPDF 1.24 defines them
+// (include/mupdf/pdf/form.h, annot.h, page.h, document.h).
+typedef struct pdf_document pdf_document;
+typedef struct pdf_page pdf_page;
+typedef struct pdf_annot pdf_annot;
+typedef struct pdf_obj pdf_obj;
+pdf_document *pdf_specifics(fz_context *ctx, fz_document *doc);
+pdf_page *pdf_load_page(fz_context *ctx, pdf_document *doc, int number);
+void pdf_drop_page(fz_context *ctx, pdf_page *page);
+pdf_annot *pdf_first_widget(fz_context *ctx, pdf_page *page);
+pdf_annot *pdf_next_widget(fz_context *ctx, pdf_annot *previous);
+int pdf_widget_type(fz_context *ctx, pdf_annot *widget); // enum pdf_widget_type
+fz_rect pdf_bound_widget(fz_context *ctx, pdf_annot *widget);
+pdf_obj *pdf_annot_obj(fz_context *ctx, pdf_annot *annot);
+char *pdf_load_field_name(fz_context *ctx, pdf_obj *field);
+const char *pdf_field_value(fz_context *ctx, pdf_obj *field);
+int pdf_field_flags(fz_context *ctx, pdf_obj *field);
+const char *pdf_field_label(fz_context *ctx, pdf_obj *field);
+
+typedef struct {
+	int type, flags;
+	float x0, y0, x1, y1;
+	char *name, *label, *value; // malloc'd copies
+} bx_field;
+
+typedef struct {
+	bx_field *f;
+	int n, cap;
+	char err[256];
+} bx_fields;
+
+static char *bx_strdup(const char *s) {
+	if (!s) s = "";
+	size_t n = strlen(s);
+	char *p = malloc(n + 1);
+	if (p) memcpy(p, s, n + 1);
+	return p;
+}
+
+// bx_page_fields lists page pn's form widgets (an AcroForm's fields as
+// they sit on the page): type, flags, box in raster pixels at scale,
+// fully qualified name, alternate name (the label a reader is shown) and
+// value. A page of a document that is not a PDF has none.
+static int bx_page_fields(bx_doc *d, int pn, float scale, bx_fields *out) {
+	fz_context *ctx = d->ctx;
+	pdf_document *pdf = pdf_specifics(ctx, d->doc);
+	if (!pdf) return 1;
+	fz_page *fpage = NULL;
+	char *name = NULL;
+	int ok = 1;
+	fz_var(fpage); fz_var(name);
+	fz_try(ctx) {
+		fpage = fz_load_page(ctx, d->doc, pn);
+		fz_rect pb = fz_transform_rect(fz_bound_page(ctx, fpage), fz_scale(scale, scale));
+		fz_irect ib = fz_round_rect(pb);
+		// A PDF document's fz_page is its pdf_page.
+		for (pdf_annot *w = pdf_first_widget(ctx, (pdf_page *)fpage); w; w = pdf_next_widget(ctx, w)) {
+			pdf_obj *obj = pdf_annot_obj(ctx, w);
+			fz_rect r = fz_transform_rect(pdf_bound_widget(ctx, w), fz_scale(scale, scale));
+			if (out->n == out->cap) {
+				int cap = out->cap ? 2 * out->cap : 16;
+				bx_field *p = realloc(out->f, cap * sizeof *p);
+				if (!p) fz_throw(ctx, FZ_ERROR_GENERIC, "out of memory");
+				out->f = p; out->cap = cap;
+			}
+			name = pdf_load_field_name(ctx, obj);
+			bx_field f = { pdf_widget_type(ctx, w), pdf_field_flags(ctx, obj),
+				r.x0 - ib.x0, r.y0 - ib.y0, r.x1 - ib.x0, r.y1 - ib.y0,
+				bx_strdup(name), bx_strdup(pdf_field_label(ctx, obj)), bx_strdup(pdf_field_value(ctx, obj)) };
+			fz_free(ctx, name);
+			name = NULL;
+			out->f[out->n++] = f;
+		}
+	}
+	fz_always(ctx) {
+		fz_drop_page(ctx, fpage);
+	}
+	fz_catch(ctx) {
+		fz_free(ctx, name);
+		bx_msg(out->err, ctx);
+		ok = 0;
+	}
+	return ok;
+}
+
+static void bx_fields_free(bx_fields *fs) {
+	for (int i = 0; i < fs->n; i++) {
+		free(fs->f[i].name); free(fs->f[i].label); free(fs->f[i].value);
+	}
+	free(fs->f);
+}
 */
 import "C"
 
@@ -320,4 +413,48 @@ func (p *pdfDoc) page(n int, scale float64, maxPixels int64) (*textLayer, *rgbIm
 func (p *pdfDoc) text(n int, scale float64) (*textLayer, error) {
 	t, _, err := p.page(n, scale, 0)
 	return t, err
+}
+
+// Widget types (MuPDF's enum pdf_widget_type).
+var widgetTypes = map[int]string{1: "button", 2: "checkbox", 3: "choice", 4: "choice", 5: "radio", 6: "signature", 7: "text"}
+
+// Field flags (MuPDF's PDF_FIELD_IS_*, the PDF's /Ff bits).
+const (
+	fieldReadOnly = 1
+	fieldRequired = 1 << 1
+	fieldPassword = 1 << 13
+)
+
+// acroField is one form widget of a page.
+type acroField struct {
+	typ         string
+	flags       int
+	box         rectF
+	name, label string
+	value       string
+}
+
+// fields lists page n's form widgets at scale.
+func (p *pdfDoc) fields(n int, scale float64) ([]acroField, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var fs C.bx_fields
+	defer C.bx_fields_free(&fs)
+	if C.bx_page_fields(p.d, C.int(n), C.float(scale), &fs) == 0 {
+		return nil, fmt.Errorf("MuPDF: page %d form fields: %s", n+1, C.GoString(&fs.err[0]))
+	}
+	if fs.n == 0 {
+		return nil, nil
+	}
+	out := make([]acroField, 0, int(fs.n))
+	for _, f := range unsafe.Slice(fs.f, int(fs.n)) {
+		typ := widgetTypes[int(f._type)]
+		if typ == "" {
+			typ = "unknown"
+		}
+		out = append(out, acroField{typ: typ, flags: int(f.flags),
+			box:  rectF{float64(f.x0), float64(f.y0), float64(f.x1), float64(f.y1)},
+			name: C.GoString(f.name), label: C.GoString(f.label), value: C.GoString(f.value)})
+	}
+	return out, nil
 }

@@ -181,7 +181,10 @@ func (o *OCR) readMode(img *rgbImage, mode gosseract.PageSegMode, dpi string) ([
 	if err := o.client.SetPageSegMode(mode); err != nil {
 		return nil, fmt.Errorf("tesseract: %w", err)
 	}
-	boxes, err := o.client.GetBoundingBoxes(gosseract.RIL_WORD)
+	// The verbose form numbers each word's block, paragraph and line
+	// (GetBoundingBoxes leaves them 0, which made every scan one
+	// paragraph of one line).
+	boxes, err := o.client.GetBoundingBoxesVerbose()
 	if err != nil {
 		return nil, fmt.Errorf("tesseract: %w", err)
 	}

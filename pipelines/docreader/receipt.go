@@ -55,7 +55,10 @@ type receiptBody struct {
 	Elements   []HashRef      `json:"elements"`
 	Fields     []HashRef      `json:"fields"`
 	ModelCalls []ModelCallRef `json:"model_calls"`
-	Signer     attest.Signer  `json:"signer"`
+	// Mapped is the sha256 of the schema mapping's canonical JSON, when
+	// the read mapped its fields to a schema.
+	Mapped string        `json:"mapped_sha256,omitempty"`
+	Signer attest.Signer `json:"signer"`
 }
 
 // Receipt is the signed document receipt.
@@ -84,11 +87,6 @@ func (r *Receipt) UnmarshalJSON(b []byte) error {
 
 // Field is a form field read from the document (AcroForm or a label and
 // value on a scan): not read in this version, so always empty.
-type Field struct {
-	Name    string `json:"name"`
-	Value   string `json:"value"`
-	Element string `json:"element"`
-}
 
 // ModelRef names a model the reading used.
 type ModelRef struct {
@@ -101,12 +99,14 @@ type ModelRef struct {
 // checks: the pages of elements, the fields, the models, and the signed
 // receipt that binds them.
 type Document struct {
-	ID      string     `json:"id"`
-	File    FileInfo   `json:"file"`
-	Pages   []Page     `json:"pages"`
-	Fields  []Field    `json:"fields"`
-	Models  []ModelRef `json:"models"`
-	Receipt Receipt    `json:"receipt"`
+	ID     string     `json:"id"`
+	File   FileInfo   `json:"file"`
+	Pages  []Page     `json:"pages"`
+	Fields []Field    `json:"fields"`
+	Models []ModelRef `json:"models"`
+	// Mapped is the fields mapped to the caller's schema (schema given).
+	Mapped  *Mapped `json:"mapped,omitempty"`
+	Receipt Receipt `json:"receipt"`
 }
 
 // hashOf is the sha256 of v's canonical JSON.
@@ -148,7 +148,7 @@ func fieldHashes(fs []Field) ([]HashRef, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, HashRef{ID: f.Name, SHA256: h})
+		out = append(out, HashRef{ID: f.ID, SHA256: h})
 	}
 	return out, nil
 }
@@ -163,8 +163,12 @@ func sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error
 	if err != nil {
 		return err
 	}
+	mh, err := mappedHash(d.Mapped)
+	if err != nil {
+		return err
+	}
 	b := receiptBody{V: ReceiptFormat, ID: ids.New("drr-", 12), Document: d.ID, File: d.File, Pages: receiptPages(d.Pages),
-		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Signer: k.Signer()}
+		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Mapped: mh, Signer: k.Signer()}
 	sig, _, err := k.Sign(ReceiptFormat, b)
 	if err != nil {
 		return err
@@ -217,6 +221,20 @@ func Verify(d *Document, pinned ed25519.PublicKey) ([]Check, error) {
 		return nil, err
 	}
 	add(listCheck("fields", "field", fs, r.Fields))
+	mh, err := mappedHash(d.Mapped)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case mh != r.Mapped && r.Mapped == "":
+		add("mapped", false, "the document has a schema mapping the receipt does not bind")
+	case mh != r.Mapped && mh == "":
+		add("mapped", false, "the receipt binds a schema mapping the document lacks")
+	case mh != r.Mapped:
+		add("mapped", false, "the schema mapping differs from what the receipt binds (its hash does not match)")
+	case mh != "":
+		add("mapped", true, "the schema mapping hashes to the receipt's")
+	}
 	return out, nil
 }
 

@@ -86,7 +86,7 @@ func TestVerifyRejectsEveryTamperedField(t *testing.T) {
 		{"page source", func(d *Document) { d.Pages[0].Source = PageOCR }, "pages", "page 1"},
 		{"file hash", func(d *Document) { d.File.SHA256 = strings.Repeat("1", 64) }, "document", "file"},
 		{"document id", func(d *Document) { d.ID = "doc-other" }, "document", "doc-other"},
-		{"field added", func(d *Document) { d.Fields = append(d.Fields, Field{Name: "x", Value: "y"}) }, "fields", "field x"},
+		{"field added", func(d *Document) { d.Fields = append(d.Fields, Field{ID: "p1-f9", Name: "x", Value: "y"}) }, "fields", "field p1-f9"},
 		{"signature", func(d *Document) {
 			b := []byte(d.Receipt.Sig)
 			b[0] ^= 1
@@ -129,8 +129,8 @@ func TestReadRequestValidation(t *testing.T) {
 		{"not synthetic", ReadRequest{File: f, Synthetic: &no}, problem.Invalid, "synthetic must be true"},
 		{"synthetic missing", ReadRequest{File: f}, problem.Invalid, "synthetic must be true"},
 		{"charts", ReadRequest{File: f, Synthetic: &yes, Charts: true}, problem.Unavailable, "chart reader"},
-		{"schema", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`{"type":"object"}`)}, problem.Unavailable, "schema"},
-		{"forms", ReadRequest{File: f, Synthetic: &yes, Forms: true}, problem.Unavailable, "form fields"},
+		{"schema not an object", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`["name"]`)}, problem.Invalid, "schema must be a JSON schema object"},
+		{"schema too large", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`{"description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`)}, problem.Invalid, "at most"},
 		{"stream", ReadRequest{File: f, Synthetic: &yes, Stream: true}, problem.Unavailable, "stream"},
 	} {
 		if err := c.r.Validate(); !problem.Is(err, c.kind) || !strings.Contains(err.Error(), c.says) {

@@ -14,13 +14,17 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/ids"
+	"boxd/pipelines/llmcall"
 	"boxd/problem"
+	"boxd/run"
 )
 
 // ReadRequest is POST /docreader/read's body. file_b64 arrives as an
 // upload: File is the temporary file it was decoded into ("" when absent).
 type ReadRequest struct {
-	File      string          `json:"-"`
+	File string `json:"-"`
+	// Budget is the caller's token budget (a schema mapping spends it).
+	Budget    run.Budget      `json:"-"`
 	Synthetic *bool           `json:"synthetic"`
 	Sample    string          `json:"sample"`
 	Forms     bool            `json:"forms"`
@@ -28,6 +32,8 @@ type ReadRequest struct {
 	Stream    bool            `json:"stream"`
 	Charts    bool            `json:"charts"`
 }
+
+func (r *ReadRequest) hasSchema() bool { return len(r.Schema) > 0 && string(r.Schema) != "null" }
 
 // Validate checks what can be checked before the file is read.
 func (r *ReadRequest) Validate() error {
@@ -43,10 +49,8 @@ func (r *ReadRequest) Validate() error {
 		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public documents only (real confidential documents belong on a self-hosted box)")
 	case r.Charts:
 		return problem.New(problem.Unavailable, "charts: the chart reader is not in this version of boxd; leave charts out (GET /docreader/info lists what this box reads)")
-	case len(r.Schema) > 0 && string(r.Schema) != "null":
-		return problem.New(problem.Unavailable, "schema: mapping fields to a schema is not in this version of boxd; leave schema out")
-	case r.Forms:
-		return problem.New(problem.Unavailable, "forms: form fields are not read in this version of boxd; leave forms out (fields is always empty)")
+	case r.hasSchema():
+		return validSchema(r.Schema)
 	case r.Stream:
 		return problem.New(problem.Unavailable, "stream: /docreader/read answers with one JSON document in this version; leave stream out")
 	}
@@ -59,6 +63,9 @@ func (r *ReadRequest) Validate() error {
 type Service struct {
 	Key *attest.Key
 	Log *slog.Logger
+	// Chat maps fields to a caller's schema (nil or not ready: a request
+	// with a schema is 503).
+	Chat *llmcall.Model
 	// MaxPages per call (0: MaxPages).
 	MaxPages int
 
@@ -122,6 +129,9 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	if len(data) > MaxFileBytes {
 		return nil, problem.New(problem.TooLarge, "file_b64 decodes to %d bytes; at most %d (12 MB) are read per call", len(data), MaxFileBytes)
 	}
+	if req.hasSchema() && !s.Chat.Ready() {
+		return nil, problem.New(problem.Unavailable, "schema: mapping fields to a schema needs the chat model, and this box has none loaded (the operator sets models.llm); leave schema out to read the fields alone")
+	}
 	select {
 	case s.gate <- struct{}{}:
 		defer func() { <-s.gate }()
@@ -139,13 +149,29 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 		maxPages = MaxPages
 	}
 	start := time.Now()
-	rd := &reader{ocr: ocr}
+	rd := &reader{ocr: ocr, forms: req.Forms || req.hasSchema()}
 	info, pages, err := rd.readFile(ctx, data, maxPages)
 	if err != nil {
 		return nil, err
 	}
-	d := &Document{ID: ids.New("doc-", 12), File: info, Pages: pages, Fields: []Field{}, Models: []ModelRef{}}
-	if err := sign(s.Key, d, s.revisions(), nil); err != nil {
+	fields := rd.fields
+	if fields == nil {
+		fields = []Field{}
+	}
+	d := &Document{ID: ids.New("doc-", 12), File: info, Pages: pages, Fields: fields, Models: []ModelRef{}}
+	var calls []ModelCallRef
+	if req.hasSchema() {
+		m, res, err := mapSchema(ctx, s.Chat, req.Budget, req.Schema, fields)
+		if res != nil && res.Receipt != nil {
+			calls = append(calls, ModelCallRef{ID: res.Receipt.ID, Kind: "schema"})
+		}
+		if err != nil {
+			return nil, err
+		}
+		d.Mapped = m
+		d.Models = append(d.Models, ModelRef{Role: "schema", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
+	}
+	if err := sign(s.Key, d, s.revisions(), calls); err != nil {
 		return nil, fmt.Errorf("docreader: sign: %w", err)
 	}
 	n := 0
@@ -230,8 +256,13 @@ func (s *Service) Info() Info {
 		Types:   []string{TypePDF, TypePNG, TypeJPEG, TypeWebP, TypeTIFF},
 		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
-		NotInThis: []string{"tables without ruling lines", "form fields (AcroForm and scanned)", "schema mapping",
+		NotInThis: []string{"tables without ruling lines", "check boxes on scans",
 			"charts (/docreader/chart)", "vision-model re-reading", "streamed events", "/hcc/read-chart", "/retrieval/index-scans"},
+	}
+	if s.Chat.Ready() {
+		in.Models = append(in.Models, ModelRef{Role: "schema", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
+	} else {
+		in.NotInThis = append(in.NotInThis, "schema mapping (no chat model is loaded)")
 	}
 	if o, err := s.tesseract(); err != nil {
 		in.OCR = InfoPart{Name: "tesseract", Detail: err.Error()}

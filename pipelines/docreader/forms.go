@@ -1,0 +1,168 @@
+package docreader
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Form fields (`forms: true`; contract 3, section 2: "each value is tied
+// to an element; a value not in its element's text is marked as read
+// from the image"). Two sources:
+//   - acroform: a PDF's interactive form, widget by widget: its fully
+//     qualified name, the label it shows a reader (/TU), its type, flags
+//     and value, and its box; the value is tied to the element under the
+//     widget (the widget's appearance is drawn into the page, so a filled
+//     field's text is in the text layer).
+//   - layout: printed "Label: value" lines, on any page (a scan's OCR
+//     or a text layer), tied to the element holding the line.
+//
+// value_from says where the value was read: "element" (it is in the
+// tied element's text), "form_data" (the PDF's form holds it but the
+// page does not show it as text: a check box, or a field without an
+// appearance) or "image" (read from the pixels, not from any text).
+// A password field's value is never returned.
+
+// Field is one form field read.
+type Field struct {
+	ID       string `json:"id"`              // p<page>-f<n>
+	Name     string `json:"name"`            // the form's field name, or the printed label
+	Label    string `json:"label,omitempty"` // the label the form shows a reader (AcroForm /TU)
+	Type     string `json:"type"`            // text, checkbox, radio, choice, signature, button; label_value
+	Value    string `json:"value"`
+	Page     int    `json:"page"`
+	BBox     [4]int `json:"bbox"`    // the widget's box, or the line's
+	Element  string `json:"element"` // the element the value is tied to ("" when none is under it)
+	Source   string `json:"source"`  // acroform or layout
+	ValueIn  string `json:"value_from"`
+	Required bool   `json:"required,omitempty"`
+	ReadOnly bool   `json:"read_only,omitempty"`
+	// Redacted: a password field, whose value is not returned.
+	Redacted bool `json:"redacted,omitempty"`
+}
+
+// Field sources and where a value was read.
+const (
+	FieldAcroForm = "acroform"
+	FieldLayout   = "layout"
+
+	ValueInElement  = "element"
+	ValueInFormData = "form_data"
+	ValueInImage    = "image"
+)
+
+// acroFields turns a page's widgets into fields tied to its elements.
+func acroFields(p *Page, ws []acroField) []Field {
+	var out []Field
+	for _, w := range ws {
+		label := w.label
+		if label == w.name {
+			label = "" // MuPDF falls back to the name when the form gives no label
+		}
+		f := Field{Name: w.name, Label: label, Type: w.typ, Value: w.value, Page: p.Page, BBox: w.box.bbox(),
+			Source: FieldAcroForm, Required: w.flags&fieldRequired != 0, ReadOnly: w.flags&fieldReadOnly != 0}
+		if w.typ == "text" && w.flags&fieldPassword != 0 {
+			f.Value, f.Redacted = "", true
+		}
+		e := underBox(p, w.box)
+		if e != nil {
+			f.Element = e.ID
+		}
+		switch {
+		case e != nil && f.Value != "" && containsValue(e.Text, f.Value):
+			f.ValueIn = ValueInElement
+		default:
+			f.ValueIn = ValueInFormData
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// underBox is the page's element (not a table) that overlaps the box
+// most, where the overlap is at least half of the smaller of the two
+// (a field's text fills part of its widget), or nil.
+func underBox(p *Page, b rectF) *Element {
+	area := (b.x1 - b.x0) * (b.y1 - b.y0)
+	if area <= 0 {
+		return nil
+	}
+	var best *Element
+	bestA := 0.0
+	for i := range p.Elements {
+		e := &p.Elements[i]
+		if e.Kind == KindTable {
+			continue
+		}
+		eb := rectF{float64(e.BBox[0]), float64(e.BBox[1]), float64(e.BBox[0] + e.BBox[2]), float64(e.BBox[1] + e.BBox[3])}
+		ix := max(0, min(b.x1, eb.x1)-max(b.x0, eb.x0))
+		iy := max(0, min(b.y1, eb.y1)-max(b.y0, eb.y0))
+		a := ix * iy
+		if 2*a < min(area, (eb.x1-eb.x0)*(eb.y1-eb.y0)) {
+			continue
+		}
+		if a > bestA {
+			best, bestA = e, a
+		}
+	}
+	return best
+}
+
+// containsValue says whether text holds the value, compared without
+// case and with runs of space as one.
+func containsValue(text, value string) bool {
+	norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+	return strings.Contains(norm(text), norm(value))
+}
+
+// labelValueRE is a printed "Label: value" line: a label of up to six
+// words starting with a letter, a colon, a value.
+var labelValueRE = regexp.MustCompile(`^\s*([\p{L}][\p{L}\p{N} /()#&'.,-]{0,48}?)\s*:\s+(\S.*?)\s*$`)
+
+// layoutFields finds "Label: value" lines in a page's elements, except
+// where an AcroForm widget already sits.
+func layoutFields(p *Page, widgets []acroField) []Field {
+	var out []Field
+	for _, e := range p.Elements {
+		switch e.Kind {
+		case KindText, KindListItem, KindTitle, KindCell:
+		default:
+			continue
+		}
+		for _, l := range e.Lines {
+			m := labelValueRE.FindStringSubmatch(l.Text)
+			if m == nil || len(strings.Fields(m[1])) > 6 || !hasLetter(m[2]) && !hasDigit(m[2]) {
+				continue
+			}
+			lb := rectF{float64(l.BBox[0]), float64(l.BBox[1]), float64(l.BBox[0] + l.BBox[2]), float64(l.BBox[1] + l.BBox[3])}
+			if underWidget(lb, widgets) {
+				continue
+			}
+			out = append(out, Field{Name: m[1], Type: "label_value", Value: m[2], Page: p.Page, BBox: l.BBox,
+				Element: e.ID, Source: FieldLayout, ValueIn: ValueInElement})
+		}
+	}
+	return out
+}
+
+func underWidget(b rectF, ws []acroField) bool {
+	for _, w := range ws {
+		if min(b.x1, w.box.x1) > max(b.x0, w.box.x0) && min(b.y1, w.box.y1) > max(b.y0, w.box.y0) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
+func hasDigit(s string) bool  { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
+
+// numberFields gives a page's fields their ids, p<page>-f<n>, in order.
+func numberFields(fs []Field) {
+	n := map[int]int{}
+	for i := range fs {
+		n[fs[i].Page]++
+		fs[i].ID = fmt.Sprintf("p%d-f%d", fs[i].Page, n[fs[i].Page])
+	}
+}
