@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"boxd/pipelines/docreader/mupdf"
+	"boxd/pipelines/docreader/ocr"
 )
 
 // BenchmarkRead measures pages per second on this machine, each against
@@ -63,7 +66,7 @@ func BenchmarkRead(b *testing.B) {
 		}
 	})
 	b.Run("scanned", func(b *testing.B) {
-		o, err := NewOCR()
+		o, err := ocr.New()
 		if err != nil {
 			b.Skipf("no tesseract: %v", err)
 		}
@@ -80,17 +83,17 @@ func BenchmarkRead(b *testing.B) {
 			}
 			return len(pages)
 		})
-		doc, err := openPDF(data, "application/pdf")
+		doc, err := mupdf.Open(data, "application/pdf")
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, img, err := doc.page(0, Scale, MaxPagePixels)
-		doc.close()
+		_, img, err := doc.Page(0, Scale, MaxPagePixels)
+		doc.Close()
 		if err != nil {
 			b.Fatal(err)
 		}
 		var pngb bytes.Buffer
-		if err := png.Encode(&pngb, img.toImage()); err != nil {
+		if err := png.Encode(&pngb, img.ToImage()); err != nil {
 			b.Fatal(err)
 		}
 		pngPath := filepath.Join(b.TempDir(), "page.png")

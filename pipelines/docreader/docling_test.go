@@ -11,6 +11,10 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"boxd/pipelines/docreader/mupdf"
+
+	"boxd/pipelines/docreader/raster"
 )
 
 // doclingDoc is the part of a DoclingDocument (schema 1.x) the scoring
@@ -88,9 +92,9 @@ func scoreTables(pages []Page, gt *doclingDoc) tableScore {
 		}
 		hPt := float64(page.Height) / Scale
 		b := pv.BBox
-		box := rectF{b.L * Scale, (hPt - b.T) * Scale, b.R * Scale, (hPt - b.B) * Scale}
+		box := raster.Box{X0: b.L * Scale, Y0: (hPt - b.T) * Scale, X1: b.R * Scale, Y1: (hPt - b.B) * Scale}
 		if b.CoordOrigin == "TOPLEFT" {
-			box = rectF{b.L * Scale, b.T * Scale, b.R * Scale, b.B * Scale}
+			box = raster.Box{X0: b.L * Scale, Y0: b.T * Scale, X1: b.R * Scale, Y1: b.B * Scale}
 		}
 		var best *Element
 		bestIoU := 0.0
@@ -99,7 +103,7 @@ func scoreTables(pages []Page, gt *doclingDoc) tableScore {
 			if e.Kind != KindTable {
 				continue
 			}
-			eb := rectF{float64(e.BBox[0]), float64(e.BBox[1]), float64(e.BBox[0] + e.BBox[2]), float64(e.BBox[1] + e.BBox[3])}
+			eb := raster.Box{X0: float64(e.BBox[0]), Y0: float64(e.BBox[1]), X1: float64(e.BBox[0] + e.BBox[2]), Y1: float64(e.BBox[1] + e.BBox[3])}
 			if iou := iouOf(box, eb); iou > bestIoU {
 				best, bestIoU = e, iou
 			}
@@ -141,11 +145,11 @@ func scoreTables(pages []Page, gt *doclingDoc) tableScore {
 	return s
 }
 
-func iouOf(a, b rectF) float64 {
-	ix := max(0, min(a.x1, b.x1)-max(a.x0, b.x0))
-	iy := max(0, min(a.y1, b.y1)-max(a.y0, b.y0))
+func iouOf(a, b raster.Box) float64 {
+	ix := max(0, min(a.X1, b.X1)-max(a.X0, b.X0))
+	iy := max(0, min(a.Y1, b.Y1)-max(a.Y0, b.Y0))
 	in := ix * iy
-	u := (a.x1-a.x0)*(a.y1-a.y0) + (b.x1-b.x0)*(b.y1-b.y0) - in
+	u := (a.X1-a.X0)*(a.Y1-a.Y0) + (b.X1-b.X0)*(b.Y1-b.Y0) - in
 	if u <= 0 {
 		return 0
 	}
@@ -376,16 +380,16 @@ func TestDoclingGroundtruth(t *testing.T) {
 		total.ocred += s.ocred
 		lines = append(lines, st.name+": "+s.String())
 		// The born-digital rule: a page OCRed had no usable text layer.
-		if doc, err := openPDF(data, "application/pdf"); err == nil {
+		if doc, err := mupdf.Open(data, "application/pdf"); err == nil {
 			for _, p := range pages {
 				if p.Source != PageOCR {
 					continue
 				}
-				if l, err := doc.text(p.Page-1, Scale); err != nil || usableLayer(l) {
+				if l, err := doc.Text(p.Page-1, Scale); err != nil || usableLayer(l) {
 					t.Errorf("%s: page %d has a text layer and was OCRed", st.name, p.Page)
 				}
 			}
-			doc.close()
+			doc.Close()
 		}
 	}
 	sort.Strings(lines)

@@ -16,6 +16,11 @@ import (
 	"image"
 	"unicode"
 
+	"boxd/pipelines/docreader/mupdf"
+	"boxd/pipelines/docreader/ocr"
+
+	"boxd/pipelines/docreader/raster"
+
 	"boxd/problem"
 )
 
@@ -120,8 +125,8 @@ func sniff(b []byte) string {
 // reader reads one file: its pages as rasters, text layers and, where
 // there is no text layer, OCR.
 type reader struct {
-	ocr       *OCR  // nil: no OCR (pages without a text layer are refused)
-	maxPixels int64 // a page raster's most pixels (0: MaxPagePixels)
+	ocr       *ocr.OCR // nil: no OCR (pages without a text layer are refused)
+	maxPixels int64    // a page raster's most pixels (0: MaxPagePixels)
 	// forms: read form fields into fields (AcroForm widgets and printed
 	// "Label: value" lines).
 	forms  bool
@@ -146,15 +151,15 @@ func (rd *reader) readFile(ctx context.Context, data []byte, maxPages int) (File
 }
 
 func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPages int) (FileInfo, []Page, error) {
-	doc, err := openPDF(data, "application/pdf")
-	if errors.Is(err, errPassword) {
+	doc, err := mupdf.Open(data, "application/pdf")
+	if errors.Is(err, mupdf.ErrPassword) {
 		return info, nil, problem.New(problem.Invalid, "file_b64 is a PDF encrypted with a password: send it without the password protection")
 	}
 	if err != nil {
 		return info, nil, problem.Wrap(problem.Invalid, err, "file_b64 is not a PDF that opens: %v", err)
 	}
-	defer doc.close()
-	info.Pages = doc.pages()
+	defer doc.Close()
+	info.Pages = doc.Pages()
 	if info.Pages == 0 {
 		return info, nil, problem.New(problem.Invalid, "file_b64 is a PDF with no pages")
 	}
@@ -166,22 +171,22 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		if err := ctx.Err(); err != nil {
 			return info, nil, err
 		}
-		layer, img, err := doc.page(n, Scale, rd.pixelLimit())
+		layer, img, err := doc.Page(n, Scale, rd.pixelLimit())
 		if err != nil {
 			return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
 		}
 		if img == nil { // the raster is drawn only within the limit
 			return info, nil, problem.New(problem.TooLarge, "page %d is %.0f × %.0f points, %d × %d pixels at 144 DPI; at most %d pixels a page are read", n+1,
-				float64(layer.w)/Scale, float64(layer.h)/Scale, layer.w, layer.h, rd.pixelLimit())
+				float64(layer.W)/Scale, float64(layer.H)/Scale, layer.W, layer.H, rd.pixelLimit())
 		}
 		p := Page{Page: n + 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
 		if usableLayer(layer) {
 			p.Source = PageTextLayer
 			rs, trs := findTables(img, regionsFromLayer(layer), SourceParser)
-			var hi *rgbImage
+			var hi *raster.Image
 			if len(trs) > 0 && rd.ocr != nil {
 				// Tables are OCRed at 288 DPI, from the page drawn again.
-				if _, hi, err = doc.page(n, Scale*tableScale, rd.pixelLimit()*tableScale*tableScale); err != nil {
+				if _, hi, err = doc.Page(n, Scale*ocr.RegionScale, rd.pixelLimit()*ocr.RegionScale*ocr.RegionScale); err != nil {
 					return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
 				}
 			}
@@ -194,7 +199,7 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			return info, nil, err
 		}
 		if rd.forms {
-			ws, err := doc.fields(n, Scale)
+			ws, err := doc.Fields(n, Scale)
 			if err != nil {
 				return info, nil, problem.Wrap(problem.Invalid, err, "page %d's form fields do not read: %v", n+1, err)
 			}
@@ -220,10 +225,10 @@ func (rd *reader) pixelLimit() int64 {
 // usableLayer says whether a page's text layer holds text to read: at
 // least one word of two letters or digits. A scan with no text layer, or
 // one holding only stray marks, is OCRed instead.
-func usableLayer(t *textLayer) bool {
+func usableLayer(t *mupdf.TextLayer) bool {
 	run := 0
-	for _, c := range t.chars {
-		if unicode.IsLetter(c.r) || unicode.IsDigit(c.r) {
+	for _, c := range t.Chars {
+		if unicode.IsLetter(c.R) || unicode.IsDigit(c.R) {
 			run++
 			if run >= 2 {
 				return true
@@ -253,7 +258,7 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 	if err != nil {
 		return info, nil, problem.Wrap(problem.Invalid, err, "file_b64 is not a %s image that decodes: %v", info.Type, err)
 	}
-	img := fromImage(src)
+	img := raster.FromImage(src)
 	info.Pages = 1
 	p := Page{Page: 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
 	if err := rd.ocrPage(ctx, &p, img); err != nil {
@@ -268,20 +273,20 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 
 // ocrPage reads a page without a text layer with Tesseract, turned
 // upright.
-func (rd *reader) ocrPage(ctx context.Context, p *Page, img *rgbImage) error {
+func (rd *reader) ocrPage(ctx context.Context, p *Page, img *raster.Image) error {
 	p.Source = PageOCR
 	if rd.ocr == nil {
 		return problem.New(problem.Unavailable, "page %d has no text layer and this box has no OCR (the operator should install tesseract-ocr-eng)", p.Page)
 	}
-	op, err := rd.ocr.readUpright(ctx, img)
+	op, err := rd.ocr.ReadUpright(ctx, img)
 	if err != nil {
 		return fmt.Errorf("page %d: %w", p.Page, err)
 	}
-	p.Rotation = op.rotation
-	p.Width, p.Height = op.upright.W, op.upright.H
-	rs, trs := findTables(op.upright, regionsFromOCR(op.words), SourceOCR)
-	classify(rs, op.upright.H)
-	p.Elements = elements(p.Page, readingOrder(append(rs, trs...), op.upright.W))
+	p.Rotation = op.Rotation
+	p.Width, p.Height = op.Upright.W, op.Upright.H
+	rs, trs := findTables(op.Upright, regionsFromOCR(op.Words), SourceOCR)
+	classify(rs, op.Upright.H)
+	p.Elements = elements(p.Page, readingOrder(append(rs, trs...), op.Upright.W))
 	return nil
 }
 

@@ -11,6 +11,13 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"boxd/pipelines/docreader/samples"
+
+	"boxd/pipelines/docreader/mupdf"
+	"boxd/pipelines/docreader/ocr"
+
+	"boxd/pipelines/docreader/raster"
+
 	"github.com/agnivade/levenshtein"
 	"github.com/go-pdf/fpdf"
 	"golang.org/x/image/tiff"
@@ -20,9 +27,9 @@ import (
 
 // ocrForTest starts Tesseract: required under CI (make deps installs it),
 // skipped elsewhere when missing.
-func ocrForTest(t *testing.T) *OCR {
+func ocrForTest(t *testing.T) *ocr.OCR {
 	t.Helper()
-	o, err := NewOCR()
+	o, err := ocr.New()
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("tesseract is required under CI (make deps installs libtesseract-dev and tesseract-ocr-eng): %v", err)
@@ -56,7 +63,7 @@ func read(t *testing.T, rd *reader, data []byte) (FileInfo, []Page) {
 // advance widths (fpdf's own metrics), the baseline inside the box, in
 // pixels at 144 DPI.
 func TestTextLayerExactBoxes(t *testing.T) {
-	p := newPDF()
+	p := samples.NewPDF()
 	p.AddPage()
 	p.SetFont("Helvetica", "", 12)
 	p.Text(72, 100, "Alpha beta")
@@ -102,23 +109,23 @@ func TestTextLayerExactBoxes(t *testing.T) {
 	if l := pg.Elements[0].Lines; len(l) != 1 || l[0].Text != "Alpha beta" {
 		t.Fatalf("lines %+v", l)
 	}
-	layer, err := mustOpen(t, data).text(0, Scale)
+	layer, err := mustOpen(t, data).Text(0, Scale)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rs := regionsFromLayer(layer)
-	if got := rs[0].lines[0].words[0]; got.text != "Alpha" || !near(int(got.box.x1+0.5), 2*(72+w1)) {
+	if got := rs[0].lines[0].words[0]; got.text != "Alpha" || !near(int(got.box.X1+0.5), 2*(72+w1)) {
 		t.Errorf("word %+v: want Alpha ending at %.1f", got, 2*(72+w1))
 	}
 }
 
-func mustOpen(t *testing.T, data []byte) *pdfDoc {
+func mustOpen(t *testing.T, data []byte) *mupdf.Doc {
 	t.Helper()
-	d, err := openPDF(data, "application/pdf")
+	d, err := mupdf.Open(data, "application/pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(d.close)
+	t.Cleanup(d.Close)
 	return d
 }
 
@@ -155,8 +162,8 @@ func TestBornDigitalSample(t *testing.T) {
 		"table: Test | Lipid panel (fasting) | Reference\nResult | Units\nTotal cholesterol | 212 | mg/dL | < 200\n" +
 			"LDL cholesterol | 141 | mg/dL | < 130\nHDL cholesterol | 38 | mg/dL | > 40\nTriglycerides | 166 | mg/dL | < 150",
 	}
-	for _, c := range labCells {
-		want = append(want, "table_cell: "+c.text)
+	for _, c := range samples.LabCells {
+		want = append(want, "table_cell: "+c.Text)
 	}
 	want = append(want, "page_footer: Page 1 of 1")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -173,7 +180,7 @@ func TestBornDigitalSample(t *testing.T) {
 // (so horizontal bands cross both) read left column first, under a
 // full-width title and above a full-width footer note.
 func TestTwoColumnReadingOrder(t *testing.T) {
-	p := newPDF()
+	p := samples.NewPDF()
 	p.AddPage()
 	p.SetFont("Helvetica", "B", 16)
 	p.Text(54, 80, "Two Column Study")
@@ -235,7 +242,7 @@ func TestScannedSampleOCR(t *testing.T) {
 	if p.Source != PageOCR || p.Rotation != 0 {
 		t.Fatalf("page source %s rotation %d", p.Source, p.Rotation)
 	}
-	want := strings.Join(scannedLines, " ")
+	want := strings.Join(samples.ScannedLines, " ")
 	c := cer(pageText(p), want)
 	t.Logf("scanned sample: CER %.4f over %d characters", c, len(want))
 	if c > 0.03 {
@@ -253,16 +260,16 @@ func TestScannedSampleOCR(t *testing.T) {
 // far it was turned.
 func TestRotatedScans(t *testing.T) {
 	rd := &reader{ocr: ocrForTest(t)}
-	img, err := renderLines(scannedLines, 1275, 1650, 34, 150)
+	img, err := samples.RenderLines(samples.ScannedLines, 1275, 1650, 34, 150)
 	if err != nil {
 		t.Fatal(err)
 	}
-	upright := fromImage(img)
-	want := strings.Join(scannedLines, " ")
+	upright := raster.FromImage(img)
+	want := strings.Join(samples.ScannedLines, " ")
 	for _, deg := range []int{0, 90, 180, 270} {
-		r := upright.rotate(deg)
+		r := upright.Rotate(deg)
 		var b bytes.Buffer
-		if err := png.Encode(&b, r.toImage()); err != nil {
+		if err := png.Encode(&b, r.ToImage()); err != nil {
 			t.Fatal(err)
 		}
 		info, pages := read(t, rd, b.Bytes())
@@ -281,17 +288,17 @@ func TestRotatedScans(t *testing.T) {
 // TestBadFiles: each refusal is the contract's status with a message
 // that says what to fix.
 func TestBadFiles(t *testing.T) {
-	many := newPDF()
+	many := samples.NewPDF()
 	for range MaxPages + 1 {
 		many.AddPage()
 	}
-	big := &rgbImage{W: 300, H: 300, Pix: make([]byte, 300*300*3)}
+	big := &raster.Image{W: 300, H: 300, Pix: make([]byte, 300*300*3)}
 	var bigPNG bytes.Buffer
-	if err := png.Encode(&bigPNG, big.toImage()); err != nil {
+	if err := png.Encode(&bigPNG, big.ToImage()); err != nil {
 		t.Fatal(err)
 	}
 	// A page of 100 × 100 points is 200 × 200 = 40,000 pixels at 144 DPI.
-	huge := newPDF()
+	huge := samples.NewPDF()
 	huge.AddPageFormat("P", fpdf.SizeType{Wd: 100, Ht: 100})
 	huge.SetFont("Helvetica", "", 10)
 	huge.Text(10, 50, "a large page")
@@ -331,7 +338,7 @@ func TestBadFiles(t *testing.T) {
 func twoPageTIFF(t *testing.T) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := tiff.Encode(&b, (&rgbImage{W: 4, H: 4, Pix: make([]byte, 48)}).toImage(), nil); err != nil {
+	if err := tiff.Encode(&b, (&raster.Image{W: 4, H: 4, Pix: make([]byte, 48)}).ToImage(), nil); err != nil {
 		t.Fatal(err)
 	}
 	data := b.Bytes()

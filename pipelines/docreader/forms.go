@@ -5,6 +5,10 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"boxd/pipelines/docreader/mupdf"
+
+	"boxd/pipelines/docreader/raster"
 )
 
 // Form fields (`forms: true`; contract 3, section 2: "each value is tied
@@ -53,19 +57,19 @@ const (
 )
 
 // acroFields turns a page's widgets into fields tied to its elements.
-func acroFields(p *Page, ws []acroField) []Field {
+func acroFields(p *Page, ws []mupdf.Field) []Field {
 	var out []Field
 	for _, w := range ws {
-		label := w.label
-		if label == w.name {
+		label := w.Label
+		if label == w.Name {
 			label = "" // MuPDF falls back to the name when the form gives no label
 		}
-		f := Field{Name: w.name, Label: label, Type: w.typ, Value: w.value, Page: p.Page, BBox: w.box.bbox(),
-			Source: FieldAcroForm, Required: w.flags&fieldRequired != 0, ReadOnly: w.flags&fieldReadOnly != 0}
-		if w.typ == "text" && w.flags&fieldPassword != 0 {
+		f := Field{Name: w.Name, Label: label, Type: w.Type, Value: w.Value, Page: p.Page, BBox: w.Box.BBox(),
+			Source: FieldAcroForm, Required: w.Flags&mupdf.FieldRequired != 0, ReadOnly: w.Flags&mupdf.FieldReadOnly != 0}
+		if w.Type == "text" && w.Flags&mupdf.FieldPassword != 0 {
 			f.Value, f.Redacted = "", true
 		}
-		e := underBox(p, w.box)
+		e := underBox(p, w.Box)
 		if e != nil {
 			f.Element = e.ID
 		}
@@ -83,8 +87,8 @@ func acroFields(p *Page, ws []acroField) []Field {
 // underBox is the page's element (not a table) that overlaps the box
 // most, where the overlap is at least half of the smaller of the two
 // (a field's text fills part of its widget), or nil.
-func underBox(p *Page, b rectF) *Element {
-	area := (b.x1 - b.x0) * (b.y1 - b.y0)
+func underBox(p *Page, b raster.Box) *Element {
+	area := (b.X1 - b.X0) * (b.Y1 - b.Y0)
 	if area <= 0 {
 		return nil
 	}
@@ -95,11 +99,11 @@ func underBox(p *Page, b rectF) *Element {
 		if e.Kind == KindTable {
 			continue
 		}
-		eb := rectF{float64(e.BBox[0]), float64(e.BBox[1]), float64(e.BBox[0] + e.BBox[2]), float64(e.BBox[1] + e.BBox[3])}
-		ix := max(0, min(b.x1, eb.x1)-max(b.x0, eb.x0))
-		iy := max(0, min(b.y1, eb.y1)-max(b.y0, eb.y0))
+		eb := raster.Box{X0: float64(e.BBox[0]), Y0: float64(e.BBox[1]), X1: float64(e.BBox[0] + e.BBox[2]), Y1: float64(e.BBox[1] + e.BBox[3])}
+		ix := max(0, min(b.X1, eb.X1)-max(b.X0, eb.X0))
+		iy := max(0, min(b.Y1, eb.Y1)-max(b.Y0, eb.Y0))
 		a := ix * iy
-		if 2*a < min(area, (eb.x1-eb.x0)*(eb.y1-eb.y0)) {
+		if 2*a < min(area, (eb.X1-eb.X0)*(eb.Y1-eb.Y0)) {
 			continue
 		}
 		if a > bestA {
@@ -122,7 +126,7 @@ var labelValueRE = regexp.MustCompile(`^\s*([\p{L}][\p{L}\p{N} /()#&'.,-]{0,48}?
 
 // layoutFields finds "Label: value" lines in a page's elements, except
 // where an AcroForm widget already sits.
-func layoutFields(p *Page, widgets []acroField) []Field {
+func layoutFields(p *Page, widgets []mupdf.Field) []Field {
 	var out []Field
 	for _, e := range p.Elements {
 		switch e.Kind {
@@ -135,7 +139,7 @@ func layoutFields(p *Page, widgets []acroField) []Field {
 			if m == nil || len(strings.Fields(m[1])) > 6 || !hasLetter(m[2]) && !hasDigit(m[2]) {
 				continue
 			}
-			lb := rectF{float64(l.BBox[0]), float64(l.BBox[1]), float64(l.BBox[0] + l.BBox[2]), float64(l.BBox[1] + l.BBox[3])}
+			lb := raster.Box{X0: float64(l.BBox[0]), Y0: float64(l.BBox[1]), X1: float64(l.BBox[0] + l.BBox[2]), Y1: float64(l.BBox[1] + l.BBox[3])}
 			if underWidget(lb, widgets) {
 				continue
 			}
@@ -146,9 +150,9 @@ func layoutFields(p *Page, widgets []acroField) []Field {
 	return out
 }
 
-func underWidget(b rectF, ws []acroField) bool {
+func underWidget(b raster.Box, ws []mupdf.Field) bool {
 	for _, w := range ws {
-		if min(b.x1, w.box.x1) > max(b.x0, w.box.x0) && min(b.y1, w.box.y1) > max(b.y0, w.box.y0) {
+		if min(b.X1, w.Box.X1) > max(b.X0, w.Box.X0) && min(b.Y1, w.Box.Y1) > max(b.Y0, w.Box.Y0) {
 			return true
 		}
 	}

@@ -8,6 +8,11 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"boxd/pipelines/docreader/mupdf"
+	"boxd/pipelines/docreader/ocr"
+
+	"boxd/pipelines/docreader/raster"
 )
 
 // LayoutRevision names the rules below (kinds, reading order); receipts
@@ -34,7 +39,7 @@ const (
 // word is one word with its box.
 type word struct {
 	text string
-	box  rectF
+	box  raster.Box
 	conf float64 // 0 to 100
 	size float64 // font size in pixels (text layer)
 }
@@ -42,7 +47,7 @@ type word struct {
 // line is a run of words on one baseline.
 type line struct {
 	words []word
-	box   rectF
+	box   raster.Box
 }
 
 func (l *line) text() string {
@@ -57,7 +62,7 @@ func (l *line) text() string {
 // becomes an element.
 type region struct {
 	lines  []line
-	box    rectF
+	box    raster.Box
 	size   float64 // median character height (text layer: font size)
 	image  bool
 	source string
@@ -112,11 +117,11 @@ func (r *region) confBP() int {
 
 // regionsFromLayer groups a text layer's characters into words (split at
 // spaces), lines and MuPDF's blocks; image blocks become figure regions.
-func regionsFromLayer(t *textLayer) []*region {
+func regionsFromLayer(t *mupdf.TextLayer) []*region {
 	byBlock := map[int]*region{}
 	var out []*region
-	for i, b := range t.blocks {
-		r := &region{box: b.box, image: b.image, source: SourceParser}
+	for i, b := range t.Blocks {
+		r := &region{box: b.Box, image: b.Image, source: SourceParser}
 		byBlock[i] = r
 		out = append(out, r)
 	}
@@ -127,7 +132,7 @@ func regionsFromLayer(t *textLayer) []*region {
 	flush := func() {
 		if cur != nil && cur.text != "" && curLine != nil {
 			curLine.words = append(curLine.words, *cur)
-			curLine.box = curLine.box.union(cur.box)
+			curLine.box = curLine.box.Union(cur.box)
 		}
 		cur = nil
 	}
@@ -139,24 +144,24 @@ func regionsFromLayer(t *textLayer) []*region {
 		}
 		curLine = nil
 	}
-	for _, c := range t.chars {
-		if c.block != lastBlock || c.line != lastLine {
+	for _, c := range t.Chars {
+		if c.Block != lastBlock || c.Line != lastLine {
 			endLine()
-			lastBlock, lastLine = c.block, c.line
+			lastBlock, lastLine = c.Block, c.Line
 			curLine = &line{}
 		}
-		if unicode.IsSpace(c.r) || c.r == 0 {
+		if unicode.IsSpace(c.R) || c.R == 0 {
 			flush()
 			continue
 		}
 		if cur == nil {
 			cur = &word{conf: 100}
 		}
-		cur.text += string(c.r)
-		cur.box = cur.box.union(c.box)
-		cur.size = max(cur.size, c.size)
-		if r := byBlock[c.block]; r != nil {
-			sizes[r] = append(sizes[r], c.size)
+		cur.text += string(c.R)
+		cur.box = cur.box.Union(c.Box)
+		cur.size = max(cur.size, c.Size)
+		if r := byBlock[c.Block]; r != nil {
+			sizes[r] = append(sizes[r], c.Size)
 		}
 	}
 	endLine()
@@ -169,7 +174,7 @@ func regionsFromLayer(t *textLayer) []*region {
 		for _, part := range splitColumns(r.lines) {
 			nr := &region{lines: part, source: SourceParser, size: median(sizes[r])}
 			for _, l := range part {
-				nr.box = nr.box.union(l.box)
+				nr.box = nr.box.Union(l.box)
 			}
 			kept = append(kept, nr)
 		}
@@ -181,9 +186,9 @@ func regionsFromLayer(t *textLayer) []*region {
 // pixels) into one figure: a drawing placed as many image pieces is one
 // figure, not dozens.
 func mergeFigures(rs []*region) []*region {
-	near := func(a, b rectF) bool {
+	near := func(a, b raster.Box) bool {
 		const slack = 4
-		return a.x0 <= b.x1+slack && b.x0 <= a.x1+slack && a.y0 <= b.y1+slack && b.y0 <= a.y1+slack
+		return a.X0 <= b.X1+slack && b.X0 <= a.X1+slack && a.Y0 <= b.Y1+slack && b.Y0 <= a.Y1+slack
 	}
 	out := slices.Clone(rs)
 	for merged := true; merged; {
@@ -191,7 +196,7 @@ func mergeFigures(rs []*region) []*region {
 		for i := 0; i < len(out) && !merged; i++ {
 			for j := i + 1; j < len(out); j++ {
 				if near(out[i].box, out[j].box) {
-					out[i].box = out[i].box.union(out[j].box)
+					out[i].box = out[i].box.Union(out[j].box)
 					out = slices.Delete(out, j, j+1)
 					merged = true
 					break
@@ -212,25 +217,25 @@ func splitColumns(lines []line) [][]line {
 	for _, l := range lines {
 		cur := line{}
 		for i, w := range l.words {
-			if i > 0 && w.box.x0-l.words[i-1].box.x1 > 2*max(w.size, l.words[i-1].size, 1) {
+			if i > 0 && w.box.X0-l.words[i-1].box.X1 > 2*max(w.size, l.words[i-1].size, 1) {
 				pieces = append(pieces, cur)
 				cur = line{}
 			}
 			cur.words = append(cur.words, w)
-			cur.box = cur.box.union(w.box)
+			cur.box = cur.box.Union(w.box)
 		}
 		if len(cur.words) > 0 {
 			pieces = append(pieces, cur)
 		}
 	}
 	var cols [][]line
-	var spans []rectF
+	var spans []raster.Box
 	for _, pc := range pieces {
 		placed := false
 		for i, sp := range spans {
-			if min(sp.x1, pc.box.x1) > max(sp.x0, pc.box.x0) {
+			if min(sp.X1, pc.box.X1) > max(sp.X0, pc.box.X0) {
 				cols[i] = append(cols[i], pc)
-				spans[i] = sp.union(pc.box)
+				spans[i] = sp.Union(pc.box)
 				placed = true
 				break
 			}
@@ -241,21 +246,21 @@ func splitColumns(lines []line) [][]line {
 		}
 	}
 	for _, c := range cols {
-		sort.SliceStable(c, func(i, j int) bool { return c[i].box.y0 < c[j].box.y0 })
+		sort.SliceStable(c, func(i, j int) bool { return c[i].box.Y0 < c[j].box.Y0 })
 	}
 	return cols
 }
 
 // regionsFromOCR groups Tesseract's words by its blocks and paragraphs
 // into regions, and by its lines into lines.
-func regionsFromOCR(words []ocrWord) []*region {
+func regionsFromOCR(words []ocr.Word) []*region {
 	type key struct{ block, para int }
 	byKey := map[key]*region{}
 	var out []*region
 	lineOf := map[*region]map[int]int{}
 	var heights = map[*region][]float64{}
 	for _, w := range words {
-		k := key{w.block, w.para}
+		k := key{w.Block, w.Para}
 		r := byKey[k]
 		if r == nil {
 			r = &region{source: SourceOCR}
@@ -263,20 +268,20 @@ func regionsFromOCR(words []ocrWord) []*region {
 			out = append(out, r)
 			lineOf[r] = map[int]int{}
 		}
-		li, ok := lineOf[r][w.line]
+		li, ok := lineOf[r][w.Line]
 		if !ok {
 			li = len(r.lines)
-			lineOf[r][w.line] = li
+			lineOf[r][w.Line] = li
 			r.lines = append(r.lines, line{})
 		}
 		l := &r.lines[li]
-		l.words = append(l.words, word{text: w.text, box: w.box, conf: w.conf})
-		l.box = l.box.union(w.box)
-		r.box = r.box.union(w.box)
+		l.words = append(l.words, word{text: w.Text, box: w.Box, conf: w.Conf})
+		l.box = l.box.Union(w.Box)
+		r.box = r.box.Union(w.Box)
 	}
 	for _, r := range out {
 		for _, l := range r.lines {
-			heights[r] = append(heights[r], l.box.y1-l.box.y0)
+			heights[r] = append(heights[r], l.box.Y1-l.box.Y0)
 		}
 		r.size = median(heights[r])
 	}
@@ -325,9 +330,9 @@ func classify(rs []*region, pageH int) {
 		switch {
 		case r.image:
 			r.kind = KindFigure
-		case r.box.y1 <= margin && len(r.lines) <= 2 && len(t) <= 120:
+		case r.box.Y1 <= margin && len(r.lines) <= 2 && len(t) <= 120:
 			r.kind = KindHeader
-		case r.box.y0 >= float64(pageH)-margin && len(r.lines) <= 2 && len(t) <= 120:
+		case r.box.Y0 >= float64(pageH)-margin && len(r.lines) <= 2 && len(t) <= 120:
 			r.kind = KindFooter
 		case captionRE.MatchString(t):
 			r.kind = KindCaption
@@ -411,13 +416,13 @@ func xyCut(rs []*region, minGutter float64, rtl bool) []*region {
 // byPos sorts regions top to bottom, then left to right (right to left).
 func byPos(s []*region, rtl bool) {
 	sort.SliceStable(s, func(i, j int) bool {
-		if s[i].box.y0 != s[j].box.y0 {
-			return s[i].box.y0 < s[j].box.y0
+		if s[i].box.Y0 != s[j].box.Y0 {
+			return s[i].box.Y0 < s[j].box.Y0
 		}
 		if rtl {
-			return s[i].box.x1 > s[j].box.x1
+			return s[i].box.X1 > s[j].box.X1
 		}
-		return s[i].box.x0 < s[j].box.x0
+		return s[i].box.X0 < s[j].box.X0
 	})
 }
 
@@ -449,15 +454,15 @@ func rightToLeft(rs []*region) bool {
 func splitAxis(rs []*region, y bool, minGap float64) [][]*region {
 	lo := func(r *region) float64 {
 		if y {
-			return r.box.y0
+			return r.box.Y0
 		}
-		return r.box.x0
+		return r.box.X0
 	}
 	hi := func(r *region) float64 {
 		if y {
-			return r.box.y1
+			return r.box.Y1
 		}
-		return r.box.x1
+		return r.box.X1
 	}
 	s := slices.Clone(rs)
 	sort.SliceStable(s, func(i, j int) bool { return lo(s[i]) < lo(s[j]) })
@@ -486,11 +491,11 @@ func gutters(band []*region, minGutter float64) [][2]float64 {
 	for i := 1; i < len(cols); i++ {
 		left := 0.0
 		for _, r := range cols[i-1] {
-			left = max(left, r.box.x1)
+			left = max(left, r.box.X1)
 		}
-		right := cols[i][0].box.x0
+		right := cols[i][0].box.X0
 		for _, r := range cols[i] {
-			right = min(right, r.box.x0)
+			right = min(right, r.box.X0)
 		}
 		out = append(out, [2]float64{left, right})
 	}
@@ -504,13 +509,13 @@ func joinBands(bands [][]*region, minGutter float64) [][]*region {
 	out := [][]*region{bands[0]}
 	for _, b := range bands[1:] {
 		last := out[len(out)-1]
-		bottom, top, size := 0.0, b[0].box.y0, 0.0
+		bottom, top, size := 0.0, b[0].box.Y0, 0.0
 		for _, r := range last {
-			bottom = max(bottom, r.box.y1)
+			bottom = max(bottom, r.box.Y1)
 			size = max(size, r.size)
 		}
 		for _, r := range b {
-			top = min(top, r.box.y0)
+			top = min(top, r.box.Y0)
 			size = max(size, r.size)
 		}
 		// Columns run on across a paragraph break, not across a gap of
@@ -536,13 +541,13 @@ func elements(page int, rs []*region) []Element {
 			out = append(out, tableElements(page, len(out)+1, r)...)
 			continue
 		}
-		e := Element{ID: fmt.Sprintf("p%d-e%d", page, len(out)+1), Page: page, Kind: r.kind, BBox: r.box.bbox(),
+		e := Element{ID: fmt.Sprintf("p%d-e%d", page, len(out)+1), Page: page, Kind: r.kind, BBox: r.box.BBox(),
 			Text: r.text(), Source: r.source, ConfBP: r.confBP(), Lines: []Line{}}
 		if r.image {
 			e.ConfBP = 10000
 		}
 		for _, l := range r.lines {
-			e.Lines = append(e.Lines, Line{BBox: l.box.bbox(), Text: l.text()})
+			e.Lines = append(e.Lines, Line{BBox: l.box.BBox(), Text: l.text()})
 		}
 		out = append(out, e)
 	}

@@ -12,6 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"boxd/pipelines/docreader/mupdf"
+	"boxd/pipelines/docreader/ocr"
+	"boxd/pipelines/docreader/samples"
+
 	"boxd/engine/attest"
 	"boxd/ids"
 	"boxd/pipelines/llmcall"
@@ -71,7 +75,7 @@ type Service struct {
 
 	gate    chan struct{}
 	once    sync.Once
-	ocr     *OCR
+	ocr     *ocr.OCR
 	ocrErr  error
 	ocrOnce sync.Once
 }
@@ -86,8 +90,8 @@ func (s *Service) init() {
 }
 
 // tesseract starts Tesseract on first use.
-func (s *Service) tesseract() (*OCR, error) {
-	s.ocrOnce.Do(func() { s.ocr, s.ocrErr = NewOCR() })
+func (s *Service) tesseract() (*ocr.OCR, error) {
+	s.ocrOnce.Do(func() { s.ocr, s.ocrErr = ocr.New() })
 	return s.ocr, s.ocrErr
 }
 
@@ -99,7 +103,7 @@ func (s *Service) Close() {
 }
 
 func (s *Service) revisions() Revisions {
-	r := Revisions{Parser: "mupdf-" + MuPDFVersion, Layout: LayoutRevision, OCR: "none"}
+	r := Revisions{Parser: "mupdf-" + mupdf.Version, Layout: LayoutRevision, OCR: "none"}
 	if o, err := s.tesseract(); err == nil {
 		r.OCR = "tesseract-" + o.Version() + " eng"
 	}
@@ -248,7 +252,7 @@ func (s *Service) Info() Info {
 		maxPages = MaxPages
 	}
 	in := Info{
-		Parser:  InfoPart{Name: "mupdf", Version: MuPDFVersion, Reachable: true},
+		Parser:  InfoPart{Name: "mupdf", Version: mupdf.Version, Reachable: true},
 		Layout:  LayoutRevision,
 		Receipt: ReceiptFormat,
 		Models:  []ModelRef{},
@@ -271,3 +275,15 @@ func (s *Service) Info() Info {
 	}
 	return in
 }
+
+// The samples (contract 3: born-digital and scanned-chart).
+const (
+	SampleBornDigital = samples.BornDigital
+	SampleScanned     = samples.Scanned
+)
+
+// SampleIDs lists the samples.
+var SampleIDs = samples.IDs
+
+// Sample returns a sample PDF's bytes (nil for an unknown id).
+func Sample(id string) ([]byte, error) { return samples.Get(id) }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"unicode"
 
-	"boxd/pipelines/docreader/table"
+	"boxd/pipelines/docreader/raster"
 
-	"github.com/otiai10/gosseract/v2"
+	"boxd/pipelines/docreader/table"
 )
 
 // Table elements: a table (kind table, its text the rows, cells
@@ -78,7 +78,7 @@ func (tr *tableRegion) cellText(c table.Cell) string {
 
 // findTables finds the tables on a page and takes their words out of
 // the page's regions: the regions left, and one region per table.
-func findTables(img *rgbImage, rs []*region, source string) ([]*region, []*region) {
+func findTables(img *raster.Image, rs []*region, source string) ([]*region, []*region) {
 	type ref struct{ r, l, w int }
 	var words []word
 	var refs []ref
@@ -91,11 +91,11 @@ func findTables(img *rgbImage, rs []*region, source string) ([]*region, []*regio
 			for wi, w := range l.words {
 				words = append(words, w)
 				refs = append(refs, ref{ri, li, wi})
-				tw = append(tw, table.Word{Text: w.text, Box: table.Box{X0: w.box.x0, Y0: w.box.y0, X1: w.box.x1, Y1: w.box.y1}})
+				tw = append(tw, table.Word{Text: w.text, Box: w.box})
 			}
 		}
 	}
-	found := table.Find(table.Image{W: img.W, H: img.H, Pix: img.Pix}, tw)
+	found := table.Find(*img, tw)
 	if len(found) == 0 {
 		return rs, nil
 	}
@@ -105,7 +105,7 @@ func findTables(img *rgbImage, rs []*region, source string) ([]*region, []*regio
 		for _, i := range t.Words {
 			drop[refs[i]] = true
 		}
-		tr := &region{kind: KindTable, source: source, box: rectF{t.Box.X0, t.Box.Y0, t.Box.X1, t.Box.Y1},
+		tr := &region{kind: KindTable, source: source, box: t.Box,
 			table: &tableRegion{t: t, words: words}}
 		tr.lines = tableLines(tr.table)
 		trs = append(trs, tr)
@@ -122,12 +122,12 @@ func findTables(img *rgbImage, rs []*region, source string) ([]*region, []*regio
 			for wi, w := range l.words {
 				if !drop[ref{ri, li, wi}] {
 					nl.words = append(nl.words, w)
-					nl.box = nl.box.union(w.box)
+					nl.box = nl.box.Union(w.box)
 				}
 			}
 			if len(nl.words) > 0 {
 				nr.lines = append(nr.lines, nl)
-				nr.box = nr.box.union(nl.box)
+				nr.box = nr.box.Union(nl.box)
 			}
 		}
 		if len(nr.lines) > 0 {
@@ -151,7 +151,7 @@ func tableLines(tr *tableRegion) []line {
 		}
 		for _, w := range c.Words {
 			l.words = append(l.words, tr.words[w])
-			l.box = l.box.union(tr.words[w].box)
+			l.box = l.box.Union(tr.words[w].box)
 		}
 	}
 	return slices.DeleteFunc(out, func(l line) bool { return len(l.words) == 0 })
@@ -160,10 +160,11 @@ func tableLines(tr *tableRegion) []line {
 // checkTables reads a born-digital page's tables from its pixels with
 // Tesseract and compares every cell's numbers with the text layer's.
 // hi is the page drawn at twice the scale (nil: img's pixels doubled).
-func (rd *reader) checkTables(ctx context.Context, img, hi *rgbImage, trs []*region) error {
+func (rd *reader) checkTables(ctx context.Context, img, hi *raster.Image, trs []*region) error {
 	if rd.ocr == nil {
 		return nil
 	}
+	const dpi = Scale * 72 // the page raster's resolution
 	for _, r := range trs {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -172,19 +173,19 @@ func (rd *reader) checkTables(ctx context.Context, img, hi *rgbImage, trs []*reg
 		if !latinText(r) {
 			continue // Tesseract here reads English: another script's table is not checked
 		}
-		ws, err := rd.ocr.readRegion(img, hi, r.box)
+		ws, err := rd.ocr.ReadRegion(img, hi, r.box, dpi)
 		if err != nil {
 			return err
 		}
 		tw := make([]table.Word, len(ws))
 		for i, w := range ws {
-			tw[i] = table.Word{Text: w.text, Box: table.Box{X0: w.box.x0, Y0: w.box.y0, X1: w.box.x1, Y1: w.box.y1}}
+			tw[i] = table.Word{Text: w.Text, Box: w.Box}
 		}
 		pix := make([][]string, len(tr.t.Cells))
 		for i, w := range tw {
 			cx, cy := (w.Box.X0+w.Box.X1)/2, (w.Box.Y0+w.Box.Y1)/2
 			if c := cellAt(tr.t, tr.words, cx, cy); c >= 0 {
-				pix[c] = append(pix[c], ws[i].text)
+				pix[c] = append(pix[c], ws[i].Text)
 			}
 		}
 		tr.pixels = make([]string, len(tr.t.Cells))
@@ -197,14 +198,14 @@ func (rd *reader) checkTables(ctx context.Context, img, hi *rgbImage, trs []*reg
 			}
 			// A second look at the cell alone, as one block of text:
 			// the table's reading drops lone digits and can cut a cell.
-			cb := rectF{c.Box.X0, c.Box.Y0, c.Box.X1, c.Box.Y1}
-			again, err := rd.ocr.readRegionMode(img, hi, cb, gosseract.PSM_SINGLE_BLOCK)
+			cb := c.Box
+			again, err := rd.ocr.ReadBlock(img, hi, cb, dpi)
 			if err != nil {
 				return err
 			}
 			parts := make([]string, len(again))
 			for j, w := range again {
-				parts[j] = w.text
+				parts[j] = w.Text
 			}
 			if second := strings.Join(parts, " "); numbersDiffer(tr.cellText(c), second) == "" {
 				tr.pixels[i], tr.flags[i] = second, ""
@@ -238,9 +239,9 @@ func cellAt(t table.Table, words []word, x, y float64) int {
 func lineCount(words []word, ws []int) int {
 	n, last := 0, -1e9
 	for _, i := range ws {
-		if words[i].box.y0 > last {
+		if words[i].box.Y0 > last {
 			n++
-			last = words[i].box.y1
+			last = words[i].box.Y1
 		}
 	}
 	return n
@@ -285,9 +286,9 @@ func tableElements(page, n int, r *region) []Element {
 	var ls []Line
 	for i, l := range r.lines {
 		rows[i] = l.text()
-		ls = append(ls, Line{BBox: l.box.bbox(), Text: rows[i]})
+		ls = append(ls, Line{BBox: l.box.BBox(), Text: rows[i]})
 	}
-	te := Element{ID: tid, Page: page, Kind: KindTable, BBox: r.box.bbox(), Text: strings.Join(rows, "\n"), Source: r.source,
+	te := Element{ID: tid, Page: page, Kind: KindTable, BBox: r.box.BBox(), Text: strings.Join(rows, "\n"), Source: r.source,
 		ConfBP: r.confBP(), Lines: ls,
 		Table: &Table{Rows: tr.t.Rows, Cols: tr.t.Cols, Method: tr.t.Method, NumbersChecked: tr.checked}}
 	out := []Element{te}
@@ -303,11 +304,11 @@ func tableElements(page, n int, r *region) []Element {
 		l := line{}
 		for _, w := range c.Words {
 			l.words = append(l.words, tr.words[w])
-			l.box = l.box.union(tr.words[w].box)
+			l.box = l.box.Union(tr.words[w].box)
 		}
 		cr.lines = []line{l}
 		out = append(out, Element{ID: fmt.Sprintf("p%d-e%d", page, n+1+i), Page: page, Kind: KindCell,
-			BBox: rectF{c.Box.X0, c.Box.Y0, c.Box.X1, c.Box.Y1}.bbox(), Text: tr.cellText(c), Source: r.source,
+			BBox: c.Box.BBox(), Text: tr.cellText(c), Source: r.source,
 			ConfBP: cr.confBP(), Lines: cellLines(tr, c), Cell: cell})
 	}
 	return out
@@ -320,20 +321,20 @@ func cellLines(tr *tableRegion, c table.Cell) []Line {
 	var cur line
 	flush := func() {
 		if len(cur.words) > 0 {
-			out = append(out, Line{BBox: cur.box.bbox(), Text: cur.text()})
+			out = append(out, Line{BBox: cur.box.BBox(), Text: cur.text()})
 		}
 		cur = line{}
 	}
 	for _, i := range c.Words {
 		w := tr.words[i]
 		if len(cur.words) > 0 {
-			ov := min(cur.box.y1, w.box.y1) - max(cur.box.y0, w.box.y0)
-			if 2*ov < min(cur.box.y1-cur.box.y0, w.box.y1-w.box.y0) {
+			ov := min(cur.box.Y1, w.box.Y1) - max(cur.box.Y0, w.box.Y0)
+			if 2*ov < min(cur.box.Y1-cur.box.Y0, w.box.Y1-w.box.Y0) {
 				flush()
 			}
 		}
 		cur.words = append(cur.words, w)
-		cur.box = cur.box.union(w.box)
+		cur.box = cur.box.Union(w.box)
 	}
 	flush()
 	return out

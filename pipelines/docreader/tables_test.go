@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"boxd/pipelines/docreader/samples"
+
+	"boxd/pipelines/docreader/mupdf"
+
 	"boxd/pipelines/docreader/table"
 )
 
@@ -14,16 +18,16 @@ import (
 // the given rules, cells in plant shown as other text in the pixels.
 func tablePDF(t *testing.T, rules string, plant map[int]string) []byte {
 	t.Helper()
-	return cellsPDF(t, labCells, 2, rules, plant)
+	return cellsPDF(t, samples.LabCells, 2, rules, plant)
 }
 
-func cellsPDF(t *testing.T, cells []tableCell, headerRows int, rules string, plant map[int]string) []byte {
+func cellsPDF(t *testing.T, cells []samples.Cell, headerRows int, rules string, plant map[int]string) []byte {
 	t.Helper()
-	p := newPDF()
+	p := samples.NewPDF()
 	p.AddPage()
 	p.SetFont("Helvetica", "", 10)
 	p.Text(54, 80, "Results of the fasting lipid panel drawn on 2026-02-20 are below.")
-	if err := drawTable(p, 54, 110, labWidths, 20, cells, rules, headerRows, plant); err != nil {
+	if err := samples.DrawTable(p, 54, 110, samples.LabWidths, 20, cells, rules, headerRows, plant); err != nil {
 		t.Fatal(err)
 	}
 	p.Text(54, 280, "Repeat the panel in twelve weeks.")
@@ -63,25 +67,25 @@ func tableOf(t *testing.T, pg Page) (Element, map[[2]int]Element) {
 }
 
 // checkLabCells checks every cell's place, spans and text against
-// labCells (text compared by same(want, got)).
+// samples.LabCells (text compared by same(want, got)).
 func checkLabCells(t *testing.T, cells map[[2]int]Element, same func(want, got string) bool) {
 	t.Helper()
-	checkCells(t, labCells, cells, same)
+	checkCells(t, samples.LabCells, cells, same)
 }
 
-func checkCells(t *testing.T, want []tableCell, cells map[[2]int]Element, same func(want, got string) bool) {
+func checkCells(t *testing.T, want []samples.Cell, cells map[[2]int]Element, same func(want, got string) bool) {
 	t.Helper()
 	if len(cells) != len(want) {
 		t.Errorf("%d cells, want %d", len(cells), len(want))
 	}
 	for _, w := range want {
-		e, ok := cells[[2]int{w.r, w.c}]
+		e, ok := cells[[2]int{w.R, w.C}]
 		if !ok {
-			t.Errorf("no cell at row %d column %d (%q)", w.r, w.c, w.text)
+			t.Errorf("no cell at row %d column %d (%q)", w.R, w.C, w.Text)
 			continue
 		}
-		if !same(w.text, e.Text) || e.Cell.RowSpan != w.rs || e.Cell.ColSpan != w.cs {
-			t.Errorf("cell r%d c%d: %q spans %d×%d, want %q spans %d×%d", w.r, w.c, e.Text, e.Cell.RowSpan, e.Cell.ColSpan, w.text, w.rs, w.cs)
+		if !same(w.Text, e.Text) || e.Cell.RowSpan != w.RS || e.Cell.ColSpan != w.CS {
+			t.Errorf("cell r%d c%d: %q spans %d×%d, want %q spans %d×%d", w.R, w.C, e.Text, e.Cell.RowSpan, e.Cell.ColSpan, w.Text, w.RS, w.CS)
 		}
 	}
 }
@@ -93,7 +97,7 @@ func exact(want, got string) bool { return want == got }
 // spans and the text layer's text, its numbers checked against the
 // pixels and none flagged; the paragraphs around it stay text.
 func TestTableLattice(t *testing.T) {
-	_, pages := read(t, &reader{ocr: ocrForTest(t)}, tablePDF(t, rulesLattice, nil))
+	_, pages := read(t, &reader{ocr: ocrForTest(t)}, tablePDF(t, samples.RulesLattice, nil))
 	tb, cells := tableOf(t, pages[0])
 	if tb.Table.Method != table.Lattice || tb.Table.Rows != 6 || tb.Table.Cols != 4 || !tb.Table.NumbersChecked || tb.Table.Flagged != 0 {
 		t.Errorf("table %+v", *tb.Table)
@@ -131,7 +135,7 @@ func abs2(x int) int {
 // columns come from whitespace, the body rows from the text lines, the
 // spans from the missing rule and from text running across a gutter.
 func TestTableStream(t *testing.T) {
-	_, pages := read(t, &reader{ocr: ocrForTest(t)}, tablePDF(t, rulesBooktabs, nil))
+	_, pages := read(t, &reader{ocr: ocrForTest(t)}, tablePDF(t, samples.RulesBooktabs, nil))
 	tb, cells := tableOf(t, pages[0])
 	if tb.Table.Method != table.Stream || tb.Table.Rows != 6 || tb.Table.Cols != 4 || tb.Table.Flagged != 0 {
 		t.Errorf("table %+v", *tb.Table)
@@ -144,12 +148,12 @@ func TestTableStream(t *testing.T) {
 // that cell, and only it, is flagged, naming both numbers.
 func TestTableNumbersFlagged(t *testing.T) {
 	planted := -1
-	for i, c := range labCells {
-		if c.text == "212" {
+	for i, c := range samples.LabCells {
+		if c.Text == "212" {
 			planted = i
 		}
 	}
-	_, pages := read(t, &reader{ocr: ocrForTest(t)}, tablePDF(t, rulesLattice, map[int]string{planted: "272"}))
+	_, pages := read(t, &reader{ocr: ocrForTest(t)}, tablePDF(t, samples.RulesLattice, map[int]string{planted: "272"}))
 	tb, cells := tableOf(t, pages[0])
 	if !tb.Table.NumbersChecked || tb.Table.Flagged != 1 {
 		t.Errorf("table %+v, want 1 cell flagged", *tb.Table)
@@ -164,7 +168,7 @@ func TestTableNumbersFlagged(t *testing.T) {
 		}
 	}
 	// Without OCR the numbers are not checked, and nothing is flagged.
-	_, pages = read(t, &reader{}, tablePDF(t, rulesLattice, map[int]string{planted: "272"}))
+	_, pages = read(t, &reader{}, tablePDF(t, samples.RulesLattice, map[int]string{planted: "272"}))
 	if tb, _ := tableOf(t, pages[0]); tb.Table.NumbersChecked || tb.Table.Flagged != 0 {
 		t.Errorf("without OCR: %+v", *tb.Table)
 	}
@@ -174,17 +178,17 @@ func TestTableNumbersFlagged(t *testing.T) {
 // DPI, sent as a PNG): found from the pixels, its cells' words from
 // OCR, every cell in place with its spans.
 func TestTableScanned(t *testing.T) {
-	doc, err := openPDF(tablePDF(t, rulesLattice, nil), "application/pdf")
+	doc, err := mupdf.Open(tablePDF(t, samples.RulesLattice, nil), "application/pdf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, img, err := doc.page(0, Scale, MaxPagePixels)
-	doc.close()
+	_, img, err := doc.Page(0, Scale, MaxPagePixels)
+	doc.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var scan bytes.Buffer
-	if err := png.Encode(&scan, img.toImage()); err != nil {
+	if err := png.Encode(&scan, img.ToImage()); err != nil {
 		t.Fatal(err)
 	}
 	_, pages := read(t, &reader{ocr: ocrForTest(t)}, scan.Bytes())
@@ -211,14 +215,17 @@ func TestTableScanned(t *testing.T) {
 // the row, the gaps between its light letters are not rules, and its
 // cells part where no word runs across a column line.
 func TestTableShadedHeader(t *testing.T) {
-	cells := []tableCell{{0, 0, 1, 1, "Test"}, {0, 1, 1, 1, "Result"}, {0, 2, 1, 1, "Units"}, {0, 3, 1, 1, "Reference"}}
-	for _, c := range labCells {
-		if c.r >= 2 {
-			c.r--
+	var cells []samples.Cell
+	for i, h := range []string{"Test", "Result", "Units", "Reference"} {
+		cells = append(cells, samples.Cell{R: 0, C: i, RS: 1, CS: 1, Text: h})
+	}
+	for _, c := range samples.LabCells {
+		if c.R >= 2 {
+			c.R--
 			cells = append(cells, c)
 		}
 	}
-	_, pages := read(t, &reader{ocr: ocrForTest(t)}, cellsPDF(t, cells, 1, rulesShaded, nil))
+	_, pages := read(t, &reader{ocr: ocrForTest(t)}, cellsPDF(t, cells, 1, samples.RulesShaded, nil))
 	tb, got := tableOf(t, pages[0])
 	if tb.Table.Method != table.Lattice || tb.Table.Rows != 5 || tb.Table.Cols != 4 || tb.Table.Flagged != 0 {
 		t.Errorf("table %+v", *tb.Table)

@@ -6,6 +6,7 @@
 package table
 
 import (
+	"boxd/pipelines/docreader/raster"
 	"encoding/binary"
 	"slices"
 	"sort"
@@ -54,39 +55,15 @@ const (
 	Stream  = "stream"  // some of them from whitespace
 )
 
-// Image is a page raster: 8-bit RGB, rows top to bottom.
-type Image struct {
-	W, H int
-	Pix  []byte // W*H*3
-}
-
-// Box is a box in raster pixels: X0, Y0 (top left) to X1, Y1.
-type Box struct{ X0, Y0, X1, Y1 float64 }
-
-func (b Box) empty() bool { return b.X1 <= b.X0 || b.Y1 <= b.Y0 }
-
-// Union is the smallest box holding both.
-func (b Box) Union(o Box) Box {
-	if b.empty() {
-		return o
-	}
-	if o.empty() {
-		return b
-	}
-	return Box{min(b.X0, o.X0), min(b.Y0, o.Y0), max(b.X1, o.X1), max(b.Y1, o.Y1)}
-}
-
-func (b Box) center() (float64, float64) { return (b.X0 + b.X1) / 2, (b.Y0 + b.Y1) / 2 }
-
 // Word is one word of the page, with its box.
 type Word struct {
 	Text string
-	Box  Box
+	Box  raster.Box
 }
 
 // Table is a table found on a page, its words placed in cells.
 type Table struct {
-	Box    Box
+	Box    raster.Box
 	Rows   int
 	Cols   int
 	Method string // Lattice or Stream
@@ -103,7 +80,7 @@ type Table struct {
 type Cell struct {
 	Row, Col         int
 	RowSpan, ColSpan int
-	Box              Box // the words' box
+	Box              raster.Box // the words' box
 	Words            []int
 }
 
@@ -113,7 +90,7 @@ type inkMap struct {
 	dark []uint8 // 1 where there is ink
 }
 
-func newInkMap(img Image) *inkMap {
+func newInkMap(img raster.Image) *inkMap {
 	n := img.W * img.H
 	// The background is the commonest grey of a sample of the pixels.
 	var hist [256]int
@@ -147,7 +124,7 @@ func grey(p []byte) uint8 {
 // transposed (x and y swapped), with the blank boxes cleared: vertical
 // rules are then found walking rows, several times faster than walking
 // columns.
-func (m *inkMap) cropTransposed(x0, y0, x1, y1 int, blank []Box) *inkMap {
+func (m *inkMap) cropTransposed(x0, y0, x1, y1 int, blank []raster.Box) *inkMap {
 	w, h := x1-x0, y1-y0
 	t := &inkMap{w: h, h: w, dark: make([]uint8, w*h)}
 	defer func() {
@@ -224,21 +201,21 @@ type rule struct {
 func (r rule) pos() float64 { return float64(r.c0+r.c1) / 2 }
 func (r rule) length() int  { return r.b - r.a }
 
-func (r rule) box() Box {
+func (r rule) box() raster.Box {
 	if r.horiz {
-		return Box{float64(r.a), float64(r.c0), float64(r.b), float64(r.c1)}
+		return raster.Box{X0: float64(r.a), Y0: float64(r.c0), X1: float64(r.b), Y1: float64(r.c1)}
 	}
-	return Box{float64(r.c0), float64(r.a), float64(r.c1), float64(r.b)}
+	return raster.Box{X0: float64(r.c0), Y0: float64(r.a), X1: float64(r.c1), Y1: float64(r.b)}
 }
 
 // rules finds the map's horizontal rules: runs of at least minLen grown
 // across neighbouring rows while they overlap by half, kept when at
 // most maxThick thick (vertical rules: the transposed map's, horiz
 // false).
-func (m *inkMap) rules(horiz bool, minLen, maxThick int) ([]rule, []Box) {
+func (m *inkMap) rules(horiz bool, minLen, maxThick int) ([]rule, []raster.Box) {
 	n := m.h
 	var open, out []rule
-	var bands []Box
+	var bands []raster.Box
 	finish := func(r rule) {
 		es := edges(r, maxThick)
 		if len(es) == 2 {
@@ -315,7 +292,7 @@ const (
 // tableCand is a group of rules that may be a table.
 type tableCand struct {
 	h, v []rule
-	box  Box
+	box  raster.Box
 }
 
 // candidates groups rules into possible tables (step 2).
@@ -439,7 +416,7 @@ type cut struct {
 
 // grid is a table's rows and columns before words are placed.
 type grid struct {
-	box    Box
+	box    raster.Box
 	xs, ys []cut // column and row boundaries, the box's edges included
 	h, v   []rule
 	method string
@@ -521,7 +498,7 @@ func (g *grid) bands(x0, x1, y0, y1 int) []span {
 }
 
 // buildGrid finds a candidate's rows, columns and cells (steps 3 to 5).
-func buildGrid(m *inkMap, c tableCand, words []Word, bands []Box) *grid {
+func buildGrid(m *inkMap, c tableCand, words []Word, bands []raster.Box) *grid {
 	g := &grid{box: c.box, h: c.h, v: c.v}
 	g.newMask(m)
 	x0, x1 := int(c.box.X0), int(c.box.X1)
@@ -704,7 +681,7 @@ func (g *grid) lineCuts(top, bottom float64) []cut {
 }
 
 // spans joins the grid's slots into cells (step 5).
-func (g *grid) spans(words []Word, bands []Box) {
+func (g *grid) spans(words []Word, bands []raster.Box) {
 	rows, cols := g.rows(), g.cols()
 	sets := newSets(rows * cols)
 	find := sets.find
@@ -801,7 +778,7 @@ func (g *grid) slot(x, y float64) int {
 }
 
 // findGrids finds the page's table grids (steps 1 to 5).
-func findGrids(img Image, words []Word) []*grid {
+func findGrids(img raster.Image, words []Word) []*grid {
 	m := newInkMap(img)
 	hs, bands := m.rules(true, ruleMinH, ruleMaxThick)
 	// Runs inside a filled band (the gaps between its light letters
@@ -817,7 +794,7 @@ func findGrids(img Image, words []Word) []*grid {
 	})
 	// A table needs two long horizontal rules: vertical rules are looked
 	// for only within the box of those, on the transposed map.
-	var span Box
+	var span raster.Box
 	long := 0
 	for _, h := range hs {
 		if h.length() >= tableMinRule {
@@ -849,7 +826,7 @@ func findGrids(img Image, words []Word) []*grid {
 
 // Find finds the page's tables and places its words in their cells
 // (step 6). A word belongs to at most one table.
-func Find(img Image, words []Word) []Table {
+func Find(img raster.Image, words []Word) []Table {
 	var out []Table
 	taken := make([]bool, len(words))
 	for _, g := range findGrids(img, words) {
@@ -885,7 +862,7 @@ func (g *grid) place(words []Word, taken []bool) (Table, bool) {
 		if taken[i] {
 			continue
 		}
-		x, y := w.Box.center()
+		x, y := w.Box.Center()
 		s := g.slot(x, y)
 		if s < 0 {
 			continue
@@ -985,7 +962,7 @@ func readingOrder(words []Word, ws []int) []int {
 	}
 	sort.SliceStable(s, func(i, j int) bool { return words[s[i]].Box.Y0 < words[s[j]].Box.Y0 })
 	var lines [][]int
-	var lineBox Box
+	var lineBox raster.Box
 	for _, i := range s {
 		b := words[i].Box
 		if n := len(lines); n > 0 {
@@ -1030,7 +1007,7 @@ func (s sets) union(i, j int) { s[s.find(i)] = s.find(j) }
 
 // inBand says whether the stretch of column x from ya to yb lies in a
 // filled band.
-func inBand(bands []Box, x, ya, yb float64) bool {
+func inBand(bands []raster.Box, x, ya, yb float64) bool {
 	for _, b := range bands {
 		if x >= b.X0 && x <= b.X1 && ya >= b.Y0-4 && yb <= b.Y1+4 {
 			return true
@@ -1043,7 +1020,7 @@ func inBand(bands []Box, x, ya, yb float64) bool {
 // runs across column x.
 func wordAcross(words []Word, x, ya, yb float64) bool {
 	for _, w := range words {
-		if _, cy := w.Box.center(); cy >= ya && cy < yb && w.Box.X0 < x-2 && w.Box.X1 > x+2 {
+		if _, cy := w.Box.Center(); cy >= ya && cy < yb && w.Box.X0 < x-2 && w.Box.X1 > x+2 {
 			return true
 		}
 	}

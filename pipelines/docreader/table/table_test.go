@@ -2,13 +2,15 @@ package table
 
 import (
 	"testing"
+
+	"boxd/pipelines/docreader/raster"
 )
 
 // page is a white raster to draw on.
-type page struct{ Image }
+type page struct{ raster.Image }
 
 func newPage(w, h int) *page {
-	p := &page{Image{W: w, H: h, Pix: make([]byte, w*h*3)}}
+	p := &page{raster.Image{W: w, H: h, Pix: make([]byte, w*h*3)}}
 	for i := range p.Pix {
 		p.Pix[i] = 255
 	}
@@ -30,7 +32,7 @@ func (p *page) word(text string, x, y int) Word {
 	for i := range len(text) {
 		p.fill(x+10*i, y, x+10*i+8, y+16)
 	}
-	return Word{Text: text, Box: Box{float64(x), float64(y), float64(x + w - 2), float64(y + 16)}}
+	return Word{Text: text, Box: raster.Box{X0: float64(x), Y0: float64(y), X1: float64(x + w - 2), Y1: float64(y + 16)}}
 }
 
 // TestFindLatticeSpans: a ruled 3 × 3 grid whose top-left cell spans

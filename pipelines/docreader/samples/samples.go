@@ -1,4 +1,8 @@
-package docreader
+// Package samples generates the document reader's sample documents and
+// the documents its tests read: deterministic PDFs (no third-party
+// documents), a born-digital letter with a ruled table, a scanned note,
+// and the table drawer the tests use.
+package samples
 
 import (
 	"bytes"
@@ -22,12 +26,12 @@ import (
 // scanned chart note (an image-only PDF, read by OCR). The same bytes
 // every time, so their hashes and readings are stable.
 const (
-	SampleBornDigital = "born-digital"
-	SampleScanned     = "scanned-chart"
+	BornDigital = "born-digital"
+	Scanned     = "scanned-chart"
 )
 
-// SampleIDs lists the samples.
-var SampleIDs = []string{SampleBornDigital, SampleScanned}
+// IDs lists the samples.
+var IDs = []string{BornDigital, Scanned}
 
 var (
 	samplesOnce sync.Once
@@ -35,19 +39,19 @@ var (
 	samplesErr  error
 )
 
-// Sample returns a sample PDF's bytes (nil for an unknown id).
-func Sample(id string) ([]byte, error) {
+// Get returns a sample PDF's bytes (nil for an unknown id).
+func Get(id string) ([]byte, error) {
 	samplesOnce.Do(func() {
 		samples = map[string][]byte{}
 		if b, err := bornDigitalPDF(); err != nil {
 			samplesErr = err
 		} else {
-			samples[SampleBornDigital] = b
+			samples[BornDigital] = b
 		}
 		if b, err := scannedPDF(); err != nil {
 			samplesErr = err
 		} else {
-			samples[SampleScanned] = b
+			samples[Scanned] = b
 		}
 	})
 	if samplesErr != nil {
@@ -58,7 +62,7 @@ func Sample(id string) ([]byte, error) {
 
 var sampleTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-func newPDF() *fpdf.Fpdf {
+func NewPDF() *fpdf.Fpdf {
 	p := fpdf.New("P", "pt", "Letter", "")
 	p.SetCreationDate(sampleTime)
 	p.SetModificationDate(sampleTime)
@@ -73,7 +77,7 @@ func newPDF() *fpdf.Fpdf {
 // results with spanning header cells, and a footer, all in the text
 // layer (Helvetica).
 func bornDigitalPDF() ([]byte, error) {
-	p := newPDF()
+	p := NewPDF()
 	p.AddPage()
 	p.SetFont("Helvetica", "", 8)
 	p.Text(54, 30, "Lakeside Family Clinic - Referral")
@@ -100,20 +104,20 @@ func bornDigitalPDF() ([]byte, error) {
 	}
 	p.SetFont("Helvetica", "B", 10)
 	p.Text(54, 330, "Table 1. Lipid panel, 2026-02-20")
-	if err := drawTable(p, 54, 340, labWidths, 20, labCells, rulesLattice, 2, nil); err != nil {
-		return nil, fmt.Errorf("docreader: sample %s: %w", SampleBornDigital, err)
+	if err := DrawTable(p, 54, 340, LabWidths, 20, LabCells, RulesLattice, 2, nil); err != nil {
+		return nil, fmt.Errorf("docreader: sample %s: %w", BornDigital, err)
 	}
 	p.SetFont("Helvetica", "", 8)
 	p.Text(54, 770, "Page 1 of 1")
 	var b bytes.Buffer
 	if err := p.Output(&b); err != nil {
-		return nil, fmt.Errorf("docreader: sample %s: %w", SampleBornDigital, err)
+		return nil, fmt.Errorf("docreader: sample %s: %w", BornDigital, err)
 	}
 	return b.Bytes(), nil
 }
 
-// scannedLines are the scanned sample's text.
-var scannedLines = []string{
+// ScannedLines are the scanned sample's text.
+var ScannedLines = []string{
 	"PROGRESS NOTE",
 	"",
 	"Patient: Alex Example (synthetic)",
@@ -129,7 +133,7 @@ var scannedLines = []string{
 // scannedPDF is a one-page PDF holding only an image of a typed note
 // (no text layer), as a scanner writes it.
 func scannedPDF() ([]byte, error) {
-	img, err := renderLines(scannedLines, 1275, 1650, 34, 150)
+	img, err := RenderLines(ScannedLines, 1275, 1650, 34, 150)
 	if err != nil {
 		return nil, err
 	}
@@ -137,20 +141,20 @@ func scannedPDF() ([]byte, error) {
 	if err := png.Encode(&png8, img); err != nil {
 		return nil, err
 	}
-	p := newPDF()
+	p := NewPDF()
 	p.AddPage()
 	p.RegisterImageOptionsReader("scan", fpdf.ImageOptions{ImageType: "PNG"}, &png8)
 	p.ImageOptions("scan", 0, 0, 612, 792, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
 	var b bytes.Buffer
 	if err := p.Output(&b); err != nil {
-		return nil, fmt.Errorf("docreader: sample %s: %w", SampleScanned, err)
+		return nil, fmt.Errorf("docreader: sample %s: %w", Scanned, err)
 	}
 	return b.Bytes(), nil
 }
 
-// renderLines draws lines of text in Go Regular at px pixels, black on
+// RenderLines draws lines of text in Go Regular at px pixels, black on
 // white, from a left margin of left pixels: a scan without a scanner.
-func renderLines(lines []string, w, h int, px float64, left int) (*image.Gray, error) {
+func RenderLines(lines []string, w, h int, px float64, left int) (*image.Gray, error) {
 	f, err := opentype.Parse(goregular.TTF)
 	if err != nil {
 		return nil, err
@@ -175,17 +179,17 @@ func renderLines(lines []string, w, h int, px float64, left int) (*image.Gray, e
 	return img, nil
 }
 
-// tableCell is one cell of a generated table: its first row and column,
+// Cell is one cell of a generated table: its first row and column,
 // its spans, its text.
-type tableCell struct {
-	r, c, rs, cs int
-	text         string
+type Cell struct {
+	R, C, RS, CS int
+	Text         string
 }
 
-// labCells is the lab-results table of the born-digital sample and the
+// LabCells is the lab-results table of the born-digital sample and the
 // table tests: two header rows (Test and Reference spanning both,
 // "Lipid panel (fasting)" over Result and Units), then four results.
-var labCells = []tableCell{
+var LabCells = []Cell{
 	{0, 0, 2, 1, "Test"}, {0, 1, 1, 2, "Lipid panel (fasting)"}, {0, 3, 2, 1, "Reference"},
 	{1, 1, 1, 1, "Result"}, {1, 2, 1, 1, "Units"},
 	{2, 0, 1, 1, "Total cholesterol"}, {2, 1, 1, 1, "212"}, {2, 2, 1, 1, "mg/dL"}, {2, 3, 1, 1, "< 200"},
@@ -194,74 +198,74 @@ var labCells = []tableCell{
 	{5, 0, 1, 1, "Triglycerides"}, {5, 1, 1, 1, "166"}, {5, 2, 1, 1, "mg/dL"}, {5, 3, 1, 1, "< 150"},
 }
 
-// labWidths are the lab table's column widths in points.
-var labWidths = []float64{120, 64, 64, 90}
+// LabWidths are the lab table's column widths in points.
+var LabWidths = []float64{120, 64, 64, 90}
 
-// Table rulings drawTable draws.
+// Table rulings DrawTable draws.
 const (
-	rulesLattice  = "lattice"  // every cell's border
-	rulesBooktabs = "booktabs" // top, under the header, bottom, and under spanning header cells
-	rulesShaded   = "shaded"   // the header rows filled dark with white text, no lines in them; the body ruled
+	RulesLattice  = "lattice"  // every cell's border
+	RulesBooktabs = "booktabs" // top, under the header, bottom, and under spanning header cells
+	RulesShaded   = "shaded"   // the header rows filled dark with white text, no lines in them; the body ruled
 )
 
-// drawTable draws cells at (x, y), rows rowH points tall, in Helvetica
+// DrawTable draws cells at (x, y), rows rowH points tall, in Helvetica
 // 10 (the header rows bold): each cell's text 4 points from its left,
 // centred on its rows. plant maps a cell's index to a text shown
 // instead as an image, the cell's own text then written invisibly (text
 // rendering mode 3): a text layer that disagrees with the pixels.
-func drawTable(p *fpdf.Fpdf, x, y float64, widths []float64, rowH float64, cells []tableCell, rules string, headerRows int, plant map[int]string) error {
+func DrawTable(p *fpdf.Fpdf, x, y float64, widths []float64, rowH float64, cells []Cell, rules string, headerRows int, plant map[int]string) error {
 	colX := []float64{x}
 	for _, w := range widths {
 		colX = append(colX, colX[len(colX)-1]+w)
 	}
 	rows := 0
 	for _, c := range cells {
-		rows = max(rows, c.r+c.rs)
+		rows = max(rows, c.R+c.RS)
 	}
 	p.SetLineWidth(0.8)
 	switch rules {
-	case rulesLattice:
+	case RulesLattice:
 		for _, c := range cells {
-			p.Rect(colX[c.c], y+float64(c.r)*rowH, colX[c.c+c.cs]-colX[c.c], float64(c.rs)*rowH, "D")
+			p.Rect(colX[c.C], y+float64(c.R)*rowH, colX[c.C+c.CS]-colX[c.C], float64(c.RS)*rowH, "D")
 		}
-	case rulesShaded:
+	case RulesShaded:
 		p.SetFillColor(40, 80, 140)
 		p.Rect(x, y, colX[len(colX)-1]-x, float64(headerRows)*rowH, "F")
 		for _, c := range cells {
-			if c.r >= headerRows {
-				p.Rect(colX[c.c], y+float64(c.r)*rowH, colX[c.c+c.cs]-colX[c.c], float64(c.rs)*rowH, "D")
+			if c.R >= headerRows {
+				p.Rect(colX[c.C], y+float64(c.R)*rowH, colX[c.C+c.CS]-colX[c.C], float64(c.RS)*rowH, "D")
 			}
 		}
-	case rulesBooktabs:
+	case RulesBooktabs:
 		for _, ry := range []float64{y, y + float64(headerRows)*rowH, y + float64(rows)*rowH} {
 			p.Line(x, ry, colX[len(colX)-1], ry)
 		}
 		for _, c := range cells {
-			if c.cs > 1 && c.r+c.rs < headerRows {
-				ry := y + float64(c.r+c.rs)*rowH
-				p.Line(colX[c.c]+3, ry, colX[c.c+c.cs]-3, ry)
+			if c.CS > 1 && c.R+c.RS < headerRows {
+				ry := y + float64(c.R+c.RS)*rowH
+				p.Line(colX[c.C]+3, ry, colX[c.C+c.CS]-3, ry)
 			}
 		}
 	}
 	for i, c := range cells {
 		style := ""
-		if c.r < headerRows {
+		if c.R < headerRows {
 			style = "B"
 		}
 		p.SetFont("Helvetica", style, 10)
-		if rules == rulesShaded && c.r < headerRows {
+		if rules == RulesShaded && c.R < headerRows {
 			p.SetTextColor(255, 255, 255)
 		} else {
 			p.SetTextColor(0, 0, 0)
 		}
-		tx, ty := colX[c.c]+4, y+(float64(c.r)+float64(c.rs)/2)*rowH+3.5
+		tx, ty := colX[c.C]+4, y+(float64(c.R)+float64(c.RS)/2)*rowH+3.5
 		show, planted := plant[i]
 		if !planted {
-			p.Text(tx, ty, c.text)
+			p.Text(tx, ty, c.Text)
 			continue
 		}
 		p.SetTextRenderingMode(3)
-		p.Text(tx, ty, c.text)
+		p.Text(tx, ty, c.Text)
 		p.SetTextRenderingMode(0)
 		img, w, err := textImage(show)
 		if err != nil {

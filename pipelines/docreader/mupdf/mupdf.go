@@ -1,4 +1,6 @@
-package docreader
+// Package mupdf reads PDFs through MuPDF (cgo): each page's text layer
+// with every character's box, its raster, and its form widgets.
+package mupdf
 
 // MuPDF through cgo: the static library github.com/gen2brain/go-fitz
 // bundles (linked by its import below), its headers copied by make headers
@@ -300,6 +302,7 @@ static void bx_fields_free(bx_fields *fs) {
 import "C"
 
 import (
+	"boxd/pipelines/docreader/raster"
 	"errors"
 	"fmt"
 	"sync"
@@ -308,21 +311,21 @@ import (
 	_ "github.com/gen2brain/go-fitz" // links MuPDF (static) for the code above
 )
 
-// MuPDFVersion is the MuPDF release linked in.
-var MuPDFVersion = C.GoString(C.bx_version())
+// Version is the MuPDF release linked in.
+var Version = C.GoString(C.bx_version())
 
-// pdfDoc is an open document in MuPDF. Its methods are not safe for
+// Doc is an open document in MuPDF. Its methods are not safe for
 // concurrent use (one MuPDF context).
-type pdfDoc struct {
+type Doc struct {
 	mu sync.Mutex
 	d  *C.bx_doc
 }
 
-var errPassword = errors.New("the PDF is encrypted with a password")
+var ErrPassword = errors.New("the PDF is encrypted with a password")
 
-// openPDF opens a document from memory; magic names its type for MuPDF
+// Open opens a document from memory; magic names its type for MuPDF
 // (a MIME type or an extension).
-func openPDF(data []byte, magic string) (*pdfDoc, error) {
+func Open(data []byte, magic string) (*Doc, error) {
 	if len(data) == 0 {
 		return nil, errors.New("empty file")
 	}
@@ -339,14 +342,14 @@ func openPDF(data []byte, magic string) (*pdfDoc, error) {
 	}
 	if d.needs_password != 0 {
 		C.bx_close(d)
-		return nil, errPassword
+		return nil, ErrPassword
 	}
-	return &pdfDoc{d: d}, nil
+	return &Doc{d: d}, nil
 }
 
-func (p *pdfDoc) pages() int { return int(p.d.pages) }
+func (p *Doc) Pages() int { return int(p.d.pages) }
 
-func (p *pdfDoc) close() {
+func (p *Doc) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.d != nil {
@@ -355,31 +358,31 @@ func (p *pdfDoc) close() {
 	}
 }
 
-// layerChar is one character of a page's text layer, in raster pixels.
-type layerChar struct {
-	block, line int
-	r           rune
-	box         rectF
-	size        float64 // font size in pixels
+// Char is one character of a page's text layer, in raster pixels.
+type Char struct {
+	Block, Line int
+	R           rune
+	Box         raster.Box
+	Size        float64 // font size in pixels
 }
 
-// layerBlock is one of MuPDF's blocks: text (a paragraph, roughly) or an
+// Block is one of MuPDF's blocks: text (a paragraph, roughly) or an
 // image.
-type layerBlock struct {
-	image bool
-	box   rectF
+type Block struct {
+	Image bool
+	Box   raster.Box
 }
 
-// textLayer is a page's text layer.
-type textLayer struct {
-	w, h   int
-	chars  []layerChar
-	blocks []layerBlock
+// TextLayer is a page's text layer.
+type TextLayer struct {
+	W, H   int
+	Chars  []Char
+	Blocks []Block
 }
 
-// page reads page n (0-based) at scale: its text layer and, when it
+// Page reads page n (0-based) at scale: its text layer and, when it
 // holds at most maxPixels, its raster (nil when over).
-func (p *pdfDoc) page(n int, scale float64, maxPixels int64) (*textLayer, *rgbImage, error) {
+func (p *Doc) Page(n int, scale float64, maxPixels int64) (*TextLayer, *raster.Image, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var t C.bx_text
@@ -388,30 +391,30 @@ func (p *pdfDoc) page(n int, scale float64, maxPixels int64) (*textLayer, *rgbIm
 	if C.bx_page(p.d, C.int(n), C.float(scale), C.longlong(maxPixels), &t, &px) == 0 {
 		return nil, nil, fmt.Errorf("MuPDF: page %d: %s", n+1, C.GoString(&t.err[0]))
 	}
-	out := &textLayer{w: int(t.w), h: int(t.h)}
+	out := &TextLayer{W: int(t.w), H: int(t.h)}
 	if t.nchars > 0 {
 		for _, c := range unsafe.Slice(t.chars, int(t.nchars)) {
-			out.chars = append(out.chars, layerChar{block: int(c.block), line: int(c.line), r: rune(c.c),
-				box: rectF{float64(c.x0), float64(c.y0), float64(c.x1), float64(c.y1)}, size: float64(c.size)})
+			out.Chars = append(out.Chars, Char{Block: int(c.block), Line: int(c.line), R: rune(c.c),
+				Box: raster.Box{X0: float64(c.x0), Y0: float64(c.y0), X1: float64(c.x1), Y1: float64(c.y1)}, Size: float64(c.size)})
 		}
 	}
 	if t.nblocks > 0 {
 		for _, b := range unsafe.Slice(t.blocks, int(t.nblocks)) {
-			out.blocks = append(out.blocks, layerBlock{image: b._type == C.FZ_STEXT_BLOCK_IMAGE,
-				box: rectF{float64(b.x0), float64(b.y0), float64(b.x1), float64(b.y1)}})
+			out.Blocks = append(out.Blocks, Block{Image: b._type == C.FZ_STEXT_BLOCK_IMAGE,
+				Box: raster.Box{X0: float64(b.x0), Y0: float64(b.y0), X1: float64(b.x1), Y1: float64(b.y1)}})
 		}
 	}
 	if px == nil {
 		return out, nil, nil
 	}
 	defer C.free(unsafe.Pointer(px))
-	img := &rgbImage{W: out.w, H: out.h, Pix: C.GoBytes(unsafe.Pointer(px), C.int(out.w*out.h*3))}
+	img := &raster.Image{W: out.W, H: out.H, Pix: C.GoBytes(unsafe.Pointer(px), C.int(out.W*out.H*3))}
 	return out, img, nil
 }
 
-// text reads page n's text layer alone.
-func (p *pdfDoc) text(n int, scale float64) (*textLayer, error) {
-	t, _, err := p.page(n, scale, 0)
+// Text reads page n's text layer alone.
+func (p *Doc) Text(n int, scale float64) (*TextLayer, error) {
+	t, _, err := p.Page(n, scale, 0)
 	return t, err
 }
 
@@ -420,22 +423,22 @@ var widgetTypes = map[int]string{1: "button", 2: "checkbox", 3: "choice", 4: "ch
 
 // Field flags (MuPDF's PDF_FIELD_IS_*, the PDF's /Ff bits).
 const (
-	fieldReadOnly = 1
-	fieldRequired = 1 << 1
-	fieldPassword = 1 << 13
+	FieldReadOnly = 1
+	FieldRequired = 1 << 1
+	FieldPassword = 1 << 13
 )
 
-// acroField is one form widget of a page.
-type acroField struct {
-	typ         string
-	flags       int
-	box         rectF
-	name, label string
-	value       string
+// Field is one form widget of a page.
+type Field struct {
+	Type        string // text, checkbox, radio, choice, signature, button or unknown
+	Flags       int    // the PDF's /Ff bits (FieldReadOnly, FieldRequired, FieldPassword)
+	Box         raster.Box
+	Name, Label string // the fully qualified name; the label a reader is shown (/TU, else the name)
+	Value       string
 }
 
-// fields lists page n's form widgets at scale.
-func (p *pdfDoc) fields(n int, scale float64) ([]acroField, error) {
+// Fields lists page n's form widgets at scale.
+func (p *Doc) Fields(n int, scale float64) ([]Field, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var fs C.bx_fields
@@ -446,15 +449,15 @@ func (p *pdfDoc) fields(n int, scale float64) ([]acroField, error) {
 	if fs.n == 0 {
 		return nil, nil
 	}
-	out := make([]acroField, 0, int(fs.n))
+	out := make([]Field, 0, int(fs.n))
 	for _, f := range unsafe.Slice(fs.f, int(fs.n)) {
 		typ := widgetTypes[int(f._type)]
 		if typ == "" {
 			typ = "unknown"
 		}
-		out = append(out, acroField{typ: typ, flags: int(f.flags),
-			box:  rectF{float64(f.x0), float64(f.y0), float64(f.x1), float64(f.y1)},
-			name: C.GoString(f.name), label: C.GoString(f.label), value: C.GoString(f.value)})
+		out = append(out, Field{Type: typ, Flags: int(f.flags),
+			Box:  raster.Box{X0: float64(f.x0), Y0: float64(f.y0), X1: float64(f.x1), Y1: float64(f.y1)},
+			Name: C.GoString(f.name), Label: C.GoString(f.label), Value: C.GoString(f.value)})
 	}
 	return out, nil
 }

@@ -1,0 +1,75 @@
+package raster
+
+import (
+	"image"
+	"image/color"
+	"testing"
+)
+
+// grid is a w × h raster whose pixel (x, y) is (x, y, 7).
+func grid(w, h int) *Image {
+	m := &Image{W: w, H: h, Pix: make([]byte, w*h*3)}
+	for y := range h {
+		for x := range w {
+			copy(m.Pix[(y*w+x)*3:], []byte{byte(x), byte(y), 7})
+		}
+	}
+	return m
+}
+
+func at(m *Image, x, y int) [3]byte {
+	p := m.Pix[(y*m.W+x)*3:]
+	return [3]byte{p[0], p[1], p[2]}
+}
+
+// TestRotate: 90 degrees clockwise sends (x, y) to (H-1-y, x); four
+// quarter turns, or two half turns, give the raster back.
+func TestRotate(t *testing.T) {
+	m := grid(5, 3)
+	r := m.Rotate(90)
+	if r.W != 3 || r.H != 5 || at(r, 3-1-0, 4) != at(m, 4, 0) {
+		t.Fatalf("90: %dx%d, %v", r.W, r.H, at(r, 2, 4))
+	}
+	if back := r.Rotate(90).Rotate(90).Rotate(90); back.PixelHash() != m.PixelHash() {
+		t.Error("four quarter turns changed the raster")
+	}
+	if back := m.Rotate(180).Rotate(180); back.PixelHash() != m.PixelHash() {
+		t.Error("two half turns changed the raster")
+	}
+	if m.Rotate(270).PixelHash() != m.Rotate(90).Rotate(180).PixelHash() {
+		t.Error("270 is not 90 then 180")
+	}
+}
+
+// TestCrop: the part within the box, clipped to the raster, each pixel
+// repeated scale times; the crop's top left.
+func TestCrop(t *testing.T) {
+	m := grid(10, 8)
+	c, x0, y0 := m.Crop(Box{X0: 2.5, Y0: 3, X1: 5, Y1: 20}, 2)
+	if x0 != 2 || y0 != 3 || c.W != 6 || c.H != 10 {
+		t.Fatalf("crop %dx%d at %d,%d", c.W, c.H, x0, y0)
+	}
+	if at(c, 0, 0) != at(m, 2, 3) || at(c, 1, 1) != at(m, 2, 3) || at(c, 5, 9) != at(m, 4, 7) {
+		t.Errorf("pixels %v %v", at(c, 0, 0), at(c, 5, 9))
+	}
+}
+
+// TestBoxAndHash: boxes in whole pixels, unions, and the pixel hash of
+// a known raster (sha256 of "P6\n1 1\n255\n" and one white pixel).
+func TestBoxAndHash(t *testing.T) {
+	if b := (Box{X0: 1.2, Y0: 2.9, X1: 3.1, Y1: 4}).BBox(); b != [4]int{1, 2, 3, 2} {
+		t.Errorf("bbox %v", b)
+	}
+	if u := (Box{}).Union(Box{X0: 1, Y0: 1, X1: 2, Y1: 2}); u != (Box{X0: 1, Y0: 1, X1: 2, Y1: 2}) {
+		t.Errorf("union with empty %v", u)
+	}
+	white := &Image{W: 1, H: 1, Pix: []byte{255, 255, 255}}
+	if h := white.PixelHash(); h != "3aaa77f17582428b99e7f04836135214e7ae36328fb233b7b284da36da2dafb3" {
+		t.Errorf("hash %s", h)
+	}
+	src := image.NewNRGBA(image.Rect(0, 0, 1, 1))
+	src.Set(0, 0, color.NRGBA{R: 255, A: 0}) // transparent: white below
+	if got := FromImage(src); got.PixelHash() != white.PixelHash() {
+		t.Errorf("a transparent pixel reads %v", got.Pix)
+	}
+}
