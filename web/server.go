@@ -23,7 +23,9 @@ import (
 	"boxd/ids"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/docreader"
+	"boxd/pipelines/hcc"
 	"boxd/pipelines/live"
+	"boxd/pipelines/live/codes"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/retrieval"
 	"boxd/pipelines/sitecheck"
@@ -71,6 +73,9 @@ type Deps struct {
 	// Retrieval serves /retrieval/*; nil serves verify and info only (no
 	// embedding model: index and search answer 503).
 	Retrieval *retrieval.Service
+	// Codes are the ICD-10-CM and RxNorm tables (data_dir); nil: the
+	// chart reader (/hcc/read-chart) answers 503.
+	Codes *codes.Tables
 }
 
 // Server serves the API on one listener.
@@ -86,6 +91,7 @@ type Server struct {
 	// docreader serves /docreader/* (MuPDF and, started on first use,
 	// Tesseract).
 	docreader *docreader.Service
+	hcc       *hcc.Service
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker
@@ -142,6 +148,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 		s.chat = &chat.Service{ModelID: cfg.Models.LLM.ID}
 	}
 	s.docreader = &docreader.Service{Key: deps.Key, Log: s.log, Chat: s.chat}
+	s.hcc = &hcc.Service{Reader: s.docreader, Chat: s.chat, Codes: deps.Codes, Key: deps.Key, Log: s.log, Now: s.now}
 	s.retrieval = deps.Retrieval
 	if s.retrieval == nil {
 		s.retrieval = &retrieval.Service{}
@@ -187,6 +194,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.studioRoutes()
 	s.retrievalRoutes()
 	s.docreaderRoutes()
+	s.hccRoutes()
 	s.peerRoutes()
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.bodyDeadlines(s.observe(s.sdkErrors(s.strict(s.sockets(s.hosts(s.origins(s.mux)))))))

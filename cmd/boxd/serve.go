@@ -27,6 +27,7 @@ import (
 	"boxd/gpu"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
+	"boxd/pipelines/live/codes"
 	"boxd/pipelines/live/verticals"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/retrieval"
@@ -137,7 +138,11 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	if err := web.CheckListen(ctx, cfg); err != nil {
 		return configError{err}
 	}
-	verticals, err := verticals.Build(cfg.DataDir)
+	codeTables, err := codes.Load(cfg.DataDir)
+	if err != nil {
+		err = fmt.Errorf("the clinical vertical and /hcc/read-chart need the code tables in data_dir: %w", err)
+	}
+	verticals := verticals.FromTables(codeTables)
 	if err != nil {
 		return configError{fmt.Errorf("data_dir (%s): %w; set data_dir to the directory that holds icd10cm/ and rxnorm/ (the package installs %s)", cfg.Source("data_dir"), err, configs.Defaults().DataDir)}
 	}
@@ -295,6 +300,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		Transcribe:    live.SpeechTranscriber(speech),
 		LiveModels:    live.Models{ASR: asrName(speech, cfg), LLM: cfg.Models.LLM.ID},
 		LiveVerticals: verticals,
+		Codes:         codeTables,
 	}, log)
 	srv.OnDrain = func() { notify(log, "STOPPING=1") }
 	if testRoutes != nil {

@@ -6,38 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"boxd/engine/attest"
+	"boxd/pipelines/llmcall/llmcalltest"
+
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
 	"boxd/pipelines/llmcall"
 	"boxd/problem"
 )
-
-// issuer records the model-call receipts it signs.
-type issuer struct {
-	mu    sync.Mutex
-	calls []attest.ModelCall
-}
-
-func (i *issuer) Issue(_ context.Context, mc attest.ModelCall, _ string) (attest.SignedModelCall, error) {
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	i.calls = append(i.calls, mc)
-	return attest.SignedModelCall{ModelCall: mc, Sig: "sig"}, nil
-}
-
-// grant is a budget that grants what is asked.
-type grant struct{ committed []int64 }
-
-func (b *grant) Reserve(_ context.Context, want int64) (int64, func(int64), error) {
-	return want, func(used int64) { b.committed = append(b.committed, used) }, nil
-}
-func (b *grant) TokensLeft(context.Context) (int64, error) { return 1 << 20, nil }
-func (b *grant) KeyID() *string                            { return nil }
-func (b *grant) Daily() bool                               { return false }
 
 // TestSchemaMapping: the intake form's fields mapped to a caller's
 // schema by the (tiny, random) chat model through the schema's grammar:
@@ -51,7 +28,7 @@ func TestSchemaMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	iss := &issuer{}
+	iss := &llmcalltest.Issuer{}
 	chat := &llmcall.Model{Engine: e, ModelID: "tiny-chat", WeightsRoot: strings.Repeat("ab", 32), Upstream: "tiny", Provider: "test", Receipts: iss}
 	s := &Service{Key: testKey(3), Chat: chat}
 	path := filepath.Join(t.TempDir(), "form.pdf")
@@ -60,7 +37,7 @@ func TestSchemaMapping(t *testing.T) {
 	}
 	yes := true
 	schema := json.RawMessage(`{"type":"object","properties":{"patient":{"type":"string","maxLength":24},"birth_date":{"type":"string","maxLength":12}},"required":["patient","birth_date"]}`)
-	b := &grant{}
+	b := &llmcalltest.Budget{}
 	d, err := s.Read(context.Background(), ReadRequest{File: path, Synthetic: &yes, Schema: schema, Budget: b})
 	if err != nil {
 		t.Fatal(err)
@@ -91,15 +68,15 @@ func TestSchemaMapping(t *testing.T) {
 	if !paths["/patient"] || !paths["/birth_date"] || unsupported != d.Mapped.Unsupported {
 		t.Errorf("sources %+v, unsupported %d", d.Mapped.Sources, d.Mapped.Unsupported)
 	}
-	if len(iss.calls) != 1 || d.Mapped.Receipt == "" || len(b.committed) != 1 || b.committed[0] < 1 {
-		t.Fatalf("receipts %d (%q), committed %v", len(iss.calls), d.Mapped.Receipt, b.committed)
+	if len(iss.Calls()) != 1 || d.Mapped.Receipt == "" || len(b.Committed()) != 1 || b.Committed()[0] < 1 {
+		t.Fatalf("receipts %d (%q), committed %v", len(iss.Calls()), d.Mapped.Receipt, b.Committed())
 	}
 	if len(d.Receipt.ModelCalls) != 1 || d.Receipt.ModelCalls[0].ID != d.Mapped.Receipt || d.Receipt.ModelCalls[0].Kind != "schema" ||
 		len(d.Models) != 1 || d.Models[0].Role != "schema" || d.Receipt.Mapped == "" {
 		t.Errorf("receipt %+v, models %+v", d.Receipt.receiptBody, d.Models)
 	}
-	if iss.calls[0].Params["response_format"] != "json_schema" {
-		t.Errorf("params %v", iss.calls[0].Params)
+	if iss.Calls()[0].Params["response_format"] != "json_schema" {
+		t.Errorf("params %v", iss.Calls()[0].Params)
 	}
 	checks, err := Verify(d, s.Key.PublicKey())
 	if err != nil || !allOK(checks) {

@@ -19,15 +19,23 @@ import (
 // read, the other three are returned with an error that says why clinical
 // is missing.
 func Build(dataDir string) (map[string]*live.Vertical, error) {
+	t, err := codes.Load(dataDir)
+	if err != nil {
+		return FromTables(nil), fmt.Errorf("live: the clinical vertical needs the code tables in data_dir: %w", err)
+	}
+	return FromTables(t), nil
+}
+
+// FromTables builds the live verticals from tables already read (nil: no
+// clinical vertical).
+func FromTables(t *codes.Tables) map[string]*live.Vertical {
 	vs := map[string]*live.Vertical{
 		"sales":     sales.New(),
 		"field":     field.New(),
 		"translate": translate.New(),
 	}
-	t, err := codes.Load(dataDir)
-	if err != nil {
-		return vs, fmt.Errorf("live: the clinical vertical needs the code tables in data_dir: %w", err)
+	if t != nil {
+		vs["clinical"] = clinical.New(t)
 	}
-	vs["clinical"] = clinical.New(t)
-	return vs, nil
+	return vs
 }
