@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -22,6 +23,12 @@ func (s *Server) retrievalRoutes() {
 		Route: Route{Method: http.MethodPost, Path: "/retrieval/index", Auth: Bearer, Body: retrievalBody, OneRun: true,
 			Example: `{"sample": "pump-station-manual"}`},
 		Serve: s.retrievalIndex,
+	})
+	declare(s, Declared[retrieval.IndexScansRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/retrieval/index-scans", Auth: Bearer, Body: docreaderVerifyBody, OneRun: true,
+			Example: `{"documents": [{"name": "letter", "document": {"id": "doc-x"}}], "synthetic": true}`},
+		Validate: func(r *retrieval.IndexScansRequest) error { return r.Validate() },
+		Serve:    s.retrievalIndexScans,
 	})
 	declare(s, Declared[retrieval.SearchRequest]{
 		Route: Route{Method: http.MethodPost, Path: "/retrieval/search", Auth: Bearer, Body: retrievalBody, OneRun: true,
@@ -57,6 +64,36 @@ func (s *Server) retrievalIndex(a *Admitted, req *retrieval.IndexRequest) {
 	}
 	s.log.Info("retrieval index", "caller", pr.LogID(), "index", out.Index.Hash, "chunks", out.Index.NChunks, "receipt", out.Receipt.ID)
 	writeJSON(a.W, http.StatusOK, out)
+}
+
+// retrievalIndexScans answers POST /retrieval/index-scans: documents the
+// reader read here, each checked by the reader's verification, indexed by
+// their elements with anchors.
+func (s *Server) retrievalIndexScans(a *Admitted, req *retrieval.IndexScansRequest) {
+	pr := a.Principal
+	out, err := s.retrieval.IndexScans(a.R.Context(), pr.LogID(), pr.KeyID(), *req, s.scanReader)
+	if err != nil {
+		writeProblem(a.W, err)
+		return
+	}
+	s.log.Info("retrieval index-scans", "caller", pr.LogID(), "index", out.Index.Hash, "chunks", out.Index.NChunks, "receipt", out.Receipt.ID)
+	writeJSON(a.W, http.StatusOK, out)
+}
+
+// scanReader checks a document reader document with the reader's own
+// verification (this box's key pinned) and hands retrieval its elements.
+func (s *Server) scanReader(raw json.RawMessage) (*retrieval.Scan, error) {
+	d, err := s.docreader.Checked(raw)
+	if err != nil {
+		return nil, err
+	}
+	sc := &retrieval.Scan{ID: d.ID}
+	for _, p := range d.Pages {
+		for _, e := range p.Elements {
+			sc.Elements = append(sc.Elements, retrieval.ScanElement{ID: e.ID, Kind: e.Kind, Page: e.Page, BBox: e.BBox, Text: e.Text})
+		}
+	}
+	return sc, nil
 }
 
 // retrievalSearch answers POST /retrieval/search: ranked chunks with their

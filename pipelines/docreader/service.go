@@ -261,7 +261,7 @@ func (s *Service) Info() Info {
 		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
 		NotInThis: []string{"tables without ruling lines", "check boxes on scans",
-			"charts (/docreader/chart)", "vision-model re-reading", "streamed events", "/hcc/read-chart", "/retrieval/index-scans"},
+			"charts (/docreader/chart)", "vision-model re-reading", "streamed events"},
 	}
 	if s.Chat.Ready() {
 		in.Models = append(in.Models, ModelRef{Role: "schema", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
@@ -287,3 +287,24 @@ var SampleIDs = samples.IDs
 
 // Sample returns a sample PDF's bytes (nil for an unknown id).
 func Sample(id string) ([]byte, error) { return samples.Get(id) }
+
+// Checked reads a document sent back to the box and returns it when
+// every check holds (its receipt's signature, this box as signer, its
+// file, pages, elements and fields); the error names the first that
+// fails.
+func (s *Service) Checked(raw json.RawMessage) (*Document, error) {
+	v, err := s.Verify(VerifyRequest{Document: raw})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range v.Checks {
+		if !c.OK {
+			return nil, fmt.Errorf("its %s check fails: %s", c.Name, c.Detail)
+		}
+	}
+	var d Document
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}

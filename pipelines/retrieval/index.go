@@ -38,6 +38,8 @@ type IndexChunk struct {
 	ByteEnd   int    `json:"byte_end"`
 	SHA256    string `json:"sha256"`
 	Text      string `json:"text"`
+	// Anchor places a scanned document's chunk on its page (IndexScans).
+	Anchor *Anchor `json:"anchor,omitempty"`
 }
 
 // Leaf is the bytes of a chunk's leaf: the JSON array
@@ -63,6 +65,9 @@ type Index struct {
 	Chunks     []IndexChunk    `json:"chunks"`
 	Chunker    ChunkerSettings `json:"chunker"`
 	Embedder   ModelRef        `json:"embedder"`
+	// Layout is the layout hash of an index of scanned documents
+	// (LayoutHash), "" for text.
+	Layout string `json:"layout_sha256,omitempty"`
 
 	tree    *merkle.Tree
 	bm25    *bm25.Index
@@ -81,14 +86,19 @@ func (e *LimitError) Error() string {
 
 // IndexHash is the index hash: SHA-256 (hex) of the JSON object
 // {"v":"boxd.retrieval.index.v1","corpus_root","n_chunks","chunker","embedder"}.
-func IndexHash(root string, n int, chunker ChunkerSettings, embedder ModelRef) string {
+//
+// An index of scanned documents (IndexScans) also commits to its layout
+// hash, as "layout_sha256" after "embedder"; an index of text has none,
+// and its hash is the same as before there were scans.
+func IndexHash(root string, n int, chunker ChunkerSettings, embedder ModelRef, layout string) string {
 	b, _ := json.Marshal(struct {
 		V          string          `json:"v"`
 		CorpusRoot string          `json:"corpus_root"`
 		NChunks    int             `json:"n_chunks"`
 		Chunker    ChunkerSettings `json:"chunker"`
 		Embedder   ModelRef        `json:"embedder"`
-	}{"boxd.retrieval.index.v1", root, n, chunker, embedder})
+		Layout     string          `json:"layout_sha256,omitempty"`
+	}{"boxd.retrieval.index.v1", root, n, chunker, embedder, layout})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
@@ -123,23 +133,31 @@ func BuildIndex(docs []Document, chunker ChunkerSettings, embedder ModelRef) (*I
 			return nil, &LimitError{What: "chunks", Got: len(ix.Chunks), Limit: MaxChunks}
 		}
 	}
+	if err := ix.seal(); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// seal builds the corpus tree over the chunks and the index hash.
+func (ix *Index) seal() error {
 	leaves := make([][]byte, len(ix.Chunks))
 	for i, c := range ix.Chunks {
 		leaves[i] = c.leaf()
 	}
 	t, err := merkle.New(leaves)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	root, err := t.Root()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ix.tree = t
 	ix.CorpusRoot = hex.EncodeToString(root[:])
 	ix.NChunks = len(ix.Chunks)
-	ix.Hash = IndexHash(ix.CorpusRoot, ix.NChunks, chunker, embedder)
-	return ix, nil
+	ix.Hash = IndexHash(ix.CorpusRoot, ix.NChunks, ix.Chunker, ix.Embedder, ix.Layout)
+	return nil
 }
 
 // Proof is a chunk's inclusion proof in its index's corpus tree.

@@ -25,6 +25,9 @@ type ReceiptIndex struct {
 	NChunks    int             `json:"n_chunks"`
 	Chunker    ChunkerSettings `json:"chunker"`
 	Embedder   ModelRef        `json:"embedder"`
+	// Layout is an index of scans' layout hash (the index hash commits
+	// to it).
+	Layout string `json:"layout_sha256,omitempty"`
 }
 
 // ReceiptParams are the search's settings.
@@ -124,7 +127,7 @@ func SignSearch(k *attest.Key, ix *Index, query string, p Params, res []Result, 
 	q := sha256.Sum256([]byte(query))
 	b := searchBody{
 		V: SearchFormat, ID: ids.New("rs-", 12),
-		Index:       ReceiptIndex{Hash: ix.Hash, CorpusRoot: ix.CorpusRoot, NChunks: ix.NChunks, Chunker: ix.Chunker, Embedder: ix.Embedder},
+		Index:       ReceiptIndex{Hash: ix.Hash, CorpusRoot: ix.CorpusRoot, NChunks: ix.NChunks, Chunker: ix.Chunker, Embedder: ix.Embedder, Layout: ix.Layout},
 		QuerySHA256: hex.EncodeToString(q[:]),
 		Params:      ReceiptParams{K: p.K, Rerank: p.Rerank, Mode: p.Mode, Candidates: Candidates},
 		Results:     []ReceiptResult{},
@@ -193,7 +196,7 @@ func VerifySearch(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, do
 	add := func(name string, ok bool, detail string) {
 		out = append(out, Check{Name: name, OK: ok, Detail: detail})
 	}
-	ih := IndexHash(r.Index.CorpusRoot, r.Index.NChunks, r.Index.Chunker, r.Index.Embedder)
+	ih := IndexHash(r.Index.CorpusRoot, r.Index.NChunks, r.Index.Chunker, r.Index.Embedder, r.Index.Layout)
 	add("index_hash", ih == r.Index.Hash, map[bool]string{true: "the corpus root, chunk count, chunker and embedder give the index hash",
 		false: "the index hash is not what its corpus root, chunk count, chunker and embedder give"}[ih == r.Index.Hash])
 	byID := map[string]ReceiptResult{}

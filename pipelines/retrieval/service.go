@@ -343,6 +343,8 @@ type SearchHit struct {
 	ReceiptResult
 	Text  string `json:"text"`
 	Proof Proof  `json:"proof"`
+	// Anchor places a scanned document's chunk on its page.
+	Anchor *Anchor `json:"anchor,omitempty"`
 }
 
 // SearchResponse is its answer.
@@ -474,7 +476,7 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 		if err != nil {
 			return nil, err
 		}
-		out.Results = append(out.Results, SearchHit{ReceiptResult: receipt.Results[i], Text: r.Chunk.Text, Proof: pr})
+		out.Results = append(out.Results, SearchHit{ReceiptResult: receipt.Results[i], Text: r.Chunk.Text, Proof: pr, Anchor: r.Chunk.Anchor})
 	}
 	return out, nil
 }
