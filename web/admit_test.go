@@ -23,7 +23,7 @@ const otherVertical = "clinical"
 // openToEveryVertical are the run routes any valid session token or key
 // may call (contract 3, section 5).
 var openToEveryVertical = map[string]bool{"/retrieval/index": true, "/retrieval/search": true, "/retrieval/quotes": true,
-	"/v1/embeddings": true, "/v1/rerank": true, "/docreader/read": true, "/hcc/read-chart": true, "/retrieval/index-scans": true}
+	"/v1/embeddings": true, "/v1/rerank": true, "/docreader/read": true, "/docreader/chart": true, "/hcc/read-chart": true, "/retrieval/index-scans": true}
 
 // TestAdmissionOrderEveryRoute checks, for every route declared through
 // declare, that admission refuses in the one documented order: 401 before

@@ -42,6 +42,38 @@ func (s *Server) docreaderRoutes() {
 			writeJSON(a.W, http.StatusOK, out)
 		},
 	})
+	declare(s, Declared[docreader.ChartRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/docreader/chart", Auth: Bearer, Body: docreaderBody, OneRun: true,
+			Uploads: []upload.Field{{Name: "image_b64", Limit: docreader.MaxFileBytes}},
+			Example: `{"sample": "km-survival"}`},
+		Uploaded: func(r *docreader.ChartRequest, u *upload.Upload) {
+			if f := u.Files["image_b64"]; f != nil {
+				r.File = f.Path
+			}
+		},
+		Validate: func(r *docreader.ChartRequest) error { return r.Validate() },
+		Serve: func(a *Admitted, req *docreader.ChartRequest) {
+			out, err := s.docreader.Chart(a.R.Context(), *req)
+			if err != nil {
+				writeProblem(a.W, err)
+				return
+			}
+			s.log.Info("docreader chart", "caller", a.Principal.LogID(), "result", out.ID, "receipt", out.Receipt.ID)
+			writeJSON(a.W, http.StatusOK, out)
+		},
+	})
+	declareGated(s, s.bounds.verify, "verifications", Declared[docreader.ChartVerifyRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/docreader/chart/verify", Body: docreaderVerifyBody,
+			Example: `{"chart": {"receipt": {"v": "service.docreader-chart-receipt.v1"}}}`},
+		Serve: func(a *Admitted, req *docreader.ChartVerifyRequest) {
+			out, err := s.docreader.ChartVerify(*req)
+			if err != nil {
+				writeProblem(a.W, err)
+				return
+			}
+			writeJSON(a.W, http.StatusOK, out)
+		},
+	})
 	s.Handle(http.MethodGet, "/docreader/info", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.docreader.Info())
 	})

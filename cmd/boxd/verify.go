@@ -17,6 +17,7 @@ import (
 	"boxd/configs"
 	"boxd/engine/attest"
 	"boxd/pipelines/docreader"
+	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/retrieval"
 	"boxd/records"
 )
@@ -28,7 +29,7 @@ func newVerify() *cobra.Command {
 	var pubHex string
 	cmd := &cobra.Command{
 		Use:   "verify FILE",
-		Short: "Verify a signed record (service.record.v1), model-call receipt (service.model-call.v1), search receipt (service.retrieval.search.v1) or read document (service.docreader-receipt.v1) offline",
+		Short: "Verify a signed record (service.record.v1), model-call receipt (service.model-call.v1), search receipt (service.retrieval.search.v1) read document (service.docreader-receipt.v1) or read chart (service.docreader-chart-receipt.v1) offline",
 		Long: "verify checks a signed record (every entry's text, content and link, the signature), a\n" +
 			"model-call receipt (its commitment, signature and metering) or a search receipt (its signature,\n" +
 			"its index hash and, for the chunks given beside it, their text hashes, Merkle proofs and, with\n" +
@@ -38,7 +39,8 @@ func newVerify() *cobra.Command {
 			"\"receipt\" object alone; a search receipt as {\"receipt\", \"chunks\"?, \"documents\"?}, the\n" +
 			"body POST /retrieval/verify takes; a read document as POST /docreader/read returned it, or\n" +
 			"{\"document\": ...} as POST /docreader/verify takes it (its signature, signer, file, pages,\n" +
-			"elements and fields). Exit 0 when it verifies, 1 when it does not.",
+			"elements and fields); a read chart as POST /docreader/chart returned it, or {\"chart\": ...}\n" +
+			"(its signature, signer, table and image). Exit 0 when it verifies, 1 when it does not.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := os.ReadFile(args[0])
@@ -53,6 +55,7 @@ func newVerify() *cobra.Command {
 				Chunks    []retrieval.ProvenChunk `json:"chunks"`
 				Documents []retrieval.Document    `json:"documents"`
 				Document  json.RawMessage         `json:"document"`
+				Chart     json.RawMessage         `json:"chart"`
 			}
 			_ = json.Unmarshal(raw, &wrapper)
 			receipt := wrapper.Format == attest.ModelCallFormat
@@ -74,8 +77,18 @@ func newVerify() *cobra.Command {
 			if doc.Receipt.V == docreader.ReceiptFormat {
 				raw = wrapper.Document
 			}
+			var ch struct {
+				Receipt struct {
+					V string `json:"v"`
+				} `json:"receipt"`
+			}
+			_ = json.Unmarshal(wrapper.Chart, &ch)
+			chartResult := inner.V == chart.ReceiptFormat || ch.Receipt.V == chart.ReceiptFormat
+			if ch.Receipt.V == chart.ReceiptFormat {
+				raw = wrapper.Chart
+			}
 			switch {
-			case search, document:
+			case search, document, chartResult:
 			case len(bytes.TrimSpace(wrapper.Record)) > 0:
 				raw = wrapper.Record
 			case !receipt && len(bytes.TrimSpace(wrapper.Receipt)) > 0:
@@ -104,6 +117,9 @@ func newVerify() *cobra.Command {
 			}
 			if document {
 				return verifyDocument(cmd.OutOrStdout(), raw, pub)
+			}
+			if chartResult {
+				return verifyChart(cmd.OutOrStdout(), raw, pub)
 			}
 			if receipt {
 				return verifyReceipt(cmd.OutOrStdout(), raw, pub)
@@ -191,6 +207,26 @@ func verifyDocument(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
 		n += len(p.Elements)
 	}
 	fmt.Fprintf(out, "verified: document %s, %d pages, %d elements, signed by %s\n", d.ID, len(d.Pages), n, d.Receipt.Signer.KeyID)
+	return nil
+}
+
+// verifyChart checks a chart result POST /docreader/chart returned.
+func verifyChart(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
+	var r chart.Result
+	err := json.Unmarshal(raw, &r)
+	var checks []attest.Check
+	if err == nil {
+		checks, err = chart.Verify(&r, pub)
+	}
+	if err != nil {
+		fmt.Fprintf(out, "FAIL\tformat\tnot a chart with a %s receipt: %v\n", chart.ReceiptFormat, err)
+		fmt.Fprintln(out, "NOT VERIFIED: the chart cannot be read")
+		return errNotVerified
+	}
+	if err := printChecks(out, checks); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "verified: chart %s (%d series), signed by %s\n", r.ID, len(r.Chart.Series), r.Receipt.Signer.KeyID)
 	return nil
 }
 

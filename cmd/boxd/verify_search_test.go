@@ -114,3 +114,36 @@ func TestVerifyDocument(t *testing.T) {
 		t.Errorf("a changed element: exit %d\n%s", code, out)
 	}
 }
+
+// TestVerifyChart: boxd verify checks a chart result, bare or as
+// {"chart"}, and names the check a changed median breaks.
+func TestVerifyChart(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	key := attest.NewKey(priv)
+	r, err := (&docreader.Service{Key: key}).Chart(context.Background(), docreader.ChartRequest{Sample: docreader.SampleChart})
+	if err != nil {
+		if strings.Contains(err.Error(), "OCR") && os.Getenv("CI") != "true" {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, v any) string {
+		b, _ := json.Marshal(v)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	for _, f := range []string{write("bare.json", r), write("wrapped.json", map[string]any{"chart": r})} {
+		if code, out, _ := runCLI(t, "verify", f, "--pubkey", key.PublicKeyHex()); code != 0 || !strings.Contains(out, "verified: chart "+r.ID) {
+			t.Errorf("%s: exit %d\n%s", filepath.Base(f), code, out)
+		}
+	}
+	m := *r.Chart.Series[0].Median + 3
+	r.Chart.Series[0].Median = &m
+	if code, out, _ := runCLI(t, "verify", write("bad.json", r), "--pubkey", key.PublicKeyHex()); code != 1 || !strings.Contains(out, "NOT VERIFIED: table") {
+		t.Errorf("a changed median: exit %d\n%s", code, out)
+	}
+}

@@ -52,7 +52,7 @@ func (r *ReadRequest) Validate() error {
 	case hasFile && (r.Synthetic == nil || !*r.Synthetic):
 		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public documents only (real confidential documents belong on a self-hosted box)")
 	case r.Charts:
-		return problem.New(problem.Unavailable, "charts: the chart reader is not in this version of boxd; leave charts out (GET /docreader/info lists what this box reads)")
+		return problem.New(problem.Unavailable, "charts: the chart reader reads chart images sent to POST /docreader/chart, but does not yet run on a document's figure regions; leave charts out and send the figure to /docreader/chart")
 	case r.hasSchema():
 		return validSchema(r.Schema)
 	case r.Stream:
@@ -261,7 +261,8 @@ func (s *Service) Info() Info {
 		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
 		NotInThis: []string{"tables without ruling lines", "check boxes on scans",
-			"charts (/docreader/chart)", "vision-model re-reading", "streamed events"},
+			"charts: true on figure regions (POST /docreader/chart reads chart images)", "forest plots, bar and line charts",
+			"vision-model re-reading and the model chart method", "streamed events"},
 	}
 	if s.Chat.Ready() {
 		in.Models = append(in.Models, ModelRef{Role: "schema", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})

@@ -1,0 +1,152 @@
+package chart
+
+import (
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+
+	"boxd/engine/attest"
+	"boxd/ids"
+)
+
+// ReceiptFormat is the chart receipt's format (contract 3, section 2:
+// "signed chart receipt").
+const ReceiptFormat = "service.docreader-chart-receipt.v1"
+
+// Image is the image a chart was read from.
+type Image struct {
+	SHA256      string `json:"sha256"` // the file's bytes
+	Type        string `json:"type"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+	PixelSHA256 string `json:"pixel_sha256"` // the raster as a binary PPM (as the document reader's pages)
+}
+
+// ModelCallRef names a model-call receipt the reading made.
+type ModelCallRef struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+}
+
+type receiptBody struct {
+	V          string         `json:"v"`
+	ID         string         `json:"id"`
+	Result     string         `json:"result"`
+	Image      Image          `json:"image"`
+	Method     string         `json:"method"`
+	Revisions  Revisions      `json:"revisions"`
+	Chart      string         `json:"chart_sha256"` // canonical JSON of the chart
+	ModelCalls []ModelCallRef `json:"model_calls"`
+	Signer     attest.Signer  `json:"signer"`
+}
+
+// Revisions name what read the chart.
+type Revisions struct {
+	Chart string `json:"chart"`
+	OCR   string `json:"ocr"`
+}
+
+// Receipt is the signed chart receipt.
+type Receipt struct {
+	receiptBody
+	Sig string `json:"sig"`
+}
+
+type flatReceipt struct {
+	receiptBody
+	Sig string `json:"sig"`
+}
+
+// MarshalJSON writes the receipt's fields flat.
+func (r Receipt) MarshalJSON() ([]byte, error) { return json.Marshal(flatReceipt(r)) }
+
+// UnmarshalJSON reads them.
+func (r *Receipt) UnmarshalJSON(b []byte) error {
+	var f flatReceipt
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*r = Receipt(f)
+	return nil
+}
+
+// Result is POST /docreader/chart's answer: the chart as data, how it was
+// read, its confidence and the signed receipt binding them to the image.
+type Result struct {
+	ID     string `json:"id"`
+	Image  Image  `json:"image"`
+	Method string `json:"method"` // geometry (this box has no vision model)
+	// Note says how the method asked for was served ("" when as asked).
+	Note string `json:"note,omitempty"`
+	// ConfBP is the reading's confidence in basis points: 10000 less the
+	// calibration's worst label residual as a share of each axis's range.
+	ConfBP   int            `json:"conf_bp"`
+	Chart    *Chart         `json:"chart"`
+	Models   []any          `json:"models"`
+	Receipts []ModelCallRef `json:"receipts"`
+	Receipt  Receipt        `json:"receipt"`
+}
+
+// Sign binds the result to its image and signs it.
+func Sign(k *attest.Key, r *Result, rev Revisions) error {
+	h, err := chartHash(r.Chart)
+	if err != nil {
+		return err
+	}
+	b := receiptBody{V: ReceiptFormat, ID: ids.New("dcr-", 12), Result: r.ID, Image: r.Image, Method: r.Method, Revisions: rev,
+		Chart: h, ModelCalls: append([]ModelCallRef{}, r.Receipts...), Signer: k.Signer()}
+	sig, _, err := k.Sign(ReceiptFormat, b)
+	if err != nil {
+		return err
+	}
+	r.Receipt = Receipt{receiptBody: b, Sig: sig}
+	return nil
+}
+
+func chartHash(c *Chart) (string, error) {
+	j, err := attest.Canonical(c)
+	if err != nil {
+		return "", err
+	}
+	return attest.HashText(string(j)), nil
+}
+
+// Check is one verification step.
+type Check = attest.Check
+
+// Verify checks a chart result: the receipt's signature, that this box
+// (pinned) signed it, the chart (table) and the image it binds, the
+// result id and the method.
+func Verify(r *Result, pinned ed25519.PublicKey) ([]Check, error) {
+	rc := r.Receipt
+	if rc.V != ReceiptFormat {
+		return nil, fmt.Errorf("the receipt's v is %q, want %s", rc.V, ReceiptFormat)
+	}
+	out, err := attest.SignatureChecks(ReceiptFormat, rc.receiptBody, rc.Signer, rc.Sig, pinned)
+	if err != nil {
+		return nil, err
+	}
+	add := func(name string, ok bool, detail string) {
+		out = append(out, Check{Name: name, OK: ok, Detail: detail})
+	}
+	h, err := chartHash(r.Chart)
+	if err != nil {
+		return nil, err
+	}
+	if h == rc.Chart {
+		add("table", true, "the chart's data hash to the receipt's chart_sha256")
+	} else {
+		add("table", false, "the chart's data (series, medians, numbers at risk, hazard ratio, axes) differ from what the receipt binds")
+	}
+	if r.Image == rc.Image {
+		add("image", true, "the image's file and pixel hashes and size are the receipt's")
+	} else {
+		add("image", false, "the image (its hashes or size) is not the one the receipt binds")
+	}
+	if r.ID == rc.Result && r.Method == rc.Method {
+		add("result", true, "the result id and method are the receipt's")
+	} else {
+		add("result", false, "the result id or method is not the receipt's")
+	}
+	return out, nil
+}

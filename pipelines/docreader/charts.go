@@ -1,0 +1,213 @@
+package docreader
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"time"
+	"unicode/utf8"
+
+	"boxd/ids"
+	"boxd/pipelines/docreader/chart"
+	"boxd/pipelines/docreader/ocr"
+	"boxd/pipelines/docreader/raster"
+	"boxd/pipelines/docreader/samples"
+	"boxd/problem"
+)
+
+// Chart methods (contract 3, section 4).
+const (
+	MethodHybrid   = "hybrid"
+	MethodModel    = "model"
+	MethodGeometry = "geometry"
+)
+
+// SampleChart is the chart sample.
+const SampleChart = samples.Chart
+
+// MaxHintChars bounds a chart request's hint.
+const MaxHintChars = 500
+
+// ChartRequest is POST /docreader/chart's body. image_b64 arrives as an
+// upload: File is its temporary file.
+type ChartRequest struct {
+	File      string `json:"-"`
+	Synthetic *bool  `json:"synthetic"`
+	Sample    string `json:"sample"`
+	Method    string `json:"method"`
+	Hint      string `json:"hint"`
+}
+
+// Validate checks the body before the image is read.
+func (r *ChartRequest) Validate() error {
+	hasFile := r.File != ""
+	switch {
+	case hasFile && r.Sample != "":
+		return problem.New(problem.Invalid, "send image_b64 or sample, not both")
+	case !hasFile && r.Sample == "":
+		return problem.New(problem.Invalid, "send image_b64 (a base64 PNG, JPEG or WebP chart, with synthetic: true) or sample (%s)", SampleChart)
+	case r.Sample != "" && r.Sample != SampleChart:
+		return problem.New(problem.NotFound, "no chart sample %q; the chart sample is %s", r.Sample, SampleChart)
+	case hasFile && (r.Synthetic == nil || !*r.Synthetic):
+		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public charts only")
+	case r.Method != "" && r.Method != MethodHybrid && r.Method != MethodModel && r.Method != MethodGeometry:
+		return problem.New(problem.Invalid, "method %q: use hybrid, model or geometry", r.Method)
+	case utf8.RuneCountInString(r.Hint) > MaxHintChars:
+		return problem.New(problem.Invalid, "hint is over %d characters", MaxHintChars)
+	case r.Method == MethodModel:
+		return problem.New(problem.Unavailable, "method model: reading a chart with a vision model needs one, and this box has none (images into the engine are not built yet); use geometry or hybrid")
+	}
+	return nil
+}
+
+// Chart reads a chart image into data by geometry (one read at a time,
+// as documents).
+func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, error) {
+	s.init()
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	var data []byte
+	var err error
+	if req.File != "" {
+		if data, err = os.ReadFile(req.File); err != nil {
+			return nil, fmt.Errorf("docreader: the upload: %w", err)
+		}
+	} else if data, err = samples.ChartPNG(); err != nil {
+		return nil, fmt.Errorf("docreader: the chart sample: %w", err)
+	}
+	if len(data) == 0 {
+		return nil, problem.New(problem.Invalid, "image_b64 is empty: send the chart's bytes in base64")
+	}
+	if len(data) > MaxFileBytes {
+		return nil, problem.New(problem.TooLarge, "image_b64 decodes to %d bytes; at most %d (12 MB)", len(data), MaxFileBytes)
+	}
+	typ := sniff(data)
+	if typ != TypePNG && typ != TypeJPEG && typ != TypeWebP {
+		return nil, problem.New(problem.Unsupported, "image_b64 is not a PNG, JPEG or WebP image (its first bytes say otherwise)")
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "image_b64 is not a %s image that decodes: %v", typ, err)
+	}
+	if int64(cfg.Width)*int64(cfg.Height) > MaxPagePixels {
+		return nil, problem.New(problem.TooLarge, "the image is %d × %d pixels; at most %d pixels are read: scale it down", cfg.Width, cfg.Height, MaxPagePixels)
+	}
+	src, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "image_b64 is not a %s image that decodes: %v", typ, err)
+	}
+	select {
+	case s.gate <- struct{}{}:
+		defer func() { <-s.gate }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+		return nil, problem.New(problem.Busy, "the document reader reads one document or chart at a time and is reading another; retry after the time in Retry-After").Retry(2 * time.Second)
+	}
+	o, err := s.tesseract()
+	if err != nil {
+		return nil, problem.Wrap(problem.Unavailable, err, "the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
+	}
+	img := raster.FromImage(src)
+	c, err := readChart(o, img)
+	var nc *chart.NotCalibrated
+	switch {
+	case errors.As(err, &nc) && req.Method == MethodGeometry:
+		return nil, problem.Wrap(problem.Unprocessable, err, "%v; geometry cannot read this chart", err)
+	case errors.As(err, &nc):
+		return nil, problem.Wrap(problem.Unavailable, err, "%v, and the model's reading, which the hybrid method falls back to, needs a vision model this box does not have", err)
+	case err != nil:
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	r := &chart.Result{ID: ids.New("chart-", 12), Method: MethodGeometry, Chart: c, Models: []any{}, Receipts: []chart.ModelCallRef{},
+		Image:  chart.Image{SHA256: hex.EncodeToString(sum[:]), Type: typ, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()},
+		ConfBP: confidence(c)}
+	if req.Method != MethodGeometry {
+		r.Note = "hybrid: this box has no vision model to read labels and structure, so the chart was read by geometry alone"
+	}
+	if err := chart.Sign(s.Key, r, chart.Revisions{Chart: chart.Revision, OCR: "tesseract-" + o.Version() + " eng"}); err != nil {
+		return nil, fmt.Errorf("docreader: sign the chart: %w", err)
+	}
+	s.Log.Info("docreader chart", "result", r.ID, "image_sha256", r.Image.SHA256, "series", len(c.Series), "flagged", c.Flagged, "receipt", r.Receipt.ID)
+	return r, nil
+}
+
+// readChart OCRs a chart as sparse text at 288 DPI-equivalent and reads
+// it, reading missed labels again one box at a time.
+func readChart(o *ocr.OCR, img *raster.Image) (*chart.Chart, error) {
+	const dpi = Scale * 72
+	conv := func(ws []ocr.Word) []chart.Word {
+		out := make([]chart.Word, len(ws))
+		for i, w := range ws {
+			out[i] = chart.Word{Text: w.Text, Box: w.Box}
+		}
+		return out
+	}
+	ws, err := o.ReadRegion(img, nil, raster.Box{X1: float64(img.W), Y1: float64(img.H)}, dpi)
+	if err != nil {
+		return nil, err
+	}
+	var rerr error
+	c, err := chart.Read(img, conv(ws), chart.Options{Reread: func(b raster.Box) []chart.Word {
+		ws, err := o.ReadBlock(img, nil, b, dpi)
+		if err != nil {
+			rerr = err
+			return nil
+		}
+		return conv(ws)
+	}})
+	if rerr != nil {
+		return nil, rerr
+	}
+	return c, err
+}
+
+// confidence is 10000 less each axis's worst label residual as a share of
+// its range (basis points), at least 0.
+func confidence(c *chart.Chart) int {
+	bp := 10000.0
+	for _, a := range []chart.Axis{c.X, c.Y} {
+		if r := a.Max - a.Min; r > 0 {
+			bp -= 10000 * a.ResidualMax / r
+		}
+	}
+	return max(0, int(bp+0.5))
+}
+
+// ChartVerifyRequest is POST /docreader/chart/verify's body.
+type ChartVerifyRequest struct {
+	Chart json.RawMessage `json:"chart"`
+}
+
+// ChartVerify checks a chart result: signature, signer, table, image.
+func (s *Service) ChartVerify(req ChartVerifyRequest) (*VerifyResponse, error) {
+	if len(req.Chart) == 0 || string(req.Chart) == "null" {
+		return nil, problem.New(problem.Invalid, "chart is missing: send the result POST /docreader/chart returned")
+	}
+	var r chart.Result
+	if err := json.Unmarshal(req.Chart, &r); err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "chart is not a result from POST /docreader/chart: %v", err)
+	}
+	var pub ed25519.PublicKey
+	if s.Key != nil {
+		pub = s.Key.PublicKey()
+	}
+	cs, err := chart.Verify(&r, pub)
+	if err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "chart.receipt is not a %s receipt: %v", chart.ReceiptFormat, err)
+	}
+	ok := true
+	for _, c := range cs {
+		ok = ok && c.OK
+	}
+	return &VerifyResponse{OK: ok, Checks: cs}, nil
+}
