@@ -13,8 +13,6 @@ import (
 	"strconv"
 
 	"golang.org/x/image/font"
-	"golang.org/x/image/font/gofont/goregular"
-	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 )
 
@@ -145,11 +143,7 @@ var (
 // and the number-at-risk table under the plot, its row labels in the
 // arm's colour.
 func DrawKM(c KMChart) (*image.RGBA, error) {
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		return nil, err
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: kmTextPx, DPI: 72, Hinting: font.HintingFull})
+	face, err := goFace(kmTextPx)
 	if err != nil {
 		return nil, err
 	}

@@ -155,11 +155,7 @@ func scannedPDF() ([]byte, error) {
 // RenderLines draws lines of text in Go Regular at px pixels, black on
 // white, from a left margin of left pixels: a scan without a scanner.
 func RenderLines(lines []string, w, h int, px float64, left int) (*image.Gray, error) {
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		return nil, err
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: px, DPI: 72, Hinting: font.HintingFull})
+	face, err := goFace(px)
 	if err != nil {
 		return nil, err
 	}
@@ -283,11 +279,7 @@ func DrawTable(p *fpdf.Fpdf, x, y float64, widths []float64, rowH float64, cells
 // textImage draws s in Go Regular at 40 pixels, baseline at 40 pixels,
 // on a white PNG 50 pixels tall; and its width in pixels.
 func textImage(s string) ([]byte, float64, error) {
-	f, err := opentype.Parse(goregular.TTF)
-	if err != nil {
-		return nil, 0, err
-	}
-	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: 40, DPI: 72, Hinting: font.HintingFull})
+	face, err := goFace(40)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -302,4 +294,13 @@ func textImage(s string) ([]byte, float64, error) {
 		return nil, 0, err
 	}
 	return b.Bytes(), float64(w), nil
+}
+
+// goFace is Go Regular at px pixels (72 DPI: a point is a pixel).
+func goFace(px float64) (font.Face, error) {
+	f, err := opentype.Parse(goregular.TTF)
+	if err != nil {
+		return nil, err
+	}
+	return opentype.NewFace(f, &opentype.FaceOptions{Size: px, DPI: 72, Hinting: font.HintingFull})
 }
