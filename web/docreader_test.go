@@ -88,7 +88,6 @@ func TestDocreaderRoutes(t *testing.T) {
 		{"not synthetic", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString(pdf.body)}, 400, "synthetic must be true"},
 		{"unknown field", tok, map[string]any{"sample": "born-digital", "pages": 3}, 400, "pages"},
 		{"unknown sample", tok, map[string]any{"sample": "nope"}, 404, "born-digital"},
-		{"charts", tok, map[string]any{"sample": "born-digital", "charts": true}, 503, "chart reader"},
 		{"schema not a schema", tok, map[string]any{"sample": "born-digital", "schema": []string{"name"}}, 400, "schema must be a JSON schema object"},
 		{"schema without a chat model", tok, map[string]any{"sample": "born-digital", "schema": map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}, 503, "chat model"},
 		{"over 12 MB", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString(make([]byte, 12<<20+1)), "synthetic": true}, 413, "file_b64"},
@@ -121,8 +120,8 @@ func TestDocreaderRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital", "charts": true}}); r.status != 503 {
-		t.Errorf("charts while the token runs another call: %d %s, want 503", r.status, r.body)
+	if r := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital", "stream": true}}); r.status != 503 {
+		t.Errorf("stream while the token runs another call: %d %s, want 503", r.status, r.body)
 	}
 	if r := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital"}}); r.status != 409 {
 		t.Errorf("a good body while the token runs another call: %d %s, want 409", r.status, r.body)

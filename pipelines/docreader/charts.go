@@ -211,3 +211,60 @@ func (s *Service) ChartVerify(req ChartVerifyRequest) (*VerifyResponse, error) {
 	}
 	return &VerifyResponse{OK: ok, Checks: cs}, nil
 }
+
+// DocChart is a chart read from a document (charts: true): from a figure
+// element, or from a whole scanned page.
+type DocChart struct {
+	Element string       `json:"element"` // the figure's id ("" for a whole page)
+	Page    int          `json:"page"`
+	BBox    [4]int       `json:"bbox"` // the region read, page-raster pixels
+	ConfBP  int          `json:"conf_bp"`
+	Chart   *chart.Chart `json:"chart"` // pixel positions in the page raster
+}
+
+// chartMargin pads a figure's box when it is read as a chart (tick
+// labels and the number-at-risk table sit just outside an image's box
+// when they are text).
+const chartMargin = 12
+
+// pageCharts reads charts on a page: each figure element and, on a page
+// read by OCR, the whole page; regions that do not calibrate are not
+// charts and are skipped.
+func (rd *reader) pageCharts(p *Page, img *raster.Image) error {
+	if rd.ocr == nil {
+		return nil
+	}
+	type region struct {
+		el  string
+		box raster.Box
+	}
+	var regions []region
+	for _, e := range p.Elements {
+		if e.Kind == KindFigure && e.BBox[2] >= 200 && e.BBox[3] >= 150 {
+			b := raster.Box{X0: float64(e.BBox[0] - chartMargin), Y0: float64(e.BBox[1] - chartMargin),
+				X1: float64(e.BBox[0] + e.BBox[2] + chartMargin), Y1: float64(e.BBox[1] + e.BBox[3] + chartMargin)}
+			regions = append(regions, region{e.ID, b})
+		}
+	}
+	if p.Source == PageOCR && len(regions) == 0 {
+		regions = append(regions, region{"", raster.Box{X1: float64(img.W), Y1: float64(img.H)}})
+	}
+	for _, r := range regions {
+		crop, x0, y0 := img.Crop(r.box, 1)
+		if crop.W == 0 || crop.H == 0 {
+			continue
+		}
+		c, err := readChart(rd.ocr, crop)
+		var nc *chart.NotCalibrated
+		if errors.As(err, &nc) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("page %d: chart: %w", p.Page, err)
+		}
+		c.Shift(float64(x0), float64(y0))
+		rd.charts = append(rd.charts, DocChart{Element: r.el, Page: p.Page, BBox: raster.Box{X0: float64(x0), Y0: float64(y0),
+			X1: float64(x0 + crop.W), Y1: float64(y0 + crop.H)}.BBox(), ConfBP: confidence(c), Chart: c})
+	}
+	return nil
+}

@@ -131,6 +131,9 @@ type reader struct {
 	// "Label: value" lines).
 	forms  bool
 	fields []Field
+	// charts: read charts on figures (and scanned pages) into charts.
+	charts    []DocChart
+	wantChart bool
 }
 
 // readFile reads data into pages. The errors are problems: 415 for a
@@ -197,6 +200,11 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			p.Elements = elements(p.Page, readingOrder(append(rs, trs...), img.W))
 		} else if err := rd.ocrPage(ctx, &p, img); err != nil {
 			return info, nil, err
+		}
+		if rd.wantChart && p.Source == PageTextLayer {
+			if err := rd.pageCharts(&p, img); err != nil {
+				return info, nil, err
+			}
 		}
 		if rd.forms {
 			ws, err := doc.Fields(n, Scale)
@@ -287,6 +295,9 @@ func (rd *reader) ocrPage(ctx context.Context, p *Page, img *raster.Image) error
 	rs, trs := findTables(op.Upright, regionsFromOCR(op.Words), SourceOCR)
 	classify(rs, op.Upright.H)
 	p.Elements = elements(p.Page, readingOrder(append(rs, trs...), op.Upright.W))
+	if rd.wantChart {
+		return rd.pageCharts(p, op.Upright)
+	}
 	return nil
 }
 

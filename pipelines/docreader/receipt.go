@@ -57,7 +57,10 @@ type receiptBody struct {
 	ModelCalls []ModelCallRef `json:"model_calls"`
 	// Mapped is the sha256 of the schema mapping's canonical JSON, when
 	// the read mapped its fields to a schema.
-	Mapped string        `json:"mapped_sha256,omitempty"`
+	Mapped string `json:"mapped_sha256,omitempty"`
+	// Charts is the sha256 of the charts' canonical JSON, when the read
+	// read charts (charts: true).
+	Charts string        `json:"charts_sha256,omitempty"`
 	Signer attest.Signer `json:"signer"`
 }
 
@@ -105,8 +108,10 @@ type Document struct {
 	Fields []Field    `json:"fields"`
 	Models []ModelRef `json:"models"`
 	// Mapped is the fields mapped to the caller's schema (schema given).
-	Mapped  *Mapped `json:"mapped,omitempty"`
-	Receipt Receipt `json:"receipt"`
+	Mapped *Mapped `json:"mapped,omitempty"`
+	// Charts are the charts read from figures (charts: true).
+	Charts  []DocChart `json:"charts,omitempty"`
+	Receipt Receipt    `json:"receipt"`
 }
 
 // hashOf is the sha256 of v's canonical JSON.
@@ -167,8 +172,12 @@ func sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error
 	if err != nil {
 		return err
 	}
+	ch, err := chartsHash(d.Charts)
+	if err != nil {
+		return err
+	}
 	b := receiptBody{V: ReceiptFormat, ID: ids.New("drr-", 12), Document: d.ID, File: d.File, Pages: receiptPages(d.Pages),
-		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Mapped: mh, Signer: k.Signer()}
+		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Mapped: mh, Charts: ch, Signer: k.Signer()}
 	sig, _, err := k.Sign(ReceiptFormat, b)
 	if err != nil {
 		return err
@@ -235,7 +244,29 @@ func Verify(d *Document, pinned ed25519.PublicKey) ([]Check, error) {
 	case mh != "":
 		add("mapped", true, "the schema mapping hashes to the receipt's")
 	}
+	ch, err := chartsHash(d.Charts)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case ch != r.Charts:
+		add("charts", false, "the charts differ from what the receipt binds (their hash does not match)")
+	case ch != "":
+		add("charts", true, "the charts hash to the receipt's")
+	}
 	return out, nil
+}
+
+// chartsHash is the sha256 of the charts' canonical JSON ("" for none).
+func chartsHash(cs []DocChart) (string, error) {
+	if len(cs) == 0 {
+		return "", nil
+	}
+	c, err := attest.Canonical(cs)
+	if err != nil {
+		return "", err
+	}
+	return attest.HashText(string(c)), nil
 }
 
 func pagesCheck(ps []Page, rp []ReceiptPage) (string, bool, string) {

@@ -128,7 +128,6 @@ func TestReadRequestValidation(t *testing.T) {
 		{"unknown sample", ReadRequest{Sample: "nope"}, problem.NotFound, "no sample"},
 		{"not synthetic", ReadRequest{File: f, Synthetic: &no}, problem.Invalid, "synthetic must be true"},
 		{"synthetic missing", ReadRequest{File: f}, problem.Invalid, "synthetic must be true"},
-		{"charts", ReadRequest{File: f, Synthetic: &yes, Charts: true}, problem.Unavailable, "chart reader"},
 		{"schema not an object", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`["name"]`)}, problem.Invalid, "schema must be a JSON schema object"},
 		{"schema too large", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`{"description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`)}, problem.Invalid, "at most"},
 		{"stream", ReadRequest{File: f, Synthetic: &yes, Stream: true}, problem.Unavailable, "stream"},

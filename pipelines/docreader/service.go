@@ -51,8 +51,6 @@ func (r *ReadRequest) Validate() error {
 		return problem.New(problem.NotFound, "no sample %q; the samples are %s", r.Sample, strings.Join(SampleIDs, ", "))
 	case hasFile && (r.Synthetic == nil || !*r.Synthetic):
 		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public documents only (real confidential documents belong on a self-hosted box)")
-	case r.Charts:
-		return problem.New(problem.Unavailable, "charts: the chart reader reads chart images sent to POST /docreader/chart, but does not yet run on a document's figure regions; leave charts out and send the figure to /docreader/chart")
 	case r.hasSchema():
 		return validSchema(r.Schema)
 	case r.Stream:
@@ -153,7 +151,10 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 		maxPages = MaxPages
 	}
 	start := time.Now()
-	rd := &reader{ocr: ocr, forms: req.Forms || req.hasSchema()}
+	if req.Charts && ocr == nil {
+		return nil, problem.Wrap(problem.Unavailable, ocrErr, "charts: the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
+	}
+	rd := &reader{ocr: ocr, forms: req.Forms || req.hasSchema(), wantChart: req.Charts}
 	info, pages, err := rd.readFile(ctx, data, maxPages)
 	if err != nil {
 		return nil, err
@@ -162,7 +163,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	if fields == nil {
 		fields = []Field{}
 	}
-	d := &Document{ID: ids.New("doc-", 12), File: info, Pages: pages, Fields: fields, Models: []ModelRef{}}
+	d := &Document{ID: ids.New("doc-", 12), File: info, Pages: pages, Fields: fields, Models: []ModelRef{}, Charts: rd.charts}
 	var calls []ModelCallRef
 	if req.hasSchema() {
 		m, res, err := mapSchema(ctx, s.Chat, req.Budget, req.Schema, fields)
@@ -261,7 +262,7 @@ func (s *Service) Info() Info {
 		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
 		NotInThis: []string{"tables without ruling lines", "check boxes on scans",
-			"charts: true on figure regions (POST /docreader/chart reads chart images)", "forest plots, bar and line charts",
+			"charts drawn as vectors (charts: true reads image figures and scanned pages)", "forest plots, bar and line charts",
 			"vision-model re-reading and the model chart method", "streamed events"},
 	}
 	if s.Chat.Ready() {

@@ -127,6 +127,23 @@ type Chart struct {
 	Flagged int `json:"flagged"`
 }
 
+// Shift moves the chart's pixel positions by (dx, dy): a chart read from
+// a crop placed back on its page.
+func (c *Chart) Shift(dx, dy float64) {
+	c.PlotBox[0] += int(dx)
+	c.PlotBox[1] += int(dy)
+	for _, a := range []*Axis{&c.X, &c.Y} {
+		d := dx
+		if a == &c.Y {
+			d = dy
+		}
+		for i := range a.Ticks {
+			a.Ticks[i].Pixel += d
+		}
+		a.Offset -= a.Scale * d
+	}
+}
+
 // NotCalibrated is the error when the axes cannot be calibrated.
 type NotCalibrated struct{ Why string }
 

@@ -1,0 +1,103 @@
+package docreader
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/go-pdf/fpdf"
+
+	"boxd/pipelines/docreader/samples"
+)
+
+// TestChartsInDocuments: charts: true reads a Kaplan–Meier figure placed
+// in a born-digital PDF (an image under a caption) and the same chart as
+// a scanned page: medians within a month of the truth, numbers at risk
+// exact, positions on the page; the receipt binds the charts. Without
+// charts, none are read.
+func TestChartsInDocuments(t *testing.T) {
+	spec := samples.ChartSpec()
+	img, err := samples.DrawKM(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pngb bytes.Buffer
+	if err := png.Encode(&pngb, img); err != nil {
+		t.Fatal(err)
+	}
+	p := samples.NewPDF()
+	p.AddPage()
+	p.SetFont("Helvetica", "", 10)
+	p.Text(54, 60, "Figure 2. Overall survival by arm.")
+	p.RegisterImageOptionsReader("km", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(pngb.Bytes()))
+	// 1100 × 900 pixels at 144 DPI: 550 × 450 points.
+	p.ImageOptions("km", 30, 80, 550, 450, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	var pdf bytes.Buffer
+	if err := p.Output(&pdf); err != nil {
+		t.Fatal(err)
+	}
+	o := ocrForTest(t)
+	check := func(name string, data []byte, wantElement bool) {
+		rd := &reader{ocr: o, wantChart: true}
+		_, pages, err := rd.readFile(context.Background(), data, MaxPages)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(rd.charts) != 1 {
+			t.Fatalf("%s: %d charts", name, len(rd.charts))
+		}
+		dc := rd.charts[0]
+		if (dc.Element != "") != wantElement || dc.Page != 1 || dc.ConfBP < 9000 {
+			t.Errorf("%s: chart at %q page %d conf %d", name, dc.Element, dc.Page, dc.ConfBP)
+		}
+		for i, arm := range spec.Arms {
+			s := dc.Chart.Series[i]
+			if s.Name != arm.Name {
+				for _, x := range dc.Chart.Series {
+					if x.Name == arm.Name {
+						s = x
+					}
+				}
+			}
+			if s.Median == nil || math.Abs(*s.Median-arm.Median()) > 1 || s.Flag != "" {
+				t.Errorf("%s %s: median %v (true %.1f) flag %q", name, arm.Name, s.Median, arm.Median(), s.Flag)
+			}
+		}
+		for _, row := range dc.Chart.AtRisk {
+			arm := spec.Arms[0]
+			if strings.Contains(row.Series, "B") {
+				arm = spec.Arms[1]
+			}
+			for j, tk := range row.Times {
+				if row.Counts[j] != arm.AtRisk(tk) {
+					t.Errorf("%s %s at %v: %d, want %d", name, row.Series, tk, row.Counts[j], arm.AtRisk(tk))
+				}
+			}
+		}
+		if pb := dc.Chart.PlotBox; pb[0] < dc.BBox[0] || pb[1] < dc.BBox[1] || pb[0]+pb[2] > dc.BBox[0]+dc.BBox[2] {
+			t.Errorf("%s: plot box %v outside the region %v", name, pb, dc.BBox)
+		}
+		d := &Document{ID: "doc-1", Pages: pages, Fields: []Field{}, Models: []ModelRef{}, Charts: rd.charts}
+		k := testKey(4)
+		if err := sign(k, d, Revisions{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if cs, _ := Verify(d, k.PublicKey()); !allOK(cs) {
+			t.Errorf("%s: verify %+v", name, cs)
+		}
+		m := *d.Charts[0].Chart.Series[0].Median + 4
+		d.Charts[0].Chart.Series[0].Median = &m
+		if cs, _ := Verify(d, k.PublicKey()); allOK(cs) || !strings.Contains(checkText(cs), "charts differ") {
+			t.Errorf("%s: a changed chart verified: %+v", name, cs)
+		}
+	}
+	check("figure in a PDF", pdf.Bytes(), true)
+	check("scanned page", pngb.Bytes(), false)
+	rd := &reader{ocr: o}
+	if _, _, err := rd.readFile(context.Background(), pdf.Bytes(), MaxPages); err != nil || len(rd.charts) != 0 {
+		t.Errorf("charts off: %d charts, %v", len(rd.charts), err)
+	}
+}
