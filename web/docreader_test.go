@@ -1,9 +1,12 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -120,11 +123,62 @@ func TestDocreaderRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital", "stream": true}}); r.status != 503 {
-		t.Errorf("stream while the token runs another call: %d %s, want 503", r.status, r.body)
+	if r := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital", "pages": 2}}); r.status != 400 {
+		t.Errorf("a bad body while the token runs another call: %d %s, want 400", r.status, r.body)
 	}
 	if r := ts.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital"}}); r.status != 409 {
 		t.Errorf("a good body while the token runs another call: %d %s, want 409", r.status, r.body)
 	}
 	unlock()
+}
+
+// TestDocreaderStream: stream: true answers server-sent events: a page
+// event for each page as it is read, then done carrying the document,
+// which verifies.
+func TestDocreaderStream(t *testing.T) {
+	ts := start(t, nil, Probes{}, nil)
+	tok := session(t, ts, "clinical")
+	body, _ := json.Marshal(map[string]any{"sample": "scanned-chart", "stream": true})
+	req, _ := http.NewRequest("POST", ts.url+"/docreader/read", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	all, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		t.Fatalf("%d %s: %s", resp.StatusCode, resp.Header.Get("Content-Type"), all)
+	}
+	var types []string
+	var done json.RawMessage
+	for _, line := range strings.Split(string(all), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatalf("event %q: %v", data, err)
+		}
+		var typ string
+		_ = json.Unmarshal(ev["type"], &typ)
+		types = append(types, typ)
+		if typ == "page" {
+			var p docreader.PageEvent
+			_ = json.Unmarshal([]byte(data), &p)
+			if p.Page != 1 || p.Source != docreader.PageOCR || p.Elements == 0 || p.PixelSHA256 == "" {
+				t.Errorf("page event %s", data)
+			}
+		}
+		if typ == "done" {
+			done = json.RawMessage(data)
+		}
+	}
+	if strings.Join(types, " ") != "page done" {
+		t.Fatalf("events %v", types)
+	}
+	if v := ts.do(t, call{method: "POST", path: "/docreader/verify", body: map[string]any{"document": done}}); v.status != 200 || v.json(t)["ok"] != true {
+		t.Errorf("the done event's document: %d %s", v.status, v.body)
+	}
 }

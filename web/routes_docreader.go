@@ -1,11 +1,13 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
 	"boxd/pipelines/docreader"
 	"boxd/problem"
+	"boxd/run"
 	"boxd/web/upload"
 )
 
@@ -19,7 +21,7 @@ const (
 
 func (s *Server) docreaderRoutes() {
 	declare(s, Declared[docreader.ReadRequest]{
-		Route: Route{Method: http.MethodPost, Path: "/docreader/read", Auth: Bearer, Body: docreaderBody, OneRun: true,
+		Route: Route{Method: http.MethodPost, Path: "/docreader/read", Auth: Bearer, Body: docreaderBody, OneRun: true, Stream: true,
 			Uploads: []upload.Field{{Name: "file_b64", Limit: docreader.MaxFileBytes}},
 			Example: `{"sample": "born-digital"}`},
 		Uploaded: func(r *docreader.ReadRequest, u *upload.Upload) {
@@ -28,6 +30,7 @@ func (s *Server) docreaderRoutes() {
 			}
 		},
 		Validate: func(r *docreader.ReadRequest) error { return r.Validate() },
+		StreamOf: func(r *docreader.ReadRequest) bool { return r.Stream },
 		Serve:    s.docreaderRead,
 	})
 	declareGated(s, s.bounds.verify, "verifications", Declared[docreader.VerifyRequest]{
@@ -98,13 +101,20 @@ func (s *Server) docreaderRoutes() {
 
 // docreaderRead answers POST /docreader/read: the pages of elements, the
 // fields, the models and the signed receipt.
+//
+// With stream: true (or Accept: text/event-stream) the answer is
+// server-sent events: a page event as each page is read, the schema
+// mapping's receipt event when there is one, then done with the document.
 func (s *Server) docreaderRead(a *Admitted, req *docreader.ReadRequest) {
 	req.Budget = budget{a.Principal}
-	out, err := s.docreader.Read(a.R.Context(), *req)
-	if err != nil {
-		writeProblem(a.W, err)
-		return
-	}
-	s.log.Info("docreader", "caller", a.Principal.LogID(), "document", out.ID, "receipt", out.Receipt.ID, "pages", out.File.Pages)
-	writeJSON(a.W, http.StatusOK, out)
+	s.serveRun(a, func(ctx context.Context, em *run.Emitter) (any, error) {
+		req.Events = em
+		out, err := s.docreader.Read(ctx, *req)
+		if err != nil {
+			return nil, err
+		}
+		s.log.Info("docreader", "caller", a.Principal.LogID(), "document", out.ID, "receipt", out.Receipt.ID, "pages", out.File.Pages)
+		em.End(run.TypeDone, out)
+		return out, nil
+	})
 }

@@ -134,6 +134,34 @@ type reader struct {
 	// charts: read charts on figures (and scanned pages) into charts.
 	charts    []DocChart
 	wantChart bool
+	// events, when set, receives a page event as each page is read.
+	events interface{ Emit(typ string, body any) }
+}
+
+// PageEvent is the page event of a streamed read: a page as it is read.
+type PageEvent struct {
+	Page        int    `json:"page"`
+	Source      string `json:"source"`
+	Rotation    int    `json:"rotation"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+	PixelSHA256 string `json:"pixel_sha256"`
+	Elements    int    `json:"elements"`
+	Tables      int    `json:"tables"`
+}
+
+// pageRead emits a page's event.
+func (rd *reader) pageRead(p *Page) {
+	if rd.events == nil {
+		return
+	}
+	ev := PageEvent{Page: p.Page, Source: p.Source, Rotation: p.Rotation, Width: p.Width, Height: p.Height, PixelSHA256: p.PixelSHA256, Elements: len(p.Elements)}
+	for _, e := range p.Elements {
+		if e.Kind == KindTable {
+			ev.Tables++
+		}
+	}
+	rd.events.Emit("page", ev)
 }
 
 // readFile reads data into pages. The errors are problems: 415 for a
@@ -217,6 +245,7 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			rd.fields = append(rd.fields, acroFields(&p, ws)...)
 			rd.fields = append(rd.fields, layoutFields(&p, ws)...)
 		}
+		rd.pageRead(&p)
 		pages = append(pages, p)
 	}
 	numberFields(rd.fields)
@@ -276,6 +305,7 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 		rd.fields = layoutFields(&p, nil)
 		numberFields(rd.fields)
 	}
+	rd.pageRead(&p)
 	return info, []Page{p}, nil
 }
 

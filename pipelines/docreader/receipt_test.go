@@ -130,7 +130,6 @@ func TestReadRequestValidation(t *testing.T) {
 		{"synthetic missing", ReadRequest{File: f}, problem.Invalid, "synthetic must be true"},
 		{"schema not an object", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`["name"]`)}, problem.Invalid, "schema must be a JSON schema object"},
 		{"schema too large", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`{"description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`)}, problem.Invalid, "at most"},
-		{"stream", ReadRequest{File: f, Synthetic: &yes, Stream: true}, problem.Unavailable, "stream"},
 	} {
 		if err := c.r.Validate(); !problem.Is(err, c.kind) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: %v, want %v saying %q", c.name, err, c.kind, c.says)

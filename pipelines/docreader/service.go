@@ -27,6 +27,9 @@ import (
 // upload: File is the temporary file it was decoded into ("" when absent).
 type ReadRequest struct {
 	File string `json:"-"`
+	// Events, when set, receives a page event as each page is read and
+	// the schema mapping's receipt event (stream: true).
+	Events llmcall.Events `json:"-"`
 	// Budget is the caller's token budget (a schema mapping spends it).
 	Budget    run.Budget      `json:"-"`
 	Synthetic *bool           `json:"synthetic"`
@@ -53,8 +56,6 @@ func (r *ReadRequest) Validate() error {
 		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public documents only (real confidential documents belong on a self-hosted box)")
 	case r.hasSchema():
 		return validSchema(r.Schema)
-	case r.Stream:
-		return problem.New(problem.Unavailable, "stream: /docreader/read answers with one JSON document in this version; leave stream out")
 	}
 	return nil
 }
@@ -154,7 +155,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	if req.Charts && ocr == nil {
 		return nil, problem.Wrap(problem.Unavailable, ocrErr, "charts: the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
 	}
-	rd := &reader{ocr: ocr, forms: req.Forms || req.hasSchema(), wantChart: req.Charts}
+	rd := &reader{ocr: ocr, forms: req.Forms || req.hasSchema(), wantChart: req.Charts, events: req.Events}
 	info, pages, err := rd.readFile(ctx, data, maxPages)
 	if err != nil {
 		return nil, err
@@ -166,7 +167,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	d := &Document{ID: ids.New("doc-", 12), File: info, Pages: pages, Fields: fields, Models: []ModelRef{}, Charts: rd.charts}
 	var calls []ModelCallRef
 	if req.hasSchema() {
-		m, res, err := mapSchema(ctx, s.Chat, req.Budget, req.Schema, fields)
+		m, res, err := mapSchema(ctx, s.Chat, req.Budget, req.Schema, fields, req.Events)
 		if res != nil && res.Receipt != nil {
 			calls = append(calls, ModelCallRef{ID: res.Receipt.ID, Kind: "schema"})
 		}
@@ -263,7 +264,7 @@ func (s *Service) Info() Info {
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
 		NotInThis: []string{"tables without ruling lines", "check boxes on scans",
 			"charts drawn as vectors (charts: true reads image figures and scanned pages)", "forest plots, bar and line charts",
-			"vision-model re-reading and the model chart method", "streamed events"},
+			"vision-model re-reading and the model chart method"},
 	}
 	if s.Chat.Ready() {
 		in.Models = append(in.Models, ModelRef{Role: "schema", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
