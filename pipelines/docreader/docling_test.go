@@ -412,15 +412,15 @@ func TestDoclingGroundtruth(t *testing.T) {
 // The floors of TestDoclingGroundtruth: measured 0.9422 and 0.9283 on
 // 2026-11-26 (40 pages, 10,277 words, 2,791 pairs), less a margin.
 //
-// The table floors: 6 of the 9 groundtruth tables found and 154 of 261
-// cells right (0.5900) on 2026-11-26. The tables missed have no ruling
-// lines (a table of contents, a checkbox grid) or are drawn partly with
-// white space; see docs/decisions.md.
+// The table floors: 7 of the 9 groundtruth tables found and 163 of 261
+// cells right (0.6245) on 2026-11-26. The tables missed are a table of
+// contents (dot leaders, no gutter) and a small ruled table the rule
+// grouping misses; see docs/decisions.md.
 const (
 	doclingRecallFloor = 0.93
 	doclingOrderFloor  = 0.91
-	doclingTablesFloor = 6
-	doclingCellFloor   = 0.55
+	doclingTablesFloor = 7
+	doclingCellFloor   = 0.58
 )
 
 func ratio(a, b int) float64 {

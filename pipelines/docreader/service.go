@@ -262,7 +262,7 @@ func (s *Service) Info() Info {
 		Types:   []string{TypePDF, TypePNG, TypeJPEG, TypeWebP, TypeTIFF},
 		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
-		NotInThis: []string{"tables without ruling lines", "check boxes on scans",
+		NotInThis: []string{"tables of contents (dot leaders) as tables", "check boxes on scans",
 			"charts drawn as vectors (charts: true reads image figures and scanned pages)", "forest plots, bar and line charts",
 			"vision-model re-reading and the model chart method"},
 	}

@@ -88,6 +88,9 @@ type Cell struct {
 type inkMap struct {
 	w, h int
 	dark []uint8 // 1 where there is ink
+	// mark is 1 where a pixel differs from the background either way (a
+	// white check box on a tinted page is a mark, not ink).
+	mark []uint8
 }
 
 func newInkMap(img raster.Image) *inkMap {
@@ -104,12 +107,16 @@ func newInkMap(img raster.Image) *inkMap {
 		}
 	}
 	thr := uint8(max(0, bg-45))
-	m := &inkMap{w: img.W, h: img.H, dark: make([]uint8, n)}
+	hi := uint8(min(255, bg+30))
+	m := &inkMap{w: img.W, h: img.H, dark: make([]uint8, n), mark: make([]uint8, n)}
 	pix := img.Pix[:3*n]
 	for i, j := 0, 0; i < n; i, j = i+1, j+3 {
 		p := pix[j : j+3 : j+3]
-		if uint8((77*uint32(p[0])+150*uint32(p[1])+29*uint32(p[2]))>>8) < thr {
-			m.dark[i] = 1
+		g := uint8((77*uint32(p[0]) + 150*uint32(p[1]) + 29*uint32(p[2])) >> 8)
+		if g < thr {
+			m.dark[i], m.mark[i] = 1, 1
+		} else if g > hi {
+			m.mark[i] = 1
 		}
 	}
 	return m
@@ -293,6 +300,9 @@ const (
 type tableCand struct {
 	h, v []rule
 	box  raster.Box
+	// marks: build the grid on marks (anything off the background), not
+	// ink alone (a table without rules whose check boxes are white).
+	marks bool
 }
 
 // candidates groups rules into possible tables (step 2).
@@ -437,15 +447,19 @@ func (g *grid) cols() int { return len(g.xs) - 1 }
 
 // newMask copies the ink within the box, less the rules (each widened
 // by a pixel).
-func (g *grid) newMask(m *inkMap) {
+func (g *grid) newMask(m *inkMap, marks bool) {
+	src := m.dark
+	if marks && m.mark != nil {
+		src = m.mark
+	}
 	g.mx, g.my = max(0, int(g.box.X0)), max(0, int(g.box.Y0))
 	x1, y1 := min(m.w, int(g.box.X1)+1), min(m.h, int(g.box.Y1)+1)
 	g.mw, g.mh = max(0, x1-g.mx), max(0, y1-g.my)
 	g.mask = make([]bool, g.mw*g.mh)
 	for y := range g.mh {
-		src := m.dark[(g.my+y)*m.w+g.mx : (g.my+y)*m.w+g.mx+g.mw]
+		row := src[(g.my+y)*m.w+g.mx : (g.my+y)*m.w+g.mx+g.mw]
 		dst := g.mask[y*g.mw : (y+1)*g.mw]
-		for x, d := range src {
+		for x, d := range row {
 			dst[x] = d != 0
 		}
 	}
@@ -500,7 +514,7 @@ func (g *grid) bands(x0, x1, y0, y1 int) []span {
 // buildGrid finds a candidate's rows, columns and cells (steps 3 to 5).
 func buildGrid(m *inkMap, c tableCand, words []Word, bands []raster.Box) *grid {
 	g := &grid{box: c.box, h: c.h, v: c.v}
-	g.newMask(m)
+	g.newMask(m, c.marks)
 	x0, x1 := int(c.box.X0), int(c.box.X1)
 	y0, y1 := int(c.box.Y0), int(c.box.Y1)
 	// Horizontal rule positions, and which span the width.
@@ -671,6 +685,13 @@ func (g *grid) lineCuts(top, bottom float64) []cut {
 	for _, bs := range per {
 		if len(bs) == mode {
 			var out []cut
+			// Above the first line too: a header over the other columns
+			// (a table without rules has no rule under it) is a row of
+			// its own; where nothing is there, the row is empty and
+			// dropped.
+			if float64(bs[0].a-3) > top+3 {
+				out = append(out, cut{at: float64(bs[0].a - 3)})
+			}
 			for _, b := range bs[1:] {
 				out = append(out, cut{at: float64(b.a - 3)})
 			}
@@ -777,9 +798,8 @@ func (g *grid) slot(x, y float64) int {
 	return r*g.cols() + c
 }
 
-// findGrids finds the page's table grids (steps 1 to 5).
-func findGrids(img raster.Image, words []Word) []*grid {
-	m := newInkMap(img)
+// ruledGrids finds the page's ruled table grids (steps 1 to 5).
+func ruledGrids(m *inkMap, words []Word) ([]*grid, []raster.Box) {
 	hs, bands := m.rules(true, ruleMinH, ruleMaxThick)
 	// Runs inside a filled band (the gaps between its light letters
 	// leave long dark stretches) are not rules.
@@ -802,8 +822,9 @@ func findGrids(img raster.Image, words []Word) []*grid {
 			long++
 		}
 	}
+	var out []*grid
 	if long < 2 {
-		return nil
+		return out, bands
 	}
 	x0, y0 := max(0, int(span.X0)-4), max(0, int(span.Y0)-4)
 	x1, y1 := min(m.w, int(span.X1)+4), min(m.h, int(span.Y1)+4)
@@ -814,9 +835,20 @@ func findGrids(img raster.Image, words []Word) []*grid {
 		vs[i].a, vs[i].b = vs[i].a+y0, vs[i].b+y0
 		vs[i].c0, vs[i].c1 = vs[i].c0+x0, vs[i].c1+x0
 	}
-	var out []*grid
 	for _, c := range candidates(hs, vs) {
+		if g := buildGrid(m, c, words, bands); g.rows() >= 1 && g.cols() >= 1 {
+			out = append(out, g)
+		}
+	}
+	return out, bands
+}
 
+// findGrids finds the page's table grids: ruled ones (steps 1 to 5),
+// then tables of whitespace alone away from them (lineless.go).
+func findGrids(img raster.Image, words []Word) []*grid {
+	m := newInkMap(img)
+	out, bands := ruledGrids(m, words)
+	for _, c := range linelessCands(m, words, out) {
 		if g := buildGrid(m, c, words, bands); g.rows() >= 1 && g.cols() >= 1 {
 			out = append(out, g)
 		}

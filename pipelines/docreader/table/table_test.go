@@ -1,6 +1,7 @@
 package table
 
 import (
+	"strconv"
 	"testing"
 
 	"boxd/pipelines/docreader/raster"
@@ -197,5 +198,72 @@ func BenchmarkFind(b *testing.B) {
 		if ts := Find(p.Image, words); len(ts) != 1 {
 			b.Fatalf("%d tables", len(ts))
 		}
+	}
+}
+
+// tinted is a page of one colour.
+func tinted(w, h int, c [3]byte) *page {
+	p := &page{raster.Image{W: w, H: h, Pix: make([]byte, w*h*3)}}
+	for i := 0; i < len(p.Pix); i += 3 {
+		copy(p.Pix[i:], c[:])
+	}
+	return p
+}
+
+// box draws a hollow square: white inside a light border, as a form's
+// check box on a tinted page.
+func (p *page) box(x, y, s int) {
+	for yy := y; yy < y+s; yy++ {
+		for xx := x; xx < x+s; xx++ {
+			copy(p.Pix[(yy*p.W+xx)*3:], []byte{255, 255, 255})
+		}
+	}
+}
+
+// TestFindWithoutRules: a table with no lines at all (labels, a column
+// of numbers, a column of white check boxes on a tinted page, a header
+// over the right columns) is found from whitespace, header row included;
+// three columns of prose are not a table (no column of short things).
+func TestFindWithoutRules(t *testing.T) {
+	p := tinted(1200, 700, [3]byte{204, 211, 235})
+	var words []Word
+	words = append(words, p.word("Cases", 690, 110), p.word("Funded", 940, 110))
+	labels := []string{"Persons", "Children", "Women", "Elderly", "Migrants"}
+	for i, l := range labels {
+		y := 140 + 40*i
+		words = append(words, p.word(l, 100, y), p.word(strconv.Itoa(10+7*i), 700, y))
+		p.box(960, y, 16)
+	}
+	ts := Find(p.Image, words)
+	if len(ts) != 1 {
+		t.Fatalf("%d tables", len(ts))
+	}
+	tb := ts[0]
+	if tb.Method != Stream || tb.Rows != 6 || tb.Cols != 3 {
+		t.Fatalf("table %d × %d %s", tb.Rows, tb.Cols, tb.Method)
+	}
+	at := map[string][2]int{}
+	for _, c := range tb.Cells {
+		at[words[c.Words[0]].Text] = [2]int{c.Row, c.Col}
+	}
+	if at["Cases"] != [2]int{0, 1} || at["Funded"] != [2]int{0, 2} || at["Persons"] != [2]int{1, 0} || at["Migrants"] != [2]int{5, 0} || at["38"] != [2]int{5, 1} {
+		t.Errorf("cells %v", at)
+	}
+
+	prose := newPage(1200, 700)
+	words = nil
+	for line := range 12 {
+		for col := range 3 {
+			x := 60 + 380*col
+			for x < 60+380*col+330 {
+				n := 3 + (line*5+col*3+x/7)%6
+				w := prose.word("wordlong"[:n], x, 60+30*line)
+				words = append(words, w)
+				x = int(w.Box.X1) + 12
+			}
+		}
+	}
+	if ts := Find(prose.Image, words); len(ts) != 0 {
+		t.Errorf("three columns of prose: %d tables (%d × %d)", len(ts), ts[0].Rows, ts[0].Cols)
 	}
 }
