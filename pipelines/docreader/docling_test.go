@@ -218,8 +218,10 @@ type docScore struct {
 //   - text recall: of the groundtruth's words on a page (as a multiset),
 //     the share found among our elements' words on that page;
 //   - reading order: each groundtruth text is matched to our element on
-//     its page that holds the most of its words (at least half); of the
-//     pairs of groundtruth texts on one page matched to different
+//     its page that holds the most of its words (at least half; among
+//     elements holding as many, one not matched yet, the first after the
+//     page's last match: a text printed twice goes to its second copy);
+//     of the pairs of groundtruth texts on one page matched to different
 //     elements, the share our order keeps in the groundtruth's order.
 func score(pages []Page, gt []gtText) docScore {
 	var s docScore
@@ -247,6 +249,8 @@ func score(pages []Page, gt []gtText) docScore {
 	}
 	type match struct{ page, order, gt int }
 	var matched []match
+	taken := map[int]map[int]bool{}
+	lastOrder := map[int]int{}
 	for gi, g := range gt {
 		avail := pageWords[g.page]
 		used := map[string]int{}
@@ -261,7 +265,8 @@ func score(pages []Page, gt []gtText) docScore {
 		if p == nil {
 			continue
 		}
-		best, bestN := -1, 0
+		counts := make([]int, len(elemWords[g.page]))
+		bestN := 0
 		for ei, ew := range elemWords[g.page] {
 			n := 0
 			seen := map[string]int{}
@@ -271,12 +276,47 @@ func score(pages []Page, gt []gtText) docScore {
 					n++
 				}
 			}
-			if n > bestN {
-				best, bestN = ei, n
+			counts[ei] = n
+			bestN = max(bestN, n)
+		}
+		// Ties (a text printed twice, such as "Yes" or "Don't know") go
+		// to an element not matched yet, the first after the page's last
+		// match in our order; else the first unmatched; else the first.
+		best := -1
+		if bestN > 0 {
+			if taken[g.page] == nil {
+				taken[g.page] = map[int]bool{}
+			}
+			var first, firstFree, after = -1, -1, -1
+			for ei, n := range counts {
+				if n != bestN {
+					continue
+				}
+				if first < 0 {
+					first = ei
+				}
+				if taken[g.page][ei] {
+					continue
+				}
+				if firstFree < 0 {
+					firstFree = ei
+				}
+				if after < 0 && p.Elements[ei].Order > lastOrder[g.page] {
+					after = ei
+				}
+			}
+			best = first
+			if firstFree >= 0 {
+				best = firstFree
+			}
+			if after >= 0 {
+				best = after
 			}
 		}
 		if best >= 0 && 2*bestN >= len(g.words) {
 			matched = append(matched, match{g.page, p.Elements[best].Order, gi})
+			taken[g.page][best] = true
+			lastOrder[g.page] = p.Elements[best].Order
 		}
 	}
 	for i := range matched {
@@ -410,7 +450,9 @@ func TestDoclingGroundtruth(t *testing.T) {
 }
 
 // The floors of TestDoclingGroundtruth: measured 0.9422 and 0.9283 on
-// 2026-11-26 (40 pages, 10,277 words, 2,791 pairs), less a margin.
+// 2026-11-26 (40 pages, 10,277 words, 2,791 pairs), less a margin; the
+// order floor raised when duplicate texts were matched one to one (text
+// recall 0.9394, order 0.9522 of 2,910 pairs, later that day).
 //
 // The table floors: 7 of the 9 groundtruth tables found and 163 of 261
 // cells right (0.6245) on 2026-11-26. The tables missed are a table of
@@ -418,7 +460,7 @@ func TestDoclingGroundtruth(t *testing.T) {
 // grouping misses; see docs/decisions.md.
 const (
 	doclingRecallFloor = 0.93
-	doclingOrderFloor  = 0.91
+	doclingOrderFloor  = 0.93
 	doclingTablesFloor = 7
 	doclingCellFloor   = 0.58
 )
