@@ -213,7 +213,8 @@ GPU_BUNDLE_MAX := 58720256 # 56 MiB
 BENCH_PKGS     := llm.test=./engine/llm stream.test=./engine/asr/stream replay.test=./pipelines/replay
 gpu-bundle: headers tools
 	@rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/bin $(GPU_BUNDLE)/data/demo-audio $(GPU_BUNDLE)/.stage
-	$(GO) build $(GOFLAGS_BUILD) -o $(GPU_BUNDLE)/.stage/boxd ./cmd/boxd
+	@# The device has no Tesseract or leptonica: the check's boxd is built without OCR (boxd_noocr).
+	$(GO) build $(GOFLAGS_BUILD) -tags boxd_noocr -o $(GPU_BUNDLE)/.stage/boxd ./cmd/boxd
 	@for p in $(BENCH_PKGS); do echo "go test -c $${p#*=}"; $(GO) test -c -ldflags "-s -w" -o $(GPU_BUNDLE)/.stage/$${p%%=*} $${p#*=}; done
 	cd /tmp && GOBIN=$(abspath $(GPU_BUNDLE))/.stage GOFLAGS=-mod=mod $(GO) install -ldflags "-s -w" github.com/ollama/ollama@$(OLLAMA_VERSION)
 	@# The live script's audio, synthesised here: the device has no espeak-ng.

@@ -48,6 +48,9 @@ func TestHCCReadChart(t *testing.T) {
 	}
 	var out hcc.Result
 	decodeInto(t, r, &out)
+	if len(out.Receipts) != 1 || r.header.Get("x-service-receipt") != out.Receipts[0] {
+		t.Errorf("x-service-receipt %q, receipts %v", r.header.Get("x-service-receipt"), out.Receipts)
+	}
 	if out.Document == nil || len(out.Lines) < 5 || out.Lines[1].Element == "" || out.Lines[1].BBox[2] == 0 || len(out.Note) != 4 ||
 		out.Review.Diagnoses == nil || out.Rejected == nil || len(out.Receipts) != 1 || out.Record == nil {
 		t.Fatalf("result: %s", r.body)

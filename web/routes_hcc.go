@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"net/http"
 
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/hcc"
+	"boxd/run"
 	"boxd/web/upload"
 )
 
@@ -22,15 +24,19 @@ func (s *Server) hccRoutes() {
 			}
 		},
 		Validate: func(r *hcc.Request) error { return r.Validate() },
+		// The run path: the model call's receipt event reaches the
+		// answer's x-service-receipt header.
 		Serve: func(a *Admitted, req *hcc.Request) {
 			req.Budget = budget{a.Principal}
-			out, err := s.hcc.Read(a.R.Context(), *req)
-			if err != nil {
-				writeProblem(a.W, err)
-				return
-			}
-			s.log.Info("hcc", "caller", a.Principal.LogID(), "id", out.ID, "document", out.Document.ID, "record", out.Record.ID)
-			writeJSON(a.W, http.StatusOK, out)
+			s.serveRun(a, func(ctx context.Context, em *run.Emitter) (any, error) {
+				req.Events = em
+				out, err := s.hcc.Read(ctx, *req)
+				if err != nil {
+					return nil, err
+				}
+				s.log.Info("hcc", "caller", a.Principal.LogID(), "id", out.ID, "document", out.Document.ID, "record", out.Record.ID)
+				return out, nil
+			})
 		},
 	})
 }

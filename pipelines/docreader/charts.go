@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"image"
 	"os"
-	"time"
 	"unicode/utf8"
 
 	"boxd/ids"
@@ -104,14 +103,11 @@ func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, e
 	if err != nil {
 		return nil, problem.Wrap(problem.Invalid, err, "image_b64 is not a %s image that decodes: %v", typ, err)
 	}
-	select {
-	case s.gate <- struct{}{}:
-		defer func() { <-s.gate }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	default:
-		return nil, problem.New(problem.Busy, "the document reader reads one document or chart at a time and is reading another; retry after the time in Retry-After").Retry(2 * time.Second)
+	release, err := s.enter(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	o, err := s.tesseract()
 	if err != nil {
 		return nil, problem.Wrap(problem.Unavailable, err, "the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")

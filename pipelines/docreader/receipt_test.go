@@ -150,7 +150,7 @@ func TestReadOneAtATime(t *testing.T) {
 	s.gate <- struct{}{} // a read in progress
 	_, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital})
 	pe, ok := problem.As(err)
-	if !ok || pe.Kind != problem.Busy || pe.RetryAfter <= 0 || !strings.Contains(err.Error(), "one document at a time") {
+	if !ok || pe.Kind != problem.Busy || pe.RetryAfter <= 0 || !strings.Contains(err.Error(), "one document or chart at a time") {
 		t.Fatalf("second read: %v", err)
 	}
 	<-s.gate

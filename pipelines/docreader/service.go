@@ -135,14 +135,11 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	if req.hasSchema() && !s.Chat.Ready() {
 		return nil, problem.New(problem.Unavailable, "schema: mapping fields to a schema needs the chat model, and this box has none loaded (the operator sets models.llm); leave schema out to read the fields alone")
 	}
-	select {
-	case s.gate <- struct{}{}:
-		defer func() { <-s.gate }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	default:
-		return nil, problem.New(problem.Busy, "the document reader reads one document at a time and is reading another; retry after the time in Retry-After").Retry(2 * time.Second)
+	release, err := s.enter(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer release()
 	ocr, ocrErr := s.tesseract()
 	if ocrErr != nil {
 		s.Log.Warn("docreader: no OCR", "err", ocrErr)
@@ -310,4 +307,17 @@ func (s *Service) Checked(raw json.RawMessage) (*Document, error) {
 		return nil, err
 	}
 	return &d, nil
+}
+
+// enter takes the reader's one slot (documents and charts are read one
+// at a time: MuPDF and Tesseract hold a page's rasters), or says Busy.
+func (s *Service) enter(ctx context.Context) (func(), error) {
+	select {
+	case s.gate <- struct{}{}:
+		return func() { <-s.gate }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+		return nil, problem.New(problem.Busy, "the document reader reads one document or chart at a time and is reading another; retry after the time in Retry-After").Retry(2 * time.Second)
+	}
 }

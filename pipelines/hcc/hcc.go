@@ -41,10 +41,12 @@ const MaxLines = 600
 // upload: File is its temporary file) with synthetic: true, or a
 // document reader sample.
 type Request struct {
-	File      string     `json:"-"`
-	Budget    run.Budget `json:"-"`
-	Synthetic *bool      `json:"synthetic"`
-	Sample    string     `json:"sample"`
+	File   string     `json:"-"`
+	Budget run.Budget `json:"-"`
+	// Events, when set, receives the model call's receipt event.
+	Events    llmcall.Events `json:"-"`
+	Synthetic *bool          `json:"synthetic"`
+	Sample    string         `json:"sample"`
 }
 
 // Validate checks the body before anything is read.
@@ -183,7 +185,7 @@ func (s *Service) Read(ctx context.Context, req Request) (*Result, error) {
 	answer, res, err := s.Chat.JSON(ctx, req.Budget, sch, llmcall.Request{
 		Messages: []llmcall.Message{{Role: "system", Content: system}, {Role: "user", Content: user.String()}},
 		Sampling: llmcall.Temperature(0), MaxTokens: maxTok,
-		Params: map[string]string{"purpose": "hcc.read-chart", "document": doc.ID},
+		Params: map[string]string{"purpose": "hcc.read-chart", "document": doc.ID}, Events: req.Events,
 	})
 	out := &Result{ID: ids.New("hcc-", 12), Document: doc, Lines: lines, Receipts: []string{},
 		Models: []docreader.ModelRef{{Role: "chart", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot}}}

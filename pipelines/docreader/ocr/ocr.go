@@ -2,33 +2,20 @@
 // words with boxes, confidences and their block, paragraph and line;
 // pages turned upright first; regions (a table) read as sparse text at
 // twice the page's scale.
+//go:build !boxd_noocr
+
 package ocr
 
 import (
-	"boxd/pipelines/docreader/raster"
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"boxd/pipelines/docreader/raster"
+
 	"github.com/otiai10/gosseract/v2"
 )
-
-// Word is one word Tesseract read, in the raster's pixels.
-type Word struct {
-	Text        string
-	Box         raster.Box
-	Conf        float64 // 0 to 100
-	Block, Para int
-	Line        int
-}
-
-// Page is Tesseract's reading of a raster turned upright.
-type Page struct {
-	Words    []Word
-	Rotation int // degrees the raster was turned clockwise
-	Upright  *raster.Image
-}
 
 // score ranks readings of one page in different orientations: the
 // confidence summed over words of at least two letters (a sideways page
@@ -131,14 +118,6 @@ func (o *OCR) Close() { o.client.Close() }
 func (o *OCR) Read(img *raster.Image) ([]Word, error) {
 	return o.readMode(img, gosseract.PSM_AUTO, "0")
 }
-
-// RegionScale is how much finer than the page a region is read: twice
-// (288 DPI for a page at 144: table type is small). RegionMargin pads
-// the region, in page pixels.
-const (
-	RegionScale  = 2
-	RegionMargin = 6
-)
 
 // ReadRegion OCRs the part of a page within r as sparse text (a
 // table's cells are not a column of prose) at RegionScale times the

@@ -1,3 +1,5 @@
+//go:build !boxd_noocr
+
 package ocr
 
 import (
