@@ -233,7 +233,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	if !c.Outbound.AllowPrivate || len(c.Outbound.AllowCIDRs) != 2 || c.Outbound.CAFile != model {
 		t.Errorf("outbound settings not applied: %+v", c.Outbound)
 	}
-	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.ASR.Threads != 1 || c.LLM.Threads != 3 || c.ASR.Parallel != 2 || !c.ASR.FlashAttention || !c.Retrieval.Persist || c.VADPath() != model {
+	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.ASR.Threads != 1 || c.LLM.Threads != 3 || c.ASR.Parallel != 2 || c.ASR.FlashAttention != "on" || !c.Retrieval.Persist || c.VADPath() != model {
 		t.Errorf("asr settings not applied: %+v vad %q", c.ASR, c.VADPath())
 	}
 	if (c.Bounds != Bounds{BodyReadFloorS: 2, BodyReadMinBytesPerS: 2048, ConnectionsPerAddress: 3, Connections: 40, RecordVerifications: 1, AdminFailuresPerMinute: 5, DemoConcurrentCalls: 3, LiveIdleS: 30}) {
@@ -270,6 +270,8 @@ func TestBadValuesStopStartUpNamingTheKey(t *testing.T) {
 		{name: "listen as number", file: "listen: 8445\n", want: []string{"listen", "want a string"}},
 		{name: "gpu layers below -1", file: "gpu:\n  layers: -2\n", want: []string{"gpu.layers", "-1 to 10000"}},
 		{name: "log level", file: "log:\n  level: loud\n", want: []string{"log.level", "not one of"}},
+		{name: "flash attention word", file: "asr:\n  flash_attention: sometimes\n", want: []string{"asr.flash_attention", `"sometimes" is not one of auto, on, off`}},
+		{name: "flash attention number", file: "asr:\n  flash_attention: 2\n", want: []string{"asr.flash_attention", "want a string"}},
 		{name: "origin with path", file: "origins: [\"https://a.example/app\"]\n", want: []string{"origins", "not an origin"}},
 		{name: "origin trailing slash", file: "origins: [\"https://a.example/\"]\n", want: []string{"origins", "trailing /"}},
 		{name: "origin wildcard", file: "origins: [\"*\"]\n", want: []string{"origins", "not an origin"}},
@@ -409,5 +411,49 @@ func TestThreadsSplitTheCPUs(t *testing.T) {
 		if l, a := c.Threads(tc.cpus); l != tc.wantLLM || a != tc.wantASR {
 			t.Errorf("%s: llm %d asr %d, want %d %d", tc.name, l, a, tc.wantLLM, tc.wantASR)
 		}
+	}
+}
+
+// TestFlashAttentionWords: asr.flash_attention is auto by default; auto, on
+// and off are taken from the file, the environment and the flag, and the
+// true and false of the days it was a bool still mean on and off, so an
+// operator's old boxd.yaml keeps its meaning.
+func TestFlashAttentionWords(t *testing.T) {
+	c, err := load(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ASR.FlashAttention != "auto" {
+		t.Errorf("default %q, want auto", c.ASR.FlashAttention)
+	}
+	for _, tc := range []struct {
+		file, env string
+		args      []string
+		want      string
+	}{
+		{file: "asr:\n  flash_attention: false\n", want: "off"},
+		{file: "asr:\n  flash_attention: true\n", want: "on"},
+		{file: "asr:\n  flash_attention: \"off\"\n", want: "off"},
+		{file: "asr:\n  flash_attention: auto\n", want: "auto"},
+		{env: "false", want: "off"},
+		{env: "on", want: "on"},
+		{args: []string{"--asr-flash-attention", "off"}, want: "off"},
+		{args: []string{"--asr-flash-attention", "true"}, want: "on"},
+	} {
+		if tc.env != "" {
+			t.Setenv(EnvName("asr.flash_attention"), tc.env)
+		}
+		file := ""
+		if tc.file != "" {
+			file = writeFile(t, tc.file)
+		}
+		c, err := load(t, file, tc.args...)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		if c.ASR.FlashAttention != tc.want {
+			t.Errorf("%+v: %q, want %q", tc, c.ASR.FlashAttention, tc.want)
+		}
+		os.Unsetenv(EnvName("asr.flash_attention"))
 	}
 }

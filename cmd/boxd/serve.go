@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"boxd/configs"
+	"boxd/engine/asr"
 	"boxd/engine/asr/stream"
 	"boxd/engine/attest"
 	"boxd/engine/llm"
@@ -399,9 +400,13 @@ func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, 
 	if len(gpu.GPUs()) == 0 {
 		layers = 0
 	}
+	flash, err := asr.ParseFlash(cfg.ASR.FlashAttention)
+	if err != nil {
+		return nil, fmt.Errorf("asr.flash_attention (%s): %w", cfg.Source("asr.flash_attention"), err)
+	}
 	e, err := stream.Load(ctx, cfg.Models.ASR.Path, vad, stream.Settings{
 		BeamSize: cfg.ASR.BeamSize, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: layers, Threads: threads,
-		Parallel: cfg.ASR.Parallel, Flash: cfg.ASR.FlashAttention,
+		Parallel: cfg.ASR.Parallel, Flash: flash,
 	})
 	var le *stream.LoadError
 	if errors.As(err, &le) && le.VAD {
@@ -414,7 +419,7 @@ func loadSpeech(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, 
 	e.Defaults.Acquire = func(ctx context.Context) (func(), error) { return pool.Acquire(ctx, gpu.Live) }
 	hp := e.Model.HParams()
 	log.Info("model loaded", "model", "asr", "name", e.Model.Name(), "layers", hp.NAudioLayer, "mels", hp.NMels,
-		"multilingual", e.Model.Tokenizer().Multilingual, "gpu_layers", layers, "parallel", max(1, cfg.ASR.Parallel), "vad", vad)
+		"multilingual", e.Model.Tokenizer().Multilingual, "gpu_layers", layers, "parallel", max(1, cfg.ASR.Parallel), "flash_attention", e.Model.FlashAttention(), "vad", vad)
 	return e, nil
 }
 

@@ -69,8 +69,12 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
+			flash, err := asr.ParseFlash(cfg.ASR.FlashAttention)
+			if err != nil {
+				return configError{err}
+			}
 			if noVAD {
-				return transcribeLongForm(cmd.Context(), out, model, pcm, asr.Options{Threads: threads, GPULayers: cfg.GPU.Layers, Slots: 1, Flash: cfg.ASR.FlashAttention},
+				return transcribeLongForm(cmd.Context(), out, model, pcm, asr.Options{Threads: threads, GPULayers: cfg.GPU.Layers, Slots: 1, Flash: flash},
 					asr.DecodeOptions{Language: lang, Task: task, BeamSize: beam, Timestamps: true, MaxTokens: maxTokens}, noFallback, asJSON, stats)
 			}
 			if vad == "" {
@@ -81,7 +85,7 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 			}
 			e, err := stream.Load(cmd.Context(), model, vad, stream.Settings{
 				BeamSize: beam, PartialStepMS: cfg.ASR.PartialStepMS, MaxSentenceS: float64(cfg.ASR.MaxSentenceS), GPULayers: cfg.GPU.Layers, Threads: threads,
-				Parallel: 1, Flash: cfg.ASR.FlashAttention, // one file: one set of caches
+				Parallel: 1, Flash: flash, // one file: one set of caches
 			})
 			if err != nil {
 				return err

@@ -29,7 +29,11 @@ func TestFlashAttentionMatches(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := testmodels.Generated(t, name)
 			load := func(flash bool) *Model {
-				m, err := Load(context.Background(), path, Options{Threads: 2, Flash: flash})
+				mode := FlashOff
+				if flash {
+					mode = FlashOn
+				}
+				m, err := Load(context.Background(), path, Options{Threads: 2, Flash: mode})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -93,5 +97,49 @@ func TestFlashAttentionMatches(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFlashAuto: asr.flash_attention auto is off when the layers stay on
+// the CPU (where ggml's kernel made the encoder 1.7x slower) and on when
+// they are on a GPU; on and off are taken as given. The words are the
+// setting's, and anything else is refused.
+func TestFlashAuto(t *testing.T) {
+	for _, c := range []struct {
+		word     string
+		cpu, gpu bool
+	}{
+		{"auto", false, true},
+		{"on", true, true},
+		{"off", false, false},
+	} {
+		f, err := ParseFlash(c.word)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.resolve(false); got != c.cpu {
+			t.Errorf("%s on the CPU: flash %v, want %v", c.word, got, c.cpu)
+		}
+		if got := f.resolve(true); got != c.gpu {
+			t.Errorf("%s on a GPU: flash %v, want %v", c.word, got, c.gpu)
+		}
+	}
+	for _, bad := range []string{"", "true", "Auto", "yes"} {
+		if _, err := ParseFlash(bad); err == nil {
+			t.Errorf("ParseFlash(%q) took it", bad)
+		}
+	}
+	if FlashOff != Flash(0) {
+		t.Error("the zero Flash must be off: callers that do not say get the CPU's choice")
+	}
+	// A real load: auto with no GPU layers opens the backend without
+	// flash attention and pads the keys, as off does.
+	m, err := Load(context.Background(), testmodels.Generated(t, testmodels.WhisperGGUF), Options{Threads: 2, Flash: FlashAuto, GPULayers: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if m.FlashAttention() || !m.padKeys {
+		t.Errorf("auto on the CPU: flash %v, padKeys %v; want off and padded", m.FlashAttention(), m.padKeys)
 	}
 }

@@ -41,13 +41,41 @@ type Options struct {
 	// caches, their decoder steps batched into one graph (0:
 	// DefaultSlots). More wait for a free slot.
 	Slots int
-	// Flash runs every attention as ggml's fused flash attention (setting
-	// asr.flash_attention), the caches' values kept as it reads them. Off,
-	// attention is the products and a softmax: faster on the CPU, where
-	// ggml's kernel is slower than the encoder's own products.
-	Flash bool
+	// Flash says whether every attention runs as ggml's fused flash
+	// attention (setting asr.flash_attention), the caches' values kept as
+	// it reads them. Off, attention is the products and a softmax: faster
+	// on the CPU, where ggml's kernel is slower than the encoder's own
+	// products. FlashAuto turns it on when the layers are on a GPU.
+	Flash Flash
 	// placeAlways makes placeUnnumbered's copies without a GPU too (tests).
 	placeAlways bool
+}
+
+// Flash is the flash-attention choice. The zero value is off.
+type Flash int
+
+const (
+	FlashOff  Flash = iota // products and a softmax
+	FlashOn                // ggml's fused kernel, on the CPU too
+	FlashAuto              // on when the layers are on a GPU, off on the CPU
+)
+
+// ParseFlash reads the setting's words: auto, on or off.
+func ParseFlash(s string) (Flash, error) {
+	switch s {
+	case "auto":
+		return FlashAuto, nil
+	case "on":
+		return FlashOn, nil
+	case "off":
+		return FlashOff, nil
+	}
+	return FlashOff, fmt.Errorf("asr: flash attention %q is not auto, on or off", s)
+}
+
+// resolve is the choice once it is known whether the layers are on a GPU.
+func (f Flash) resolve(offloaded bool) bool {
+	return f == FlashOn || (f == FlashAuto && offloaded)
 }
 
 // Model is a loaded Whisper model. Its methods are safe for concurrent use:
@@ -144,11 +172,8 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 	if threads <= 0 {
 		threads = runtime.NumCPU()
 	}
-	params := ml.BackendParams{AllocMemory: true, NumThreads: threads, FlashAttention: ml.FlashAttentionDisabled}
-	if o.Flash {
-		params.FlashAttention = ml.FlashAttentionEnabled
-	}
-	b, offloaded, err := newBackend(path, params, o.GPULayers, max(hp.NAudioLayer, hp.NTextLayer, 3))
+	params := ml.BackendParams{AllocMemory: true, NumThreads: threads}
+	b, offloaded, flash, err := newBackend(path, params, o.Flash, o.GPULayers, max(hp.NAudioLayer, hp.NTextLayer, 3))
 	if err != nil {
 		return nil, fmt.Errorf("asr: %w", err)
 	}
@@ -161,8 +186,8 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		b.Close()
 		return nil, err
 	}
-	m.padKeys = !offloaded && !o.Flash
-	m.flash = o.Flash
+	m.padKeys = !offloaded && !flash
+	m.flash = flash
 	if offloaded || o.placeAlways {
 		if err := m.placeUnnumbered(); err != nil {
 			b.Close()
@@ -182,7 +207,7 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 
 // newBackend opens the ggml backend, offloading layers to GPUs when asked
 // and present.
-func newBackend(path string, params ml.BackendParams, gpuLayers, blocks int) (b ml.Backend, offloaded bool, err error) {
+func newBackend(path string, params ml.BackendParams, fl Flash, gpuLayers, blocks int) (b ml.Backend, offloaded, flash bool, err error) {
 	defer func() {
 		// The ggml backend panics when memory runs out.
 		if r := recover(); r != nil {
@@ -208,8 +233,13 @@ func newBackend(path string, params ml.BackendParams, gpuLayers, blocks int) (b 
 			}
 		}
 	}
+	flash = fl.resolve(offloaded)
+	params.FlashAttention = ml.FlashAttentionDisabled
+	if flash {
+		params.FlashAttention = ml.FlashAttentionEnabled
+	}
 	b, err = ml.NewBackend(path, params)
-	return b, offloaded, err
+	return b, offloaded, flash, err
 }
 
 // placeUnnumbered copies the tensors whose names hold no layer number
@@ -261,6 +291,10 @@ func (m *Model) Tokenizer() *Tokenizer { return m.tok }
 
 // Mel is the model's front end.
 func (m *Model) Mel() *Mel { return m.mel }
+
+// FlashAttention says whether the attention runs as ggml's fused kernel
+// (asr.flash_attention resolved: auto is on when the layers are on a GPU).
+func (m *Model) FlashAttention() bool { return m.flash }
 
 // Name is the model's general.name.
 func (m *Model) Name() string { return m.name }

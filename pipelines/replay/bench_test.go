@@ -313,7 +313,7 @@ func loadBenchModels(b *testing.B) *benchModels {
 	// as many arbiter slots.
 	parallel := int(envFloat(b, "BOXD_BENCH_ASR_PARALLEL", asr.DefaultSlots))
 	e, err := stream.Load(ctx, asrModel, testmodels.Shared(b, "ggml-silero-v6.2.0.bin"),
-		stream.Settings{BeamSize: int(envFloat(b, "BOXD_BENCH_BEAM", 5)), PartialStepMS: 1000, MaxSentenceS: 20, Threads: asrThreads, GPULayers: gpuLayers, Parallel: parallel, Flash: os.Getenv("BOXD_BENCH_ASR_FLASH") == "1"})
+		stream.Settings{BeamSize: int(envFloat(b, "BOXD_BENCH_BEAM", 5)), PartialStepMS: 1000, MaxSentenceS: 20, Threads: asrThreads, GPULayers: gpuLayers, Parallel: parallel, Flash: benchFlash()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -744,4 +744,13 @@ func envFloat(b *testing.B, name string, def float64) float64 {
 		b.Fatalf("%s=%q: want a number of 0 or more", name, v)
 	}
 	return f
+}
+
+// benchFlash is asr.flash_attention for a bench: BOXD_BENCH_ASR_FLASH=1 on,
+// else off (the GPU check measures both, so neither is left to auto).
+func benchFlash() asr.Flash {
+	if os.Getenv("BOXD_BENCH_ASR_FLASH") == "1" {
+		return asr.FlashOn
+	}
+	return asr.FlashOff
 }

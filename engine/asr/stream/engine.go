@@ -20,13 +20,13 @@ type Engine struct {
 
 // Settings are the operator's knobs (configs asr.*).
 type Settings struct {
-	BeamSize      int     // finished sentences (1: greedy)
-	PartialStepMS int     // new audio before a partial re-decode
-	MaxSentenceS  float64 // longest sentence without a pause
-	GPULayers     int     // -1 all, 0 CPU
-	Threads       int     // CPU threads (0: all)
-	Parallel      int     // transcriptions at once, steps batched (0: asr.DefaultSlots)
-	Flash         bool    // attention as ggml's flash attention
+	BeamSize      int       // finished sentences (1: greedy)
+	PartialStepMS int       // new audio before a partial re-decode
+	MaxSentenceS  float64   // longest sentence without a pause
+	GPULayers     int       // -1 all, 0 CPU
+	Threads       int       // CPU threads (0: all)
+	Parallel      int       // transcriptions at once, steps batched (0: asr.DefaultSlots)
+	Flash         asr.Flash // attention as ggml's flash attention: off, on or auto (on with a GPU)
 }
 
 // LoadError says which file failed to load.

@@ -45,7 +45,10 @@ func BenchmarkSpeed(b *testing.B) {
 	if audio == "" {
 		audio = testmodels.Shared(b, "jfk.wav")
 	}
-	flash := os.Getenv("BOXD_BENCH_ASR_FLASH") == "1"
+	flash := asr.FlashOff
+	if os.Getenv("BOXD_BENCH_ASR_FLASH") == "1" {
+		flash = asr.FlashOn
+	}
 	m, err := asr.Load(context.Background(), path, asr.Options{GPULayers: testmodels.EnvInt(b, "BOXD_BENCH_GPU_LAYERS", 0), Flash: flash})
 	if err != nil {
 		b.Fatal(err)
