@@ -74,7 +74,7 @@ headers:
 	@malgo=$$(cd /tmp && GOFLAGS=-mod=mod $(GO) mod download -json github.com/gen2brain/malgo@$(MALGO_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \
 	  test -f "$$malgo/miniaudio.h" || { echo "deps: miniaudio.h not found in github.com/gen2brain/malgo@$(MALGO_VERSION)"; exit 1; }; \
 	  cmp -s "$$malgo/miniaudio.h" $(CGO_INCLUDE)/miniaudio/miniaudio.h || install -m 0644 "$$malgo/miniaudio.h" $(CGO_INCLUDE)/miniaudio/miniaudio.h
-	@for h in $(OLLAMA_DIR)/llama/llama.cpp/include/llama.h $(OLLAMA_DIR)/ml/backend/ggml/ggml/include/*.h; do \
+	@for h in $(OLLAMA_DIR)/llama/llama.cpp/include/llama.h $(OLLAMA_DIR)/llama/llama.cpp/tools/mtmd/mtmd.h $(OLLAMA_DIR)/ml/backend/ggml/ggml/include/*.h; do \
 	  cmp -s "$$h" $(CGO_INCLUDE)/llamacpp/$$(basename $$h) || install -m 0644 "$$h" $(CGO_INCLUDE)/llamacpp/; \
 	done
 	@fitz=$$(cd /tmp && GOFLAGS=-mod=mod $(GO) mod download -json github.com/gen2brain/go-fitz@$(FITZ_VERSION) | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$$/\1/p'); \

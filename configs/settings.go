@@ -148,6 +148,9 @@ type LLMModel struct {
 	ContextLength int
 	Parallel      int
 	Template      string
+	// Projector is the vision projector (mmproj GGUF) made for the chat
+	// model: with it the model reads images.
+	Projector string
 }
 
 // ASR tunes live speech recognition.
@@ -359,6 +362,8 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Models.LLM.Parallel }},
 	{key: "models.llm.template", kind: kindString, def: "auto", usage: "chat template family: auto (from the file), gemma, llama3, chatml or mistral",
 		field: func(c *Config) any { return &c.Models.LLM.Template }, check: oneOf("auto", "gemma", "llama3", "chatml", "mistral")},
+	{key: "models.llm.projector", kind: kindString, def: "", usage: "vision projector (mmproj GGUF) made for the chat model, e.g. Gemma 3's; with it chat completions read image parts and the document reader re-reads hard regions",
+		field: func(c *Config) any { return &c.Models.LLM.Projector }, check: checkModelFile},
 	{key: "models.asr.path", kind: kindString, def: "", usage: "Whisper GGUF file (boxd models convert)",
 		field: func(c *Config) any { return &c.Models.ASR.Path }, check: checkModelFile},
 	{key: "models.vad.path", kind: kindString, def: "", usage: "Silero VAD file (ggml-silero-v6.2.0.bin); empty: the packaged " + PackagedVAD,

@@ -233,7 +233,7 @@ func TestChatErrors(t *testing.T) {
 		{"prompt over the context", env.token, chatBodyJSON(map[string]any{"messages": []any{map[string]any{"role": "user", "content": strings.Repeat("word ", 300)}}}), 413, "context holds 256 tokens"},
 		{"no messages", env.token, chatBodyJSON(map[string]any{"messages": []any{}}), 400, "messages is empty"},
 		{"bad role", env.token, chatBodyJSON(map[string]any{"messages": []any{map[string]any{"role": "wizard", "content": "x"}}}), 400, `role "wizard"`},
-		{"image part", env.token, chatBodyJSON(map[string]any{"messages": []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "image_url", "image_url": map[string]any{"url": "x"}}}}}}), 400, "text parts only"},
+		{"image part, text-only model", env.token, chatBodyJSON(map[string]any{"messages": []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "image_url", "image_url": map[string]any{"url": "x"}}}}}}), 400, "does not read images"},
 		{"content number", env.token, chatBodyJSON(map[string]any{"messages": []any{map[string]any{"role": "user", "content": 5}}}), 400, "content must be a string"},
 		{"temperature", env.token, chatBodyJSON(map[string]any{"temperature": 3}), 400, "temperature is 3; use 0 to 2"},
 		{"temperature type", env.token, chatBodyJSON(map[string]any{"temperature": "hot"}), 400, "field temperature must be a number"},

@@ -10,8 +10,9 @@ import (
 )
 
 // chatBody bounds a chat request: 48,000 characters of prompt (up to four
-// bytes each) plus tools and JSON around them.
-const chatBody = 2 << 20
+// bytes each) plus tools and JSON around them, and up to chat.MaxImages
+// images of chat.MaxImageBytes each as base64 (4/3 the size).
+const chatBody = 2<<20 + chat.MaxImages*(chat.MaxImageBytes/3*4+1024)
 
 // chatVertical is the demo vertical of chat completions.
 const chatVertical = "code"

@@ -339,6 +339,7 @@ func TestServeStartUpErrors(t *testing.T) {
 		{"asr without a vad", nil, serveArgs(t, "--models-asr-path", testmodels.Generated(t, testmodels.WhisperMicroGGUF)), []string{"models.vad.path", "ggml-silero-v6.2.0.bin"}},
 		{"vad file that is not silero", nil, serveArgs(t, "--models-asr-path", testmodels.Generated(t, testmodels.WhisperMicroGGUF), "--models-vad-path", testmodels.Shared(t, "stories260K.gguf")), []string{"models.vad.path", "vad"}},
 		{"llm file that is not a model", nil, serveArgs(t, "--models-llm-path", writeConfig(t, "not a model")), []string{"models.llm.path", "could not load"}},
+		{"projector that is not one", nil, serveArgs(t, "--models-llm-path", testmodels.Generated(t, testmodels.ChatFile), "--models-llm-projector", testmodels.Generated(t, testmodels.EmbedFile)), []string{"models.llm.projector (flag --models-llm-projector)", "did not load"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -497,10 +498,13 @@ func TestMakeTestModels(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	files := strings.Fields(out)
-	if len(files) != 6 {
+	if len(files) != 7 {
 		t.Fatalf("wrote %v", files)
 	}
 	for _, f := range files {
+		if filepath.Base(f) == testmodels.VisionFile {
+			continue // a vision projector (clip), not a model llama.cpp loads alone
+		}
 		code, out, errOut := runCLI(t, "models", "inspect", "--json", f)
 		if code != 0 {
 			t.Fatalf("inspect %s: %s", f, errOut)

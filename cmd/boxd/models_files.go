@@ -32,6 +32,7 @@ type configuredModel struct {
 func configuredModels(cfg *configs.Config) []configuredModel {
 	return []configuredModel{
 		{"llm", "models.llm.path", cfg.Models.LLM.Path},
+		{"projector", "models.llm.projector", cfg.Models.LLM.Projector},
 		{"asr", "models.asr.path", cfg.Models.ASR.Path},
 		{"vad", "models.vad.path", cfg.VADPath()},
 		{"embedder", "models.embedder.path", cfg.Models.Embedder.Path},

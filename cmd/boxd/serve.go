@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -206,6 +207,9 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 			return nil
 		}
 		if err != nil {
+			if errors.Is(err, llm.ErrProjector) {
+				return configError{fmt.Errorf("models.llm.projector (%s): %w", cfg.Source("models.llm.projector"), err)}
+			}
 			return configError{fmt.Errorf("models.llm.path (%s): %w", cfg.Source("models.llm.path"), err)}
 		}
 		defer e.Close()
@@ -337,8 +341,14 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, thr
 		if err != nil {
 			return nil, "", err
 		}
-		// KV cache (K and V, f16) for every sequence plus compute buffers.
+		// KV cache (K and V, f16) for every sequence plus compute buffers,
+		// and the vision projector's weights beside them.
 		reserve := uint64(2*info.Layers*cfg.Models.LLM.ContextLength*cfg.Models.LLM.Parallel*info.EmbeddingSize*2) + 512<<20
+		if p := cfg.Models.LLM.Projector; p != "" {
+			if st, err := os.Stat(p); err == nil {
+				reserve += uint64(st.Size())
+			}
+		}
 		layers, why = gpu.LayersFor(cfg.GPU.Layers, gpus, info.SizeBytes, info.Layers, reserve)
 	}
 	var tmpl models.Template
@@ -350,6 +360,7 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, thr
 	e, err := llm.Open(ctx, llm.EngineOptions{
 		Options: llm.Options{
 			Path:          cfg.Models.LLM.Path,
+			Projector:     cfg.Models.LLM.Projector,
 			GPULayers:     layers,
 			ContextLength: cfg.Models.LLM.ContextLength,
 			Parallel:      cfg.Models.LLM.Parallel,
@@ -384,7 +395,7 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, thr
 	info := e.Info()
 	log.Info("model loaded", "model", "llm", "id", cfg.Models.LLM.ID, "architecture", info.Architecture,
 		"parameters", info.Parameters, "quantisation", info.Quantisation, "chat_template", e.Template(),
-		"weights_root", root.Root, "weights_root_cached", cached, "context_per_request", e.ContextPerRequest(), "parallel", e.Parallel())
+		"weights_root", root.Root, "weights_root_cached", cached, "context_per_request", e.ContextPerRequest(), "parallel", e.Parallel(), "vision", e.Vision())
 	return e, root.Root, nil
 }
 

@@ -10,7 +10,10 @@ static void boxd_log_cb(enum ggml_log_level level, const char *text, void *user)
 	boxdLlamaLog((int)level, (char *)text);
 }
 
-void boxd_log_install(void) { llama_log_set(boxd_log_cb, NULL); }
+void boxd_log_install(void) {
+	llama_log_set(boxd_log_cb, NULL);
+	mtmd_log_set(boxd_log_cb, NULL);
+}
 
 static bool boxd_progress_cb(float progress, void *user) { return boxdLoadProgress(progress, user); }
 
@@ -121,4 +124,27 @@ void boxd_batch_set(struct llama_batch *b, int32_t i, llama_token tok, llama_pos
 	b->n_seq_id[i] = 1;
 	b->seq_id[i][0] = seq;
 	b->logits[i] = logits ? 1 : 0;
+}
+
+int32_t boxd_decode_embd(struct llama_context *ctx, const float *embd, int32_t n_tokens, int32_t n_embd, llama_pos pos0, llama_seq_id seq, bool non_causal) {
+	struct llama_batch b = llama_batch_init(n_tokens, n_embd, 1);
+	if (!b.embd) return -1;
+	memcpy(b.embd, embd, sizeof(float) * (size_t)n_tokens * (size_t)n_embd);
+	for (int32_t i = 0; i < n_tokens; i++) {
+		b.pos[i] = pos0 + i;
+		b.n_seq_id[i] = 1;
+		b.seq_id[i][0] = seq;
+		b.logits[i] = 0;
+	}
+	b.n_tokens = n_tokens;
+	if (non_causal) llama_set_causal_attn(ctx, false);
+	int32_t rc = llama_decode(ctx, b);
+	if (non_causal) llama_set_causal_attn(ctx, true);
+	llama_batch_free(b);
+	return rc;
+}
+
+int32_t boxd_mtmd_tokenize(mtmd_context *ctx, mtmd_input_chunks *out, const char *text, bool add_special, bool parse_special, const mtmd_bitmap **bitmaps, size_t n) {
+	mtmd_input_text in = {text, add_special, parse_special};
+	return mtmd_tokenize(ctx, out, &in, bitmaps, n);
 }

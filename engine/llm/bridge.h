@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "llamacpp/llama.h"
+#include "llamacpp/mtmd.h"
 
 // Installs boxd's log callback for llama.cpp and ggml.
 void boxd_log_install(void);
@@ -43,3 +44,12 @@ void boxd_sampler_free(struct boxd_sampler *s);
 
 // Batch access (the struct's arrays).
 void boxd_batch_set(struct llama_batch *b, int32_t i, llama_token tok, llama_pos pos, llama_seq_id seq, bool logits);
+
+// Decodes n_tokens embeddings (an image's, n_embd floats each) into
+// sequence seq from position pos0, in one batch: with non_causal the
+// image's tokens see each other both ways (Gemma 3), so the whole image
+// must fit one micro-batch. Returns llama_decode's result (-1: no memory).
+int32_t boxd_decode_embd(struct llama_context *ctx, const float *embd, int32_t n_tokens, int32_t n_embd, llama_pos pos0, llama_seq_id seq, bool non_causal);
+
+// Tokenizes text holding one media marker per bitmap into chunks.
+int32_t boxd_mtmd_tokenize(mtmd_context *ctx, mtmd_input_chunks *out, const char *text, bool add_special, bool parse_special, const mtmd_bitmap **bitmaps, size_t n);

@@ -49,7 +49,9 @@ type Engine struct {
 	nSeq     int
 	nCtxSeq  int // tokens one sequence may hold
 	nBatch   int
+	nUbatch  int
 	addBOS   bool
+	vis      *vision // nil: text only
 
 	pool   *gpu.Pool
 	submit chan *Job
@@ -102,9 +104,18 @@ func Open(ctx context.Context, o EngineOptions) (*Engine, error) {
 		C.llama_model_free(m)
 		return nil, fmt.Errorf("llm: could not create a context of %d tokens for %d sequences (too little memory?)", nCtxSeq, o.Parallel)
 	}
+	var vis *vision
+	if o.Projector != "" {
+		vis, err = openVision(m, o.Projector, o.GPULayers != 0, o.Threads)
+		if err != nil {
+			freeContext(lctx)
+			C.llama_model_free(m)
+			return nil, err
+		}
+	}
 	e := &Engine{
-		model: m, vocab: C.llama_model_get_vocab(m), lctx: lctx, info: info,
-		nSeq: o.Parallel, nCtxSeq: nCtxSeq, nBatch: int(C.llama_n_batch(lctx)),
+		model: m, vocab: C.llama_model_get_vocab(m), lctx: lctx, info: info, vis: vis,
+		nSeq: o.Parallel, nCtxSeq: nCtxSeq, nBatch: int(C.llama_n_batch(lctx)), nUbatch: int(C.llama_n_ubatch(lctx)),
 		submit: make(chan *Job, o.Parallel), quit: make(chan struct{}), done: make(chan struct{}),
 	}
 	e.nVocab = int(C.llama_vocab_n_tokens(e.vocab))
@@ -167,6 +178,7 @@ func (e *Engine) Close() {
 	close(e.quit)
 	<-e.done
 	C.llama_batch_free(e.batch)
+	e.vis.close()
 	freeContext(e.lctx)
 	C.llama_model_free(e.model)
 }
@@ -259,6 +271,11 @@ func (e *Engine) assign(mem C.llama_memory_t, slots []*slot, j *Job) {
 		return
 	}
 	keep := min(bestN, len(j.prompt)-1) // the last prompt token is read again for its logits
+	for start, im := range j.images {
+		if start < keep && keep < start+im.Tokens {
+			keep = start // an image is decoded whole or not at all
+		}
+	}
 	if keep < len(best.cached) {
 		if !C.llama_memory_seq_rm(mem, C.llama_seq_id(best.seq), C.llama_pos(keep), -1) {
 			C.llama_memory_seq_rm(mem, C.llama_seq_id(best.seq), -1, -1)
@@ -285,6 +302,18 @@ func commonPrefix(a, b []int32) int {
 // step builds one batch, decodes it and samples for every sequence whose
 // logits it produced.
 func (e *Engine) step(mem C.llama_memory_t, slots []*slot) {
+	// Images first, each on its own: embeddings cannot share a batch with
+	// tokens.
+	for _, s := range slots {
+		if s.job == nil || len(s.pending) == 0 {
+			continue
+		}
+		if im, ok := s.job.images[len(s.job.prompt)-len(s.pending)]; ok {
+			if err := e.decodeImage(s, im); err != nil {
+				e.finish(mem, s, FinishError, err)
+			}
+		}
+	}
 	n := 0
 	generating := false
 	for _, s := range slots {
@@ -316,6 +345,15 @@ func (e *Engine) step(mem C.llama_memory_t, slots []*slot) {
 			continue
 		}
 		k := min(len(s.pending), budget)
+		if s.pending[0] < 0 {
+			continue // an image's placeholders: decoded above, next step
+		}
+		for i := range k {
+			if s.pending[i] < 0 {
+				k = i // stop before the next image
+				break
+			}
+		}
 		for i := range k {
 			last := i == k-1 && k == len(s.pending)
 			C.boxd_batch_set(&e.batch, C.int32_t(n), C.llama_token(s.pending[i]), C.llama_pos(len(s.cached)+i), C.llama_seq_id(s.seq), C.bool(last))

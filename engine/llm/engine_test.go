@@ -42,18 +42,7 @@ func run(t testing.TB, e *Engine, prompt string, r Request) Result {
 		t.Fatal(err)
 	}
 	r.Prompt = toks
-	j, err := e.Generate(context.Background(), r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := j.Wait(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Err != nil {
-		t.Fatal(res.Err)
-	}
-	return res
+	return generate(t, e, r)
 }
 
 func TestGenerateBasics(t *testing.T) {

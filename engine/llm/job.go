@@ -49,6 +49,9 @@ type Request struct {
 	Grammar string
 	// Priority orders the request among the box's work.
 	Priority gpu.Priority
+	// Images are pictures placed among the prompt's tokens (from
+	// TokenizeImages); they count against the context as their tokens do.
+	Images []ImageEmbedding
 }
 
 // Finish says why generation ended.
@@ -77,7 +80,8 @@ type Result struct {
 // ended.
 type Job struct {
 	ctx       context.Context
-	prompt    []int32
+	prompt    []int32                // images as placeholders (negative ids)
+	images    map[int]ImageEmbedding // by where they start in prompt
 	maxTokens int
 	sampler   *C.struct_boxd_sampler
 	release   func()
@@ -102,17 +106,21 @@ func (e *Engine) Generate(ctx context.Context, r Request) (*Job, error) {
 	if len(r.Prompt) == 0 {
 		return nil, errors.New("llm: empty prompt")
 	}
-	if len(r.Prompt) >= e.nCtxSeq {
-		return nil, fmt.Errorf("%w: %d tokens; one request may use %d tokens of context, prompt and answer together", ErrPromptTooLong, len(r.Prompt), e.nCtxSeq)
-	}
 	for _, t := range r.Prompt {
 		if t < 0 || int(t) >= e.nVocab {
 			return nil, fmt.Errorf("llm: token %d is outside the vocabulary", t)
 		}
 	}
+	prompt, images, err := e.withImages(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(prompt) >= e.nCtxSeq {
+		return nil, fmt.Errorf("%w: %d tokens; one request may use %d tokens of context, prompt and answer together", ErrPromptTooLong, len(prompt), e.nCtxSeq)
+	}
 	maxTokens := r.MaxTokens
-	if maxTokens <= 0 || maxTokens > e.nCtxSeq-len(r.Prompt) {
-		maxTokens = e.nCtxSeq - len(r.Prompt)
+	if maxTokens <= 0 || maxTokens > e.nCtxSeq-len(prompt) {
+		maxTokens = e.nCtxSeq - len(prompt)
 	}
 	smp, err := newSampler(e.model, r.Sampling, r.Grammar)
 	if err != nil {
@@ -124,7 +132,7 @@ func (e *Engine) Generate(ctx context.Context, r Request) (*Job, error) {
 		return nil, err
 	}
 	j := &Job{
-		ctx: ctx, prompt: r.Prompt, maxTokens: maxTokens, sampler: smp, release: release,
+		ctx: ctx, prompt: prompt, images: images, maxTokens: maxTokens, sampler: smp, release: release,
 		out: output{stops: r.Stop}, ready: make(chan struct{}, 1),
 	}
 	j.out.notify = j.signal

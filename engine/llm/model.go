@@ -41,6 +41,9 @@ type Options struct {
 	Threads int
 	// Progress, when set, receives load progress from 0 to 1.
 	Progress func(float32)
+	// Projector is the vision projector (an mmproj GGUF) beside the
+	// model; empty: text only.
+	Projector string
 }
 
 // Info describes a model file as llama.cpp loaded it.

@@ -45,6 +45,7 @@ type Call struct {
 	s         *Service
 	req       *Request
 	prompt    []int32
+	msgs      []llmcall.Message // a request with images: rendered in Run
 	maxTokens int
 	sampling  llm.Sampling
 	stop      []string
@@ -78,12 +79,15 @@ func Prepare(s *Service, req *Request) (*Call, error) {
 	if err := c.sample(req); err != nil {
 		return nil, err
 	}
-	chars := 0
+	chars, images := 0, 0
+	for _, m := range req.Messages {
+		images += len(m.Content.Images)
+	}
 	for i, m := range req.Messages {
-		if err := checkMessage(i, m); err != nil {
+		if err := checkMessage(i, m, images > 0); err != nil {
 			return nil, err
 		}
-		chars += utf8.RuneCountInString(m.Content.Text)
+		chars += utf8.RuneCountInString(m.Content.Text) - len(m.Content.Images)*utf8.RuneCountInString(llm.ImageMarker)
 		for _, tc := range m.ToolCalls {
 			chars += utf8.RuneCountInString(tc.Function.Arguments)
 		}
@@ -99,7 +103,14 @@ func Prepare(s *Service, req *Request) (*Call, error) {
 	if ferr := c.format(req); ferr != nil {
 		return nil, ferr
 	}
-	prompt, err := s.Render(render(req.Messages, tm))
+	msgs := render(req.Messages, tm)
+	if images > 0 {
+		if err := c.pictures(req, msgs, images); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	prompt, err := s.Render(msgs)
 	if err != nil {
 		return nil, err
 	}
@@ -107,10 +118,53 @@ func Prepare(s *Service, req *Request) (*Call, error) {
 	return c, nil
 }
 
-func checkMessage(i int, m Message) *problem.Error {
+// pictures decodes a request's image parts onto its rendered user
+// messages (render keeps the messages' order and text, markers included)
+// and names them, by the SHA-256 of each file, in the receipt's params.
+// Their prompt is rendered in Run, where the projector encodes them.
+func (c *Call) pictures(req *Request, msgs []llmcall.Message, n int) *problem.Error {
+	if n > MaxImages {
+		return problem.New(problem.Invalid, "the request holds %d images; the most is %d", n, MaxImages)
+	}
+	if !c.s.Sees() {
+		return problem.New(problem.Invalid, "this box's chat model does not read images (the operator sets models.llm.projector to the model's mmproj file); send text parts only")
+	}
+	var hashes []string
+	// render writes one message per request message, in order, after the
+	// tool prompt when there is one.
+	offset := len(msgs) - len(req.Messages)
+	for i, m := range req.Messages {
+		if len(m.Content.Images) == 0 {
+			continue
+		}
+		k := i + offset
+		if k < 0 || k >= len(msgs) || msgs[k].Role != "user" || msgs[k].Content != m.Content.Text {
+			return problem.New(problem.Internal, "chat: messages[%d] was not rendered as a user message", i)
+		}
+		for j, part := range m.Content.Images {
+			pic, sum, err := readImage(fmt.Sprintf("messages[%d] image %d", i, j), part.URL)
+			if err != nil {
+				return err
+			}
+			msgs[k].Images = append(msgs[k].Images, pic)
+			hashes = append(hashes, sum)
+		}
+	}
+	c.msgs = msgs
+	c.params["image_sha256"] = strings.Join(hashes, ",")
+	return nil
+}
+
+func checkMessage(i int, m Message, images bool) *problem.Error {
 	where := fmt.Sprintf("messages[%d]", i)
 	if m.Content.Unsupported != "" {
-		return problem.New(problem.Invalid, "%s: content part type %q is not supported; this box reads text parts only", where, m.Content.Unsupported)
+		return problem.New(problem.Invalid, "%s: content part type %q is not supported; this box reads text and image_url parts", where, m.Content.Unsupported)
+	}
+	if len(m.Content.Images) > 0 && m.Role != "user" {
+		return problem.New(problem.Invalid, "%s: image parts are read in user messages only, not %s", where, m.Role)
+	}
+	if images && m.Content.Marked {
+		return problem.New(problem.Invalid, "%s: the text holds %s or %s, which this box uses to place images; remove it from a request with images", where, llm.ImageMarker, "<__image__>")
 	}
 	switch m.Role {
 	case "system", "developer", "user":
@@ -300,7 +354,7 @@ func (c *Call) Run(ctx context.Context, id string, budget run.Budget, sink Sink)
 	var calls []ToolCall
 	cutCall := false
 	r := llmcall.Request{
-		ID: id, Prompt: c.prompt, RequestHash: reqHash, Sampling: c.sampling, Stop: c.stop,
+		ID: id, Prompt: c.prompt, Messages: c.msgs, RequestHash: reqHash, Sampling: c.sampling, Stop: c.stop,
 		MaxTokens: c.maxTokens, Grammar: c.grammar, Priority: gpu.Interactive, Params: c.params,
 	}
 	if sink != nil {

@@ -10,6 +10,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+
+	"boxd/engine/llm"
 )
 
 // Request is POST /v1/chat/completions. Fields the box does not use are
@@ -50,13 +53,19 @@ type Message struct {
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
 
-// Content is a message's content: a string, null, or an array of parts of
-// which only text parts are read.
+// Content is a message's content: a string, null, or an array of text and
+// image parts.
 type Content struct {
-	Text  string
-	Set   bool // present and not null
-	Parts []string
-	// Unsupported names the first non-text part type, if any.
+	// Text is the text parts joined, an llm.ImageMarker where each image
+	// part stands.
+	Text string
+	Set  bool // present and not null
+	// Images are the image parts, in order.
+	Images []ImagePart
+	// Marked: a text part itself holds an image marker.
+	Marked bool
+	// Unsupported names the first part type that is neither text nor
+	// image_url, if any.
 	Unsupported string
 }
 
@@ -71,29 +80,63 @@ func (c *Content) UnmarshalJSON(b []byte) error {
 		return json.Unmarshal(b, &c.Text)
 	case len(b) > 0 && b[0] == '[':
 		var parts []struct {
-			Type string  `json:"type"`
-			Text *string `json:"text"`
+			Type     string          `json:"type"`
+			Text     *string         `json:"text"`
+			ImageURL json.RawMessage `json:"image_url"`
 		}
 		if err := json.Unmarshal(b, &parts); err != nil {
-			return errors.New("content parts must be objects with type and text")
+			return errors.New("content parts must be objects with type and text (or image_url)")
 		}
 		c.Set = true
-		for _, p := range parts {
-			if p.Type != "text" {
+		for i, p := range parts {
+			switch p.Type {
+			case "text":
+				if p.Text == nil {
+					return errors.New("a text content part needs text")
+				}
+				c.Marked = c.Marked || llm.HasMarker(*p.Text)
+				c.Text += *p.Text
+			case "image_url":
+				url, err := imageURL(p.ImageURL)
+				if err != nil {
+					return fmt.Errorf("content part %d: %w", i, err)
+				}
+				c.Images = append(c.Images, ImagePart{URL: url})
+				c.Text += llm.ImageMarker
+			default:
 				if c.Unsupported == "" {
 					c.Unsupported = p.Type
 				}
-				continue
 			}
-			if p.Text == nil {
-				return errors.New("a text content part needs text")
-			}
-			c.Parts = append(c.Parts, *p.Text)
-			c.Text += *p.Text
 		}
 		return nil
 	}
 	return errors.New("content must be a string, an array of parts, or null")
+}
+
+// imageURL reads an image part's image_url: {"url": "...", "detail": ...}
+// as OpenAI sends it, or the URL as a bare string as some clients do.
+func imageURL(raw json.RawMessage) (string, error) {
+	var obj struct {
+		URL    *string `json:"url"`
+		Detail string  `json:"detail"`
+	}
+	if len(raw) > 0 && raw[0] == '"' {
+		var url string
+		if err := json.Unmarshal(raw, &url); err != nil {
+			return "", err
+		}
+		return url, nil
+	}
+	if err := json.Unmarshal(raw, &obj); err != nil || obj.URL == nil {
+		return "", errors.New(`an image_url part needs image_url: {"url": "data:image/png;base64,..."}`)
+	}
+	switch obj.Detail {
+	case "", "auto", "low", "high":
+	default:
+		return "", fmt.Errorf("image_url.detail %q; use auto, low or high", obj.Detail)
+	}
+	return *obj.URL, nil
 }
 
 // MarshalJSON writes the text (or null).

@@ -22,6 +22,7 @@ package llmcall
 import (
 	"cmp"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,22 @@ type Engine interface {
 	Tokenize(text string, addSpecial, parseSpecial bool) ([]int32, error)
 	Generate(ctx context.Context, r llm.Request) (*llm.Job, error)
 	ContextPerRequest() int
+}
+
+// Seer is an engine that reads pictures (*llm.Engine opened with a vision
+// projector).
+type Seer interface {
+	Vision() bool
+	TokenizeImages(ctx context.Context, text string, pics []llm.Picture, addSpecial, parseSpecial bool) ([]int32, []llm.ImageEmbedding, error)
+}
+
+// Sees reports whether the loaded model reads images.
+func (m *Model) Sees() bool {
+	if !m.Ready() {
+		return false
+	}
+	s, ok := m.Engine.(Seer)
+	return ok && s.Vision()
 }
 
 // Receipts signs and stores model-call receipts.
@@ -116,6 +133,10 @@ func (m *Model) ChatError() error {
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// Images are pictures the message shows, each where an llm.ImageMarker
+	// stands in Content, in order (the model must see images: Sees). A
+	// call's receipt names them by hash (params image_sha256).
+	Images []llm.Picture `json:"-"`
 }
 
 // Request is one model call.
@@ -126,8 +147,12 @@ type Request struct {
 	// the prompt already rendered and tokenized (see Render).
 	Messages []Message
 	Prompt   []int32
-	// RequestHash is the receipt's request hash of a Prompt call ("": the
-	// hash of the tokens). A Messages call hashes its messages and params.
+	// Images are a Prompt's pictures, placed among its tokens (from
+	// RenderImages); Messages carry theirs in Message.Images.
+	Images []llm.ImageEmbedding
+	// RequestHash is the receipt's request hash ("": for a Prompt call
+	// the hash of the tokens and params, for a Messages call that of the
+	// messages and params, the pictures' hashes among the params).
 	RequestHash string
 	// Sampling is the sampler (the zero value is greedy; see Temperature).
 	Sampling llm.Sampling
@@ -236,26 +261,81 @@ func noModel() error {
 // written in a message (a chat turn, a review being answered, a
 // transcript) is plain text and cannot open a turn (see tokenizeParts).
 func (m *Model) Render(msgs []Message) ([]int32, error) {
+	for _, msg := range msgs {
+		if len(msg.Images) > 0 {
+			return nil, problem.New(problem.Internal, "llmcall: messages with images render through RenderImages")
+		}
+	}
+	toks, _, err := m.RenderImages(context.Background(), msgs)
+	return toks, err
+}
+
+// RenderImages is Render for messages that show pictures: each picture is
+// encoded by the model's vision projector where its llm.ImageMarker
+// stands, wrapped in the projector's own begin and end tokens; the text
+// around it is tokenized as Render tokenizes text. The markers must be
+// exactly the pictures, message by message.
+func (m *Model) RenderImages(ctx context.Context, msgs []Message) ([]int32, []llm.ImageEmbedding, error) {
 	if !m.Ready() {
-		return nil, noModel()
+		return nil, nil, noModel()
 	}
 	mm := make([]models.Message, len(msgs))
+	var pics []llm.Picture
 	for i, msg := range msgs {
 		mm[i] = models.Message{Role: msg.Role, Content: msg.Content}
+		if len(msg.Images) > 0 {
+			if n := strings.Count(msg.Content, llm.ImageMarker); n != len(msg.Images) || llm.HasMarker(strings.ReplaceAll(msg.Content, llm.ImageMarker, "")) {
+				return nil, nil, problem.New(problem.Invalid, "message %d holds %d image markers for %d images", i, n, len(msg.Images))
+			}
+		}
+		pics = append(pics, msg.Images...)
+	}
+	var image func(k int) ([]int32, llm.ImageEmbedding, error)
+	if len(pics) > 0 {
+		seer, ok := m.Engine.(Seer)
+		if !ok || !seer.Vision() {
+			return nil, nil, problem.New(problem.Invalid, "this box's chat model does not read images (the operator sets models.llm.projector to its mmproj file); send text only")
+		}
+		image = func(k int) ([]int32, llm.ImageEmbedding, error) {
+			if k >= len(pics) {
+				return nil, llm.ImageEmbedding{}, fmt.Errorf("more image markers than the %d images", len(pics))
+			}
+			toks, ims, err := seer.TokenizeImages(ctx, llm.ImageMarker, pics[k:k+1], false, true)
+			if err != nil {
+				return nil, llm.ImageEmbedding{}, err
+			}
+			return toks, ims[0], nil
+		}
 	}
 	tmpl := m.Engine.Template()
 	parts, err := models.RenderParts(tmpl, mm)
 	if err != nil {
-		return nil, problem.Wrap(problem.Upstream, err, "the chat model cannot serve chat: %v", err)
+		return nil, nil, problem.Wrap(problem.Upstream, err, "the chat model cannot serve chat: %v", err)
 	}
-	toks, err := tokenizeParts(m.Engine, tmpl, parts)
+	toks, ims, err := tokenizeParts(m.Engine, tmpl, parts, image)
 	if err != nil {
-		return nil, problem.Wrap(problem.Upstream, err, "tokenizing the prompt failed: %v", err)
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, problem.Wrap(problem.Upstream, err, "tokenizing the prompt failed: %v", err)
 	}
-	if ctxLen := m.Engine.ContextPerRequest(); len(toks) >= ctxLen {
-		return nil, problem.New(problem.TooLarge, "the prompt is %d tokens; this model's context holds %d tokens for prompt and answer together", len(toks), ctxLen)
+	if len(ims) != len(pics) {
+		return nil, nil, problem.New(problem.Invalid, "the rendered prompt placed %d of %d images", len(ims), len(pics))
 	}
-	return toks, nil
+	n := len(toks)
+	for _, im := range ims {
+		n += im.Tokens
+	}
+	if ctxLen := m.Engine.ContextPerRequest(); n >= ctxLen {
+		return nil, nil, problem.New(problem.TooLarge, "the prompt is %d tokens (%d of them images); this model's context holds %d tokens for prompt and answer together", n, n-len(toks), ctxLen)
+	}
+	return toks, ims, nil
+}
+
+// PictureHash is a picture's receipt name: llm.Picture.Sum in hex.
+func PictureHash(p llm.Picture) string {
+	sum := p.Sum()
+	return hex.EncodeToString(sum[:])
 }
 
 // tokenizeParts tokenizes a rendered prompt: each of the template's control
@@ -270,7 +350,11 @@ func (m *Model) Render(msgs []Message) ([]int32, error) {
 // vocabularies mark turn markers so (Gemma's <start_of_turn>): text whose
 // tokens hold one of the family's control tokens is tokenized again in
 // pieces cut inside each such marker, so it becomes plain text there too.
-func tokenizeParts(e Engine, t models.Template, parts []models.Part) ([]int32, error) {
+//
+// With image set, each llm.ImageMarker in the text is a picture: image(k)
+// gives the k-th picture's tokens (the projector's begin and end tokens)
+// and its embeddings, placed among them.
+func tokenizeParts(e Engine, t models.Template, parts []models.Part, image func(k int) ([]int32, llm.ImageEmbedding, error)) ([]int32, []llm.ImageEmbedding, error) {
 	ids := map[string]int32{} // control text -> its one token (-1: not one token)
 	control := func(s string) (int32, error) {
 		if id, ok := ids[s]; ok {
@@ -298,7 +382,7 @@ func tokenizeParts(e Engine, t models.Template, parts []models.Part) ([]int32, e
 		if p.Control {
 			var err error
 			if id, err = control(p.Text); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if n := len(segs); id < 0 && n > 0 && segs[n-1].id < 0 {
@@ -312,7 +396,7 @@ func tokenizeParts(e Engine, t models.Template, parts []models.Part) ([]int32, e
 	for _, s := range append(models.ControlTokens(t), slices.Collect(maps.Keys(ids))...) {
 		id, err := control(s)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if id >= 0 {
 			markers[id] = s
@@ -320,21 +404,37 @@ func tokenizeParts(e Engine, t models.Template, parts []models.Part) ([]int32, e
 	}
 	pre, post, err := specialEnds(e)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := slices.Clone(pre)
+	var ims []llm.ImageEmbedding
 	for _, sg := range segs {
 		if sg.id >= 0 {
 			out = append(out, sg.id)
 			continue
 		}
-		toks, err := plainText(e, sg.text, markers)
-		if err != nil {
-			return nil, err
+		texts := []string{sg.text}
+		if image != nil {
+			texts = strings.Split(sg.text, llm.ImageMarker)
 		}
-		out = append(out, toks...)
+		for i, text := range texts {
+			if i > 0 {
+				toks, im, err := image(len(ims))
+				if err != nil {
+					return nil, nil, err
+				}
+				im.At += len(out)
+				out = append(out, toks...)
+				ims = append(ims, im)
+			}
+			toks, err := plainText(e, text, markers)
+			if err != nil {
+				return nil, nil, err
+			}
+			out = append(out, toks...)
+		}
 	}
-	return append(out, post...), nil
+	return append(out, post...), ims, nil
 }
 
 // plainText tokenizes text with special-token parsing off. When the tokens
@@ -441,13 +541,24 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 	}
 	params := SamplingParams(r.Sampling, r.Stop)
 	maps.Copy(params, r.Params)
-	prompt, reqHash := r.Prompt, r.RequestHash
+	prompt, images, reqHash := r.Prompt, r.Images, r.RequestHash
 	var err error
 	if prompt == nil {
-		if prompt, err = m.Render(r.Messages); err != nil {
+		var hashes []string
+		for _, msg := range r.Messages {
+			for _, p := range msg.Images {
+				hashes = append(hashes, PictureHash(p))
+			}
+		}
+		if _, named := params["image_sha256"]; !named && len(hashes) > 0 {
+			params["image_sha256"] = strings.Join(hashes, ",") // the caller may name them otherwise (chat: the files)
+		}
+		if prompt, images, err = m.RenderImages(ctx, r.Messages); err != nil {
 			return nil, err
 		}
-		reqHash, err = attest.HashJSON(map[string]any{"model": m.ModelID, "messages": r.Messages, "params": params})
+		if reqHash == "" {
+			reqHash, err = attest.HashJSON(map[string]any{"model": m.ModelID, "messages": r.Messages, "params": params})
+		}
 	} else if reqHash == "" {
 		reqHash, err = attest.HashJSON(map[string]any{"model": m.ModelID, "prompt": prompt, "params": params})
 	}
@@ -465,7 +576,7 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 	defer cancel() // a failed stream stops the generation
 	began := time.Now()
 	j, err := m.start(gctx, llm.Request{
-		Prompt: prompt, MaxTokens: int(granted), Sampling: r.Sampling, Stop: r.Stop,
+		Prompt: prompt, Images: images, MaxTokens: int(granted), Sampling: r.Sampling, Stop: r.Stop,
 		Grammar: r.Grammar, Priority: r.Priority,
 	})
 	if err != nil {

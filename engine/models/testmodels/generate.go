@@ -443,6 +443,8 @@ const (
 	RerankFile = "tiny-rerank.gguf"
 	BenchFile  = "bench-110m-q8_0.gguf"
 	LargeFile  = "bench-27b-q4_k_m.gguf"
+	// VisionFile is the tiny chat model's vision projector (mmproj).
+	VisionFile = "tiny-chat-mmproj.gguf"
 )
 
 // TemplateFile is the name of a tiny chat model with another template.
@@ -471,6 +473,9 @@ func MakeAll(dir string, bench bool) ([]string, error) {
 		if err := add(TemplateFile(t), func(p string) error { return WriteLLM(p, spec) }); err != nil {
 			return nil, err
 		}
+	}
+	if err := add(VisionFile, func(p string) error { return WriteVision(p, TinyVision()) }); err != nil {
+		return nil, err
 	}
 	if err := add(EmbedFile, func(p string) error { return WriteBert(p, TinyEmbedder()) }); err != nil {
 		return nil, err

@@ -46,7 +46,7 @@ func isWhisper(name string) bool {
 
 // generatorVersion names the generated-model cache; bump it when the
 // generator's output changes.
-const generatorVersion = "v4"
+const generatorVersion = "v5"
 
 var generateMu sync.Mutex
 
