@@ -298,8 +298,9 @@ export -f serve_check
 step serve 20 120 serve_check
 
 # --- 2b. the chat engine opened, used and closed on the GPU ------------------
-# (the first H100 run crashed in llama_free when a benchmark closed its engine)
-step diag 10 60 env BOXD_TEST_GPU_LAYERS=$([ "$DRY" = 1 ] && echo 0 || echo 999) "$W/bin/llm.test" -test.run 'TestGenerateBasics$|TestKQuantMixLoads$' -test.v -test.count 1
+# (the first H100 run crashed in llama_free when a benchmark closed its engine),
+# and the vision projector (mtmd) with the model on the GPU
+step diag 10 60 env BOXD_TEST_GPU_LAYERS=$([ "$DRY" = 1 ] && echo 0 || echo 999) "$W/bin/llm.test" -test.run 'TestGenerateBasics$|TestKQuantMixLoads$|TestVisionRealPath$|TestImageEmbeddingsDecodeAsTokens$' -test.v -test.count 1
 
 # --- 3. chat against ollama ---------------------------------------------------
 if [ "$QUICK" = 1 ]; then
