@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -37,9 +38,64 @@ func visionServer(t *testing.T) *chatEnv {
 	env := &chatEnv{engine: e}
 	env.testServer = launch(t, cfg, Probes{LLMReady: func() bool { return true }, Queue: arbiter.Queued}, nil, func(s *Server) {
 		s.chat = &chat.Service{Engine: e, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: s.key.ID(), Receipts: s.receipts, Meter: s.metrics.llm}
+		s.docreader.Chat = s.chat
 	})
 	env.token = session(t, env.testServer, "code")
 	return env
+}
+
+// TestDocreaderRereadRoute: POST /docreader/read on the scanned chart with
+// a model that sees images streams the re-read's receipt event, then the
+// page, then done; the document carries both readings of the line read
+// under 0.90 and verifies, and the re-read's receipt is served.
+func TestDocreaderRereadRoute(t *testing.T) {
+	env := visionServer(t)
+	tok := session(t, env.testServer, "clinical")
+	r := env.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "scanned-chart", "stream": true}})
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	var types []string
+	var doc map[string]any
+	var done json.RawMessage
+	for _, line := range strings.Split(string(r.body), "\n") {
+		data, ok := strings.CutPrefix(line, "data: ")
+		if !ok {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatal(err)
+		}
+		types = append(types, ev["type"].(string))
+		if ev["type"] == "done" {
+			doc, done = ev, json.RawMessage(data)
+		}
+	}
+	if strings.Join(types, " ") != "receipt page done" {
+		t.Fatalf("events %v", types)
+	}
+	sum, _ := doc["reread"].(map[string]any)
+	if sum["candidates"] != 1.0 || sum["reread"] != 1.0 {
+		t.Errorf("reread summary %v", sum)
+	}
+	var reading map[string]any
+	for _, p := range doc["pages"].([]any) {
+		for _, e := range p.(map[string]any)["elements"].([]any) {
+			if rr, ok := e.(map[string]any)["reread"].(map[string]any); ok {
+				reading = rr
+			}
+		}
+	}
+	if reading == nil || reading["source"] != "model" {
+		t.Fatalf("no re-reading in %v", doc["pages"])
+	}
+	if rc := env.do(t, call{method: "GET", path: "/receipts/" + reading["receipt"].(string)}); rc.status != 200 {
+		t.Errorf("the re-read's receipt: %d", rc.status)
+	}
+	if v := env.do(t, call{method: "POST", path: "/docreader/verify", body: map[string]any{"document": done}}); v.status != 200 || v.json(t)["ok"] != true {
+		t.Errorf("verify: %d %s", v.status, v.body)
+	}
 }
 
 // pngOf is a w × h PNG whose colours vary with seed.

@@ -20,6 +20,7 @@ import (
 	"boxd/pipelines/docreader/ocr"
 
 	"boxd/pipelines/docreader/raster"
+	"boxd/pipelines/docreader/reread"
 
 	"boxd/problem"
 )
@@ -62,6 +63,9 @@ type Element struct {
 	// (kind table_cell) in its table.
 	Table *Table `json:"table,omitempty"`
 	Cell  *Cell  `json:"cell,omitempty"`
+	// Reread is the vision model's reading of the element's region, kept
+	// beside Text when the re-read rule applied (conf_bp under 9000).
+	Reread *reread.Reading `json:"reread,omitempty"`
 }
 
 // Line is one line of an element.
@@ -136,6 +140,9 @@ type reader struct {
 	wantChart bool
 	// events, when set, receives a page event as each page is read.
 	events interface{ Emit(typ string, body any) }
+	// rereader, when set, re-reads regions read from pixels with low
+	// confidence (the re-read rule).
+	rereader *reread.Reader
 }
 
 // PageEvent is the page event of a streamed read: a page as it is read.
@@ -226,6 +233,9 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			}
 			classify(rs, img.H)
 			p.Elements = elements(p.Page, readingOrder(append(rs, trs...), img.W))
+			if err := rd.reread(ctx, &p, img); err != nil {
+				return info, nil, err
+			}
 		} else if err := rd.ocrPage(ctx, &p, img); err != nil {
 			return info, nil, err
 		}
@@ -325,6 +335,9 @@ func (rd *reader) ocrPage(ctx context.Context, p *Page, img *raster.Image) error
 	rs, trs := findTables(op.Upright, regionsFromOCR(op.Words), SourceOCR)
 	classify(rs, op.Upright.H)
 	p.Elements = elements(p.Page, readingOrder(append(rs, trs...), op.Upright.W))
+	if err := rd.reread(ctx, p, op.Upright); err != nil {
+		return err
+	}
 	if rd.wantChart {
 		return rd.pageCharts(p, op.Upright)
 	}
@@ -360,4 +373,56 @@ func tiffPages(b []byte) int {
 		off = u32(b[next : next+4])
 	}
 	return n
+}
+
+// rereadable says whether an element's text is a reading the re-read rule
+// covers: read from pixels (OCR), a region of text, under the threshold.
+// A table's own text is its cells', which are re-read one by one.
+func rereadable(e *Element) bool {
+	return e.Source == SourceOCR && e.Kind != KindTable && e.Kind != KindFigure && reread.Due(e.Text, e.ConfBP)
+}
+
+// reread applies the re-read rule to a page read from img.
+func (rd *reader) reread(ctx context.Context, p *Page, img *raster.Image) error {
+	if rd.rereader == nil {
+		return nil
+	}
+	var targets []reread.Target
+	for _, e := range p.Elements {
+		if rereadable(&e) {
+			targets = append(targets, reread.Target{ID: e.ID, BBox: e.BBox, Text: e.Text, ConfBP: e.ConfBP})
+		}
+	}
+	if len(targets) == 0 {
+		return nil
+	}
+	got, err := rd.rereader.Page(ctx, img, targets)
+	if err != nil {
+		return err
+	}
+	for i := range p.Elements {
+		if r, ok := got[p.Elements[i].ID]; ok {
+			p.Elements[i].Reread = &r
+		}
+	}
+	return nil
+}
+
+// rereadSummary says what the re-read rule did; without a rereader it
+// counts the elements it would have re-read and says why it did not.
+func rereadSummary(r *reread.Reader, pages []Page, note string) *reread.Summary {
+	if r != nil {
+		s := r.Summary()
+		return &s
+	}
+	s := reread.Summary{BelowBP: reread.BelowBP, Note: note}
+	for _, p := range pages {
+		for _, e := range p.Elements {
+			if rereadable(&e) {
+				s.Candidates++
+				s.Skipped++
+			}
+		}
+	}
+	return &s
 }

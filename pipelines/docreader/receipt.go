@@ -9,6 +9,7 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/ids"
+	"boxd/pipelines/docreader/reread"
 )
 
 // ReceiptFormat is the document receipt's format (contract 3, section 2).
@@ -110,8 +111,10 @@ type Document struct {
 	// Mapped is the fields mapped to the caller's schema (schema given).
 	Mapped *Mapped `json:"mapped,omitempty"`
 	// Charts are the charts read from figures (charts: true).
-	Charts  []DocChart `json:"charts,omitempty"`
-	Receipt Receipt    `json:"receipt"`
+	Charts []DocChart `json:"charts,omitempty"`
+	// Reread says what the re-read rule did (elements carry the readings).
+	Reread  *reread.Summary `json:"reread,omitempty"`
+	Receipt Receipt         `json:"receipt"`
 }
 
 // hashOf is the sha256 of v's canonical JSON.

@@ -14,6 +14,7 @@ import (
 
 	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
+	"boxd/pipelines/docreader/reread"
 	"boxd/pipelines/docreader/samples"
 
 	"boxd/engine/attest"
@@ -38,6 +39,10 @@ type ReadRequest struct {
 	Schema    json.RawMessage `json:"schema"`
 	Stream    bool            `json:"stream"`
 	Charts    bool            `json:"charts"`
+	// Reread applies the re-read rule (regions read under 0.90 mean
+	// confidence are read again by the vision model); nil: when the box's
+	// model sees images. true without such a model is 503.
+	Reread *bool `json:"reread"`
 }
 
 func (r *ReadRequest) hasSchema() bool { return len(r.Schema) > 0 && string(r.Schema) != "null" }
@@ -135,6 +140,10 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	if req.hasSchema() && !s.Chat.Ready() {
 		return nil, problem.New(problem.Unavailable, "schema: mapping fields to a schema needs the chat model, and this box has none loaded (the operator sets models.llm); leave schema out to read the fields alone")
 	}
+	sees := s.Chat.Sees()
+	if req.Reread != nil && *req.Reread && !sees {
+		return nil, problem.New(problem.Unavailable, "reread: re-reading low-confidence regions needs a chat model that sees images, and this box has none (the operator sets models.llm.projector); leave reread out or false")
+	}
 	release, err := s.enter(ctx)
 	if err != nil {
 		return nil, err
@@ -153,6 +162,17 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 		return nil, problem.Wrap(problem.Unavailable, ocrErr, "charts: the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
 	}
 	rd := &reader{ocr: ocr, forms: req.Forms || req.hasSchema(), wantChart: req.Charts, events: req.Events}
+	rereadNote := ""
+	switch {
+	case req.Reread != nil && !*req.Reread:
+		rereadNote = "reread: false; nothing was re-read"
+	case !sees:
+		rereadNote = "this box's chat model does not see images (models.llm.projector); nothing was re-read"
+	case req.Budget == nil:
+		rereadNote = "this reading may not make model calls; nothing was re-read"
+	default:
+		rd.rereader = &reread.Reader{Chat: s.Chat, Budget: req.Budget, Events: req.Events}
+	}
 	info, pages, err := rd.readFile(ctx, data, maxPages)
 	if err != nil {
 		return nil, err
@@ -163,6 +183,13 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	}
 	d := &Document{ID: ids.New("doc-", 12), File: info, Pages: pages, Fields: fields, Models: []ModelRef{}, Charts: rd.charts}
 	var calls []ModelCallRef
+	d.Reread = rereadSummary(rd.rereader, pages, rereadNote)
+	if rd.rereader != nil && len(rd.rereader.Receipts()) > 0 {
+		for _, id := range rd.rereader.Receipts() {
+			calls = append(calls, ModelCallRef{ID: id, Kind: "reread"})
+		}
+		d.Models = append(d.Models, ModelRef{Role: "reread", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
+	}
 	if req.hasSchema() {
 		m, res, err := mapSchema(ctx, s.Chat, req.Budget, req.Schema, fields, req.Events)
 		if res != nil && res.Receipt != nil {
@@ -261,12 +288,19 @@ func (s *Service) Info() Info {
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
 		NotInThis: []string{"tables of contents (dot leaders) as tables", "check boxes on scans",
 			"charts drawn as vectors (charts: true reads image figures and scanned pages)", "forest plots, bar and line charts",
-			"vision-model re-reading and the model chart method"},
+			"the model and hybrid chart methods"},
 	}
+	in.Limits["reread_below_bp"] = reread.BelowBP
+	in.Limits["rereads_per_document"] = reread.MaxPerDocument
 	if s.Chat.Ready() {
 		in.Models = append(in.Models, ModelRef{Role: "schema", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
 	} else {
 		in.NotInThis = append(in.NotInThis, "schema mapping (no chat model is loaded)")
+	}
+	if s.Chat.Sees() {
+		in.Models = append(in.Models, ModelRef{Role: "reread", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
+	} else {
+		in.NotInThis = append(in.NotInThis, "the re-read rule (the chat model does not see images: models.llm.projector)")
 	}
 	if o, err := s.tesseract(); err != nil {
 		in.OCR = InfoPart{Name: "tesseract", Detail: err.Error()}
