@@ -30,7 +30,7 @@ func visionServer(t *testing.T) *chatEnv {
 	arbiter := gpu.NewArbiter()
 	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{
 		Path: testmodels.Generated(t, testmodels.ChatFile), Projector: testmodels.Generated(t, testmodels.VisionFile),
-		ContextLength: 1024, Parallel: 2}, Arbiter: arbiter})
+		ContextLength: 4096, Parallel: 2}, Arbiter: arbiter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,5 +234,28 @@ func TestChatImageRefusals(t *testing.T) {
 	r = plain.do(t, call{method: "POST", path: "/v1/chat/completions", token: plain.token, body: chatBodyJSON(map[string]any{"messages": []any{map[string]any{"role": "user", "content": "what is " + llm.ImageMarker + "?"}}, "max_tokens": 2})})
 	if r.status != 200 {
 		t.Errorf("a marker as text without images: %d %s", r.status, r.body)
+	}
+}
+
+// TestDocreaderChartModelRoute: POST /docreader/chart with method model
+// on a box whose model sees images answers the model's reading, marked
+// so, with its receipt listed and served, and the result verifies.
+func TestDocreaderChartModelRoute(t *testing.T) {
+	env := visionServer(t)
+	tok := session(t, env.testServer, "clinical")
+	r := env.do(t, call{method: "POST", path: "/docreader/chart", token: tok, body: map[string]any{"sample": "km-survival", "method": "model"}})
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	out := r.json(t)
+	recs, _ := out["receipts"].([]any)
+	if out["method"] != "model" || !strings.Contains(out["note"].(string), "model's reading") || len(recs) != 1 {
+		t.Fatalf("method %v note %v receipts %v", out["method"], out["note"], out["receipts"])
+	}
+	if rc := env.do(t, call{method: "GET", path: "/receipts/" + recs[0].(map[string]any)["id"].(string)}); rc.status != 200 {
+		t.Errorf("the reading's receipt: %d", rc.status)
+	}
+	if v := env.do(t, call{method: "POST", path: "/docreader/chart/verify", body: map[string]any{"chart": json.RawMessage(r.body)}}); v.status != 200 || v.json(t)["ok"] != true {
+		t.Errorf("verify: %d %s", v.status, v.body)
 	}
 }

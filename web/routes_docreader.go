@@ -56,6 +56,7 @@ func (s *Server) docreaderRoutes() {
 		},
 		Validate: func(r *docreader.ChartRequest) error { return r.Validate() },
 		Serve: func(a *Admitted, req *docreader.ChartRequest) {
+			req.Budget = budget{a.Principal}
 			out, err := s.docreader.Chart(a.R.Context(), *req)
 			if err != nil {
 				writeProblem(a.W, err)

@@ -18,7 +18,9 @@ import (
 	"boxd/pipelines/docreader/ocr"
 	"boxd/pipelines/docreader/raster"
 	"boxd/pipelines/docreader/samples"
+	"boxd/pipelines/llmcall"
 	"boxd/problem"
+	"boxd/run"
 )
 
 // Chart methods (contract 3, section 4).
@@ -37,11 +39,15 @@ const MaxHintChars = 500
 // ChartRequest is POST /docreader/chart's body. image_b64 arrives as an
 // upload: File is its temporary file.
 type ChartRequest struct {
-	File      string `json:"-"`
-	Synthetic *bool  `json:"synthetic"`
-	Sample    string `json:"sample"`
-	Method    string `json:"method"`
-	Hint      string `json:"hint"`
+	File string `json:"-"`
+	// Budget and Events serve the model's reading (method model, or
+	// hybrid when the axes do not calibrate).
+	Budget    run.Budget     `json:"-"`
+	Events    llmcall.Events `json:"-"`
+	Synthetic *bool          `json:"synthetic"`
+	Sample    string         `json:"sample"`
+	Method    string         `json:"method"`
+	Hint      string         `json:"hint"`
 }
 
 // Validate checks the body before the image is read.
@@ -60,8 +66,6 @@ func (r *ChartRequest) Validate() error {
 		return problem.New(problem.Invalid, "method %q: use hybrid, model or geometry", r.Method)
 	case utf8.RuneCountInString(r.Hint) > MaxHintChars:
 		return problem.New(problem.Invalid, "hint is over %d characters", MaxHintChars)
-	case r.Method == MethodModel:
-		return problem.New(problem.Unavailable, "method model: reading a chart with a vision model needs one, and this box has none (images into the engine are not built yet); use geometry or hybrid")
 	}
 	return nil
 }
@@ -103,38 +107,82 @@ func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, e
 	if err != nil {
 		return nil, problem.Wrap(problem.Invalid, err, "image_b64 is not a %s image that decodes: %v", typ, err)
 	}
+	sees := s.Chat.Sees()
+	if req.Method == MethodModel && !sees {
+		return nil, problem.New(problem.Unavailable, "method model: reading a chart with a vision model needs a chat model that sees images, and this box has none (the operator sets models.llm.projector); use geometry or hybrid")
+	}
 	release, err := s.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	img := raster.FromImage(src)
+	sum := sha256.Sum256(data)
+	r := &chart.Result{ID: ids.New("chart-", 12), Models: []any{}, Receipts: []chart.ModelCallRef{},
+		Image: chart.Image{SHA256: hex.EncodeToString(sum[:]), Type: typ, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}}
+	rev := chart.Revisions{Chart: chart.Revision, OCR: "none"}
+	if req.Method == MethodModel {
+		err = s.modelChart(ctx, req, img, r, "the model's reading: nothing in it is measured from the drawing (no axes calibrated, no numbers checked against the curves)")
+	} else {
+		err = s.geometryChart(ctx, req, img, r, &rev, sees)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := chart.Sign(s.Key, r, rev); err != nil {
+		return nil, fmt.Errorf("docreader: sign the chart: %w", err)
+	}
+	s.Log.Info("docreader chart", "result", r.ID, "image_sha256", r.Image.SHA256, "method", r.Method, "series", len(r.Chart.Series), "flagged", r.Chart.Flagged, "receipt", r.Receipt.ID)
+	return r, nil
+}
+
+// geometryChart reads the chart by geometry (methods geometry and
+// hybrid); where the axes cannot be calibrated, or there is no OCR, a
+// hybrid read falls back to the model's reading, marked so.
+func (s *Service) geometryChart(ctx context.Context, req ChartRequest, img *raster.Image, r *chart.Result, rev *chart.Revisions, sees bool) error {
 	o, err := s.tesseract()
 	if err != nil {
-		return nil, problem.Wrap(problem.Unavailable, err, "the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
+		if req.Method != MethodGeometry && sees {
+			return s.modelChart(ctx, req, img, r, "hybrid: this box has no OCR to calibrate the axes (tesseract-ocr-eng), so this is the model's reading, not measured from the drawing")
+		}
+		return problem.Wrap(problem.Unavailable, err, "the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
 	}
-	img := raster.FromImage(src)
+	rev.OCR = "tesseract-" + o.Version() + " eng"
 	c, err := readChart(o, img)
 	var nc *chart.NotCalibrated
 	switch {
 	case errors.As(err, &nc) && req.Method == MethodGeometry:
-		return nil, problem.Wrap(problem.Unprocessable, err, "%v; geometry cannot read this chart", err)
+		return problem.Wrap(problem.Unprocessable, err, "%v; geometry cannot read this chart", err)
+	case errors.As(err, &nc) && sees:
+		return s.modelChart(ctx, req, img, r, fmt.Sprintf("hybrid: %v, so this is the model's reading, not measured from the drawing", err))
 	case errors.As(err, &nc):
-		return nil, problem.Wrap(problem.Unavailable, err, "%v, and the model's reading, which the hybrid method falls back to, needs a vision model this box does not have", err)
+		return problem.Wrap(problem.Unavailable, err, "%v, and the model's reading, which the hybrid method falls back to, needs a chat model that sees images (models.llm.projector)", err)
 	case err != nil:
-		return nil, err
+		return err
 	}
-	sum := sha256.Sum256(data)
-	r := &chart.Result{ID: ids.New("chart-", 12), Method: MethodGeometry, Chart: c, Models: []any{}, Receipts: []chart.ModelCallRef{},
-		Image:  chart.Image{SHA256: hex.EncodeToString(sum[:]), Type: typ, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()},
-		ConfBP: confidence(c)}
+	r.Method, r.Chart, r.ConfBP = MethodGeometry, c, confidence(c)
 	if req.Method != MethodGeometry {
-		r.Note = "hybrid: this box has no vision model to read labels and structure, so the chart was read by geometry alone"
+		r.Note = "hybrid: the axes calibrated, so the chart was measured from the drawing"
 	}
-	if err := chart.Sign(s.Key, r, chart.Revisions{Chart: chart.Revision, OCR: "tesseract-" + o.Version() + " eng"}); err != nil {
-		return nil, fmt.Errorf("docreader: sign the chart: %w", err)
+	return nil
+}
+
+// modelChart is the model's reading of the chart, marked with note.
+func (s *Service) modelChart(ctx context.Context, req ChartRequest, img *raster.Image, r *chart.Result, note string) error {
+	if req.Budget == nil {
+		return problem.New(problem.Internal, "docreader: a model reading needs the caller's budget")
 	}
-	s.Log.Info("docreader chart", "result", r.ID, "image_sha256", r.Image.SHA256, "series", len(c.Series), "flagged", c.Flagged, "receipt", r.Receipt.ID)
-	return r, nil
+	m := &chart.Model{Chat: s.Chat, Budget: req.Budget, Events: req.Events}
+	c, res, err := m.Read(ctx, img, req.Hint)
+	if res != nil && res.Receipt != nil {
+		r.Receipts = append(r.Receipts, chart.ModelCallRef{ID: res.Receipt.ID, Kind: "chart"})
+	}
+	if err != nil {
+		return err
+	}
+	r.Method, r.Chart, r.ConfBP, r.Note = MethodModel, c, 0, note
+	r.Models = append(r.Models, ModelRef{Role: "chart", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
+	return nil
 }
 
 // readChart OCRs a chart as sparse text at 288 DPI-equivalent and reads

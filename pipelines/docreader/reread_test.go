@@ -18,7 +18,7 @@ import (
 // seeingChat is the tiny chat model with its tiny vision projector.
 func seeingChat(t *testing.T, projector bool) (*llmcall.Model, *llmcalltest.Issuer) {
 	t.Helper()
-	o := llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 1024, Parallel: 1, Threads: 1}
+	o := llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 1, Threads: 1}
 	if projector {
 		o.Projector = testmodels.Generated(t, testmodels.VisionFile)
 	}

@@ -75,7 +75,7 @@ func (r *Receipt) UnmarshalJSON(b []byte) error {
 type Result struct {
 	ID     string `json:"id"`
 	Image  Image  `json:"image"`
-	Method string `json:"method"` // geometry (this box has no vision model)
+	Method string `json:"method"` // geometry (measured from the drawing) or model (the vision model's reading)
 	// Note says how the method asked for was served ("" when as asked).
 	Note string `json:"note,omitempty"`
 	// ConfBP is the reading's confidence in basis points: 10000 less the

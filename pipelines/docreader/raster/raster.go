@@ -137,5 +137,46 @@ func (m *Image) Crop(r Box, scale int) (*Image, int, int) {
 	return out, x0, y0
 }
 
+// Square is the part of the raster within r (clipped), centred on a
+// white square of at least minSide pixels, then scaled down (box filter)
+// when its side is over maxSide (0: never): what a vision projector reads
+// (Gemma 3's squeezes any picture into a square, so a line of text or a
+// wide chart must not be stretched).
+func (m *Image) Square(r Box, minSide, maxSide int) *Image {
+	c, _, _ := m.Crop(r, 1)
+	side := max(c.W, c.H, minSide, 1)
+	out := &Image{W: side, H: side, Pix: make([]byte, side*side*3)}
+	for i := range out.Pix {
+		out.Pix[i] = 255
+	}
+	ox, oy := (side-c.W)/2, (side-c.H)/2
+	for y := range c.H {
+		copy(out.Pix[3*((oy+y)*side+ox):], c.Pix[3*y*c.W:3*(y+1)*c.W])
+	}
+	if maxSide <= 0 || side <= maxSide {
+		return out
+	}
+	f := (side + maxSide - 1) / maxSide // whole-pixel boxes: the result is at most maxSide
+	n := side / f
+	small := &Image{W: n, H: n, Pix: make([]byte, n*n*3)}
+	for y := range n {
+		for x := range n {
+			var sum [3]int
+			for dy := range f {
+				row := out.Pix[3*((y*f+dy)*side+x*f):]
+				for dx := range f {
+					sum[0] += int(row[3*dx])
+					sum[1] += int(row[3*dx+1])
+					sum[2] += int(row[3*dx+2])
+				}
+			}
+			for k := range 3 {
+				small.Pix[3*(y*n+x)+k] = byte(sum[k] / (f * f))
+			}
+		}
+	}
+	return small
+}
+
 // Center is the box's middle.
 func (r Box) Center() (float64, float64) { return (r.X0 + r.X1) / 2, (r.Y0 + r.Y1) / 2 }

@@ -73,3 +73,20 @@ func TestBoxAndHash(t *testing.T) {
 		t.Errorf("a transparent pixel reads %v", got.Pix)
 	}
 }
+
+// TestSquare: a wide region centred on a white square, scaled down by
+// whole-pixel boxes when over the side asked for.
+func TestSquare(t *testing.T) {
+	m := &Image{W: 40, H: 10, Pix: make([]byte, 40*10*3)} // black
+	sq := m.Square(Box{X0: 0, Y0: 0, X1: 40, Y1: 10}, 8, 0)
+	if sq.W != 40 || sq.H != 40 || at(sq, 0, 14) != [3]byte{255, 255, 255} || at(sq, 0, 15) != [3]byte{} || at(sq, 39, 24) != [3]byte{} || at(sq, 39, 25) != [3]byte{255, 255, 255} {
+		t.Errorf("square %d × %d; rows 14/15 and 24/25 are the region's edges", sq.W, sq.H)
+	}
+	small := m.Square(Box{X0: 0, Y0: 0, X1: 40, Y1: 10}, 8, 16)
+	if small.W != 13 || small.H != 13 { // boxes of ceil(40/16) = 3 pixels: 40/3 = 13 a side
+		t.Errorf("scaled to %d × %d", small.W, small.H)
+	}
+	if tiny := m.Square(Box{X0: 5, Y0: 5, X1: 7, Y1: 6}, 8, 0); tiny.W != 8 {
+		t.Errorf("min side: %d", tiny.W)
+	}
+}

@@ -154,27 +154,13 @@ func (r *Reader) read(ctx context.Context, pic llm.Picture, first string) (strin
 	return strings.TrimSpace(res.Text), res.Receipt.ID, nil
 }
 
-// Crop is the region (with a margin) on a white square canvas: a
-// projector reads a square, and a line of text squeezed into one would
-// be unreadable.
+// Crop is the region (with a margin) on a white square: a projector
+// reads a square, and a line of text squeezed into one would be
+// unreadable.
 func Crop(img *raster.Image, bbox [4]int) llm.Picture {
-	x0, y0 := max(0, bbox[0]-pad), max(0, bbox[1]-pad)
-	x1, y1 := min(img.W, bbox[0]+bbox[2]+pad), min(img.H, bbox[1]+bbox[3]+pad)
-	w, h := max(1, x1-x0), max(1, y1-y0)
-	side := max(w, h, 32)
-	pix := make([]byte, side*side*3)
-	for i := range pix {
-		pix[i] = 255
-	}
-	ox, oy := (side-w)/2, (side-h)/2
-	for y := range h {
-		if y0+y >= img.H || x0 >= img.W {
-			break
-		}
-		src := img.Pix[3*((y0+y)*img.W+x0) : 3*((y0+y)*img.W+x0+w)]
-		copy(pix[3*((oy+y)*side+ox):], src)
-	}
-	return llm.Picture{Width: side, Height: side, RGB: pix}
+	b := raster.Box{X0: float64(bbox[0] - pad), Y0: float64(bbox[1] - pad), X1: float64(bbox[0] + bbox[2] + pad), Y1: float64(bbox[1] + bbox[3] + pad)}
+	sq := img.Square(b, 32, 0)
+	return llm.Picture{Width: sq.W, Height: sq.H, RGB: sq.Pix}
 }
 
 // Same compares two readings with letter case, spacing and punctuation

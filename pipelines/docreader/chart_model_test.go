@@ -1,0 +1,120 @@
+package docreader
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"boxd/pipelines/docreader/chart"
+	"boxd/pipelines/llmcall/llmcalltest"
+	"boxd/problem"
+)
+
+// blankChart is a PNG with nothing to calibrate: a grey frame, no labels.
+func blankChart(t *testing.T) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
+	for y := range 300 {
+		for x := range 400 {
+			c := color.RGBA{255, 255, 255, 255}
+			if x == 40 || y == 260 {
+				c = color.RGBA{90, 90, 90, 255}
+			}
+			img.Set(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "blank.png")
+	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func chartVerifies(t *testing.T, s *Service, r *chart.Result) bool {
+	t.Helper()
+	raw, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.ChartVerify(ChartVerifyRequest{Chart: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.OK
+}
+
+// TestChartModelMethods: with a model that sees images, method model is
+// the model's reading (the tiny random model's numbers are noise; the
+// path, the grammar's shape, the receipt and the marking are real),
+// hybrid measures a chart whose axes calibrate and falls back to the
+// model's reading, marked so, where they do not; geometry refuses that
+// one with 422. Each model reading is a charged, receipted call the
+// chart receipt lists.
+func TestChartModelMethods(t *testing.T) {
+	chat, iss := seeingChat(t, true)
+	s := &Service{Key: testKey(6), Chat: chat}
+	yes := true
+	ctx := context.Background()
+
+	b := &llmcalltest.Budget{}
+	r, err := s.Chart(ctx, ChartRequest{Sample: SampleChart, Method: MethodModel, Budget: b, Hint: "two arms"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != MethodModel || r.ConfBP != 0 || !strings.Contains(r.Note, "nothing in it is measured") || r.Chart.Type != "kaplan_meier" ||
+		len(r.Receipts) != 1 || r.Receipts[0].Kind != "chart" || len(b.Committed()) != 1 || len(r.Models) != 1 {
+		t.Fatalf("model: method %s conf %d note %q receipts %+v models %v", r.Method, r.ConfBP, r.Note, r.Receipts, r.Models)
+	}
+	calls := iss.Calls()
+	if len(calls) != 1 || calls[0].ID != r.Receipts[0].ID || calls[0].Params["task"] != "docreader-chart" || calls[0].Params["response_format"] != "json_schema" {
+		t.Fatalf("model call %+v", calls)
+	}
+	if len(r.Receipt.ModelCalls) != 1 || r.Receipt.ModelCalls[0] != r.Receipts[0] || r.Receipt.Revisions.OCR != "none" || !chartVerifies(t, s, r) {
+		t.Errorf("receipt %+v", r.Receipt)
+	}
+	for _, st := range r.Chart.Series {
+		for i, p := range st.Steps {
+			if p.S < 0 || p.S > 1 || (i > 0 && p.T < st.Steps[i-1].T) {
+				t.Errorf("series %q steps %+v: out of order or range", st.Name, st.Steps)
+			}
+		}
+	}
+
+	h, err := s.Chart(ctx, ChartRequest{Sample: SampleChart, Budget: &llmcalltest.Budget{}})
+	if err != nil || h.Method != MethodGeometry || !strings.Contains(h.Note, "axes calibrated") || len(h.Receipts) != 0 {
+		t.Fatalf("hybrid on the sample: %+v %v", h, err)
+	}
+
+	blank := blankChart(t)
+	fb, err := s.Chart(ctx, ChartRequest{File: blank, Synthetic: &yes, Budget: &llmcalltest.Budget{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb.Method != MethodModel || !strings.HasPrefix(fb.Note, "hybrid: the axes could not be calibrated") || len(fb.Receipts) != 1 || !chartVerifies(t, s, fb) {
+		t.Errorf("hybrid fallback: method %s note %q receipts %+v", fb.Method, fb.Note, fb.Receipts)
+	}
+	_, err = s.Chart(ctx, ChartRequest{File: blank, Synthetic: &yes, Method: MethodGeometry, Budget: &llmcalltest.Budget{}})
+	if !problem.Is(err, problem.Unprocessable) {
+		t.Errorf("geometry on a chart without axes: %v", err)
+	}
+	// A blind model: model is 503, hybrid on the blank chart 503 too.
+	blind, _ := seeingChat(t, false)
+	sb := &Service{Key: testKey(6), Chat: blind}
+	if _, err := sb.Chart(ctx, ChartRequest{Sample: SampleChart, Method: MethodModel, Budget: &llmcalltest.Budget{}}); !problem.Is(err, problem.Unavailable) {
+		t.Errorf("model, blind: %v", err)
+	}
+	if _, err := sb.Chart(ctx, ChartRequest{File: blank, Synthetic: &yes, Budget: &llmcalltest.Budget{}}); !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), "models.llm.projector") {
+		t.Errorf("hybrid, blind, no axes: %v", err)
+	}
+}
