@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"math"
 	"unicode"
 
 	"boxd/pipelines/docreader/mupdf"
@@ -82,6 +83,9 @@ type Page struct {
 	// Rotation is how far the page raster was turned clockwise before it
 	// was read (scans come in sideways); boxes are in the turned raster.
 	Rotation int `json:"rotation"`
+	// Deskew is the small turn (degrees clockwise, within ±5) applied
+	// after Rotation to straighten a skewed scan; 0 when none was.
+	Deskew float64 `json:"deskew"`
 	// Source is text_layer (a born-digital page, read from the PDF's text
 	// layer, never OCRed) or ocr (no usable text layer).
 	Source      string    `json:"source"`
@@ -147,14 +151,15 @@ type reader struct {
 
 // PageEvent is the page event of a streamed read: a page as it is read.
 type PageEvent struct {
-	Page        int    `json:"page"`
-	Source      string `json:"source"`
-	Rotation    int    `json:"rotation"`
-	Width       int    `json:"width"`
-	Height      int    `json:"height"`
-	PixelSHA256 string `json:"pixel_sha256"`
-	Elements    int    `json:"elements"`
-	Tables      int    `json:"tables"`
+	Page        int     `json:"page"`
+	Source      string  `json:"source"`
+	Rotation    int     `json:"rotation"`
+	Deskew      float64 `json:"deskew"`
+	Width       int     `json:"width"`
+	Height      int     `json:"height"`
+	PixelSHA256 string  `json:"pixel_sha256"`
+	Elements    int     `json:"elements"`
+	Tables      int     `json:"tables"`
 }
 
 // pageRead emits a page's event.
@@ -162,7 +167,7 @@ func (rd *reader) pageRead(p *Page) {
 	if rd.events == nil {
 		return
 	}
-	ev := PageEvent{Page: p.Page, Source: p.Source, Rotation: p.Rotation, Width: p.Width, Height: p.Height, PixelSHA256: p.PixelSHA256, Elements: len(p.Elements)}
+	ev := PageEvent{Page: p.Page, Source: p.Source, Rotation: p.Rotation, Deskew: p.Deskew, Width: p.Width, Height: p.Height, PixelSHA256: p.PixelSHA256, Elements: len(p.Elements)}
 	for _, e := range p.Elements {
 		if e.Kind == KindTable {
 			ev.Tables++
@@ -329,6 +334,16 @@ func (rd *reader) ocrPage(ctx context.Context, p *Page, img *raster.Image) error
 	op, err := rd.ocr.ReadUpright(ctx, img)
 	if err != nil {
 		return fmt.Errorf("page %d: %w", p.Page, err)
+	}
+	// A scan fed in at a slant: straightened and read again, so that its
+	// rules run along the rows the table finder walks.
+	if skew := op.Upright.Skew(); math.Abs(skew) >= raster.MinSkew {
+		straight := op.Upright.Turn(-skew)
+		words, err := rd.ocr.Read(straight)
+		if err != nil {
+			return fmt.Errorf("page %d: %w", p.Page, err)
+		}
+		op.Upright, op.Words, p.Deskew = straight, words, -skew
 	}
 	p.Rotation = op.Rotation
 	p.Width, p.Height = op.Upright.W, op.Upright.H

@@ -17,12 +17,15 @@ const ReceiptFormat = "service.docreader-receipt.v1"
 
 // ReceiptPage is a page as the receipt binds it.
 type ReceiptPage struct {
-	Page        int    `json:"page"`
-	Width       int    `json:"width"`
-	Height      int    `json:"height"`
-	Rotation    int    `json:"rotation"`
-	Source      string `json:"source"`
-	PixelSHA256 string `json:"pixel_sha256"`
+	Page     int `json:"page"`
+	Width    int `json:"width"`
+	Height   int `json:"height"`
+	Rotation int `json:"rotation"`
+	// Deskew is left out at 0, so receipts of straight pages read as they
+	// did before deskewing was built.
+	Deskew      float64 `json:"deskew,omitempty"`
+	Source      string  `json:"source"`
+	PixelSHA256 string  `json:"pixel_sha256"`
 }
 
 // HashRef binds one element or field by id to the sha256 of its
@@ -130,7 +133,7 @@ func hashOf(v any) (string, error) {
 func receiptPages(ps []Page) []ReceiptPage {
 	out := make([]ReceiptPage, len(ps))
 	for i, p := range ps {
-		out[i] = ReceiptPage{Page: p.Page, Width: p.Width, Height: p.Height, Rotation: p.Rotation, Source: p.Source, PixelSHA256: p.PixelSHA256}
+		out[i] = ReceiptPage{Page: p.Page, Width: p.Width, Height: p.Height, Rotation: p.Rotation, Deskew: p.Deskew, Source: p.Source, PixelSHA256: p.PixelSHA256}
 	}
 	return out
 }

@@ -224,6 +224,9 @@ func (m *inkMap) rules(horiz bool, minLen, maxThick int) ([]rule, []raster.Box) 
 	var open, out []rule
 	var bands []raster.Box
 	finish := func(r rule) {
+		if horiz && r.c1-r.c0 <= maxThick && !m.clearBeside(r) {
+			return // a slice through blurred text, not a rule
+		}
 		es := edges(r, maxThick)
 		if len(es) == 2 {
 			bands = append(bands, r.box())
@@ -264,6 +267,32 @@ func (m *inkMap) rules(horiz bool, minLen, maxThick int) ([]rule, []raster.Box) 
 		finish(r)
 	}
 	return out, bands
+}
+
+// clearBeside says whether a thin horizontal run has clear paper beside
+// it on one side: each of the 4 rows from 2 to 5 pixels above it, or
+// from 1 to 4 below, at most half ink along its length. A rule does, on
+// one side at least (the other may be a shaded band, or text sitting on
+// it); a run through a line of blurred text, whose letters the blur has
+// joined (a scan, or one turned straight), has the rest of the letters'
+// bodies on both sides.
+func (m *inkMap) clearBeside(r rule) bool {
+	clear := func(from, to int) bool {
+		for y := from; y <= to; y++ {
+			if y < 0 || y >= m.h {
+				continue
+			}
+			row, dark := m.dark[y*m.w:(y+1)*m.w], 0
+			for x := r.a; x < r.b; x++ {
+				dark += int(row[x])
+			}
+			if 2*dark >= r.b-r.a {
+				return false
+			}
+		}
+		return true
+	}
+	return clear(r.c0-5, r.c0-2) || clear(r.c1, r.c1+3)
 }
 
 // maxBand is the tallest filled band (a shaded header row) whose edges
