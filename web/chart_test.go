@@ -52,6 +52,12 @@ func TestDocreaderChartRoutes(t *testing.T) {
 	if v.status != 200 || v.json(t)["ok"] != true {
 		t.Fatalf("verify: %d %s", v.status, v.body)
 	}
+	fr := ts.do(t, call{method: "POST", path: "/docreader/chart", token: tok, body: map[string]any{"sample": "forest-plot"}})
+	var fres chart.Result
+	decodeInto(t, fr, &fres)
+	if fr.status != 200 || fres.Chart == nil || fres.Chart.Type != "forest" || len(fres.Chart.Rows) != len(samples.ForestSpec().Rows) {
+		t.Fatalf("forest sample: %d %s", fr.status, fr.body)
+	}
 	m := *res.Chart.Series[0].Median + 5
 	res.Chart.Series[0].Median = &m
 	if v := ts.do(t, call{method: "POST", path: "/docreader/chart/verify", body: map[string]any{"chart": res}}); v.status != 200 || v.json(t)["ok"] != false || !strings.Contains(string(v.body), "table") {

@@ -2,6 +2,7 @@ package docreader
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -10,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"math"
 	"os"
 	"unicode/utf8"
 
@@ -30,8 +32,11 @@ const (
 	MethodGeometry = "geometry"
 )
 
-// SampleChart is the chart sample.
-const SampleChart = samples.Chart
+// The chart samples: a Kaplan–Meier chart and a forest plot.
+const (
+	SampleChart  = samples.Chart
+	SampleForest = samples.Forest
+)
 
 // MaxHintChars bounds a chart request's hint.
 const MaxHintChars = 500
@@ -57,9 +62,9 @@ func (r *ChartRequest) Validate() error {
 	case hasFile && r.Sample != "":
 		return problem.New(problem.Invalid, "send image_b64 or sample, not both")
 	case !hasFile && r.Sample == "":
-		return problem.New(problem.Invalid, "send image_b64 (a base64 PNG, JPEG or WebP chart, with synthetic: true) or sample (%s)", SampleChart)
-	case r.Sample != "" && r.Sample != SampleChart:
-		return problem.New(problem.NotFound, "no chart sample %q; the chart sample is %s", r.Sample, SampleChart)
+		return problem.New(problem.Invalid, "send image_b64 (a base64 PNG, JPEG or WebP chart, with synthetic: true) or sample (%s or %s)", SampleChart, SampleForest)
+	case r.Sample != "" && r.Sample != SampleChart && r.Sample != SampleForest:
+		return problem.New(problem.NotFound, "no chart sample %q; the chart samples are %s and %s", r.Sample, SampleChart, SampleForest)
 	case hasFile && (r.Synthetic == nil || !*r.Synthetic):
 		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public charts only")
 	case r.Method != "" && r.Method != MethodHybrid && r.Method != MethodModel && r.Method != MethodGeometry:
@@ -82,6 +87,10 @@ func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, e
 	if req.File != "" {
 		if data, err = os.ReadFile(req.File); err != nil {
 			return nil, fmt.Errorf("docreader: the upload: %w", err)
+		}
+	} else if r := req.Sample; r == SampleForest {
+		if data, err = samples.ForestPNG(); err != nil {
+			return nil, fmt.Errorf("docreader: the forest sample: %w", err)
 		}
 	} else if data, err = samples.ChartPNG(); err != nil {
 		return nil, fmt.Errorf("docreader: the chart sample: %w", err)
@@ -201,14 +210,20 @@ func readChart(o *ocr.OCR, img *raster.Image) (*chart.Chart, error) {
 		return nil, err
 	}
 	var rerr error
-	c, err := chart.Read(img, conv(ws), chart.Options{Reread: func(b raster.Box) []chart.Word {
+	opt := chart.Options{Reread: func(b raster.Box) []chart.Word {
 		ws, err := o.ReadBlock(img, nil, b, dpi)
 		if err != nil {
 			rerr = err
 			return nil
 		}
 		return conv(ws)
-	}})
+	}}
+	// A forest plot first: its rows are specific (an interval with a
+	// block on it), and a survival chart has none.
+	if c, err := chart.ReadForest(img, conv(ws), opt); err == nil || rerr != nil {
+		return c, cmp.Or(rerr, err)
+	}
+	c, err := chart.Read(img, conv(ws), opt)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -216,11 +231,16 @@ func readChart(o *ocr.OCR, img *raster.Image) (*chart.Chart, error) {
 }
 
 // confidence is 10000 less each axis's worst label residual as a share of
-// its range (basis points), at least 0.
+// its range (basis points; a log axis's residual and range in its
+// logarithms), at least 0.
 func confidence(c *chart.Chart) int {
 	bp := 10000.0
 	for _, a := range []chart.Axis{c.X, c.Y} {
-		if r := a.Max - a.Min; r > 0 {
+		r := a.Max - a.Min
+		if a.Log && a.Min > 0 {
+			r = math.Log(a.Max) - math.Log(a.Min)
+		}
+		if r > 0 {
 			bp -= 10000 * a.ResidualMax / r
 		}
 	}

@@ -3,6 +3,7 @@ package docreader
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image/png"
 	"math"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/go-pdf/fpdf"
 
+	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/samples"
 )
 
@@ -100,4 +102,55 @@ func TestChartsInDocuments(t *testing.T) {
 	if _, _, err := rd.readFile(context.Background(), pdf.Bytes(), MaxPages); err != nil || len(rd.charts) != 0 {
 		t.Errorf("charts off: %d charts, %v", len(rd.charts), err)
 	}
+}
+
+// TestForestChartRoute: POST /docreader/chart's forest-plot sample is read
+// by geometry as a forest plot (seven rows, the pooled one a diamond, a
+// log axis), signed, and verifies; charts: true finds the same plot on a
+// scanned page, its rows placed on the page.
+func TestForestChartRoute(t *testing.T) {
+	s := &Service{Key: testKey(7)}
+	r, err := s.Chart(context.Background(), ChartRequest{Sample: SampleForest, Method: MethodGeometry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Chart
+	if r.Method != MethodGeometry || c.Type != "forest" || !c.X.Log || len(c.Rows) != 7 || !c.Rows[6].Pooled || c.Flagged != 0 || r.ConfBP < 9000 {
+		t.Fatalf("method %s type %s log %v rows %d conf %d flagged %d", r.Method, c.Type, c.X.Log, len(c.Rows), r.ConfBP, c.Flagged)
+	}
+	if r.Receipt.Revisions.Chart != "boxd-chart-2" {
+		t.Errorf("revision %q", r.Receipt.Revisions.Chart)
+	}
+	cs, err := chartChecks(s, r)
+	if err != nil || !cs {
+		t.Errorf("the forest result does not verify: %v", err)
+	}
+	png, err := samples.ForestPNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := &reader{ocr: ocrForTest(t), wantChart: true}
+	if _, _, err := rd.readFile(context.Background(), png, MaxPages); err != nil {
+		t.Fatal(err)
+	}
+	if len(rd.charts) != 1 || rd.charts[0].Chart.Type != "forest" || len(rd.charts[0].Chart.Rows) != 7 {
+		t.Fatalf("charts in the scanned page: %+v", rd.charts)
+	}
+	for i, row := range rd.charts[0].Chart.Rows {
+		if math.Abs(row.Y-c.Rows[i].Y) > 3 {
+			t.Errorf("row %d at y %v on the page, %v in the chart", i, row.Y, c.Rows[i].Y)
+		}
+	}
+}
+
+func chartChecks(s *Service, r *chart.Result) (bool, error) {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return false, err
+	}
+	v, err := s.ChartVerify(ChartVerifyRequest{Chart: raw})
+	if err != nil {
+		return false, err
+	}
+	return v.OK, nil
 }

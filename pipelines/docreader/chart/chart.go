@@ -1,12 +1,12 @@
-// Package chart reads a Kaplan–Meier survival chart back into numbers by
-// geometry: the axes are found in the pixels and calibrated from their
+// Package chart reads charts back into numbers by geometry: forest plots
+// (forest.go) and Kaplan–Meier survival charts. For a survival chart: the axes are found in the pixels and calibrated from their
 // OCRed tick labels, each coloured curve is traced column by column into
 // survival steps, the median is where a curve first reaches 0.5, the
 // number-at-risk table under the plot is read from its words aligned to
 // the ticks, and the printed medians and hazard ratio are read from the
 // text. A printed median the drawing disagrees with is flagged.
 //
-// The rules (revision boxd-chart-1):
+// The rules (revision boxd-chart-2; forest.go adds forest plots, F1-F4):
 //  1. Pixels: "coloured" when their channels differ by more than 60;
 //     "ink" when neutral and darker than 100.
 //  2. Axes: the x axis is the row with the longest run of ink (at least
@@ -48,7 +48,7 @@ import (
 )
 
 // Revision names the rules above.
-const Revision = "boxd-chart-1"
+const Revision = "boxd-chart-2"
 
 // Word is an OCRed word with its box in the chart's pixels.
 type Word struct {
@@ -70,6 +70,8 @@ type Axis struct {
 	Offset   float64 `json:"offset"`
 	Scale    float64 `json:"scale"`
 	Min, Max float64 `json:"-"`
+	// Log: value = exp(Offset + Scale × pixel) (a ratio axis).
+	Log bool `json:"log,omitempty"`
 	// ResidualMax is the largest distance of a kept label from the fit,
 	// in the axis's units.
 	ResidualMax float64 `json:"residual_max"`
@@ -115,13 +117,15 @@ type HazardRatio struct {
 
 // Chart is a chart read back as data.
 type Chart struct {
-	Type        string       `json:"type"` // kaplan_meier
+	Type        string       `json:"type"` // kaplan_meier or forest
 	PlotBox     [4]int       `json:"plot_box"`
 	X           Axis         `json:"x"`
 	Y           Axis         `json:"y"`
 	Series      []Series     `json:"series"`
 	AtRisk      []RiskRow    `json:"numbers_at_risk"`
 	HazardRatio *HazardRatio `json:"hazard_ratio"`
+	// Rows are a forest plot's rows (type forest), top to bottom.
+	Rows []ForestRow `json:"rows,omitempty"`
 	// Flagged counts the series and rows whose printed numbers the
 	// drawing disagrees with.
 	Flagged int `json:"flagged"`
@@ -141,6 +145,9 @@ func (c *Chart) Shift(dx, dy float64) {
 			a.Ticks[i].Pixel += d
 		}
 		a.Offset -= a.Scale * d
+	}
+	for i := range c.Rows {
+		c.Rows[i].Y += dy
 	}
 }
 
@@ -505,7 +512,7 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 
 // digitsRE finds a zero OCR read as a letter or "@" before a decimal
 // point ("@.45", "O.62").
-var digitsRE = regexp.MustCompile(`(^|[^A-Za-z0-9])[@Oo](\.[0-9])`)
+var digitsRE = regexp.MustCompile(`(^|[^A-Za-z0-9])[@OoQ](\.[0-9])`)
 
 // longestRun is the longest run of true over [0, n), bridging gaps of
 // up to 2.

@@ -31,29 +31,36 @@ func readDrawn(t *testing.T, o *ocr.OCR, spec samples.KMChart) *Chart {
 		t.Fatal(err)
 	}
 	img := raster.FromImage(g)
-	ws, err := o.ReadRegion(img, nil, raster.Box{X1: float64(img.W), Y1: float64(img.H)}, 144)
+	words, opt := ocrWords(t, o, img)
+	c, err := Read(img, words, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	words := make([]Word, len(ws))
-	for i, w := range ws {
-		words[i] = Word{Text: w.Text, Box: w.Box}
-	}
-	c, err := Read(img, words, Options{Reread: func(b raster.Box) []Word {
-		ws, err := o.ReadBlock(img, nil, b, 144)
-		if err != nil {
-			t.Fatal(err)
-		}
+	return c
+}
+
+// ocrWords OCRs a chart's raster and gives the reading options that read
+// a missed label again, as the document reader does.
+func ocrWords(t *testing.T, o *ocr.OCR, img *raster.Image) ([]Word, Options) {
+	t.Helper()
+	conv := func(ws []ocr.Word) []Word {
 		out := make([]Word, len(ws))
 		for i, w := range ws {
 			out[i] = Word{Text: w.Text, Box: w.Box}
 		}
 		return out
-	}})
+	}
+	ws, err := o.ReadRegion(img, nil, raster.Box{X1: float64(img.W), Y1: float64(img.H)}, 144)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return conv(ws), Options{Reread: func(b raster.Box) []Word {
+		ws, err := o.ReadBlock(img, nil, b, 144)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conv(ws)
+	}}
 }
 
 // TestKaplanMeier: synthetic Kaplan–Meier charts drawn from simulated

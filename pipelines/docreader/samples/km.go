@@ -227,8 +227,10 @@ func ChartSpec() KMChart {
 }
 
 // ChartPNG is the chart sample as a PNG.
-func ChartPNG() ([]byte, error) {
-	img, err := DrawKM(ChartSpec())
+func ChartPNG() ([]byte, error) { return pngOf(DrawKM(ChartSpec())) }
+
+// pngOf encodes a drawn chart as a PNG.
+func pngOf(img *image.RGBA, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
