@@ -302,11 +302,12 @@ static void bx_fields_free(bx_fields *fs) {
 import "C"
 
 import (
-	"boxd/pipelines/docreader/raster"
 	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
+
+	"boxd/pipelines/docreader/raster"
 
 	_ "github.com/gen2brain/go-fitz" // links MuPDF (static) for the code above
 )

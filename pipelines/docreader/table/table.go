@@ -6,10 +6,11 @@
 package table
 
 import (
-	"boxd/pipelines/docreader/raster"
 	"encoding/binary"
 	"slices"
 	"sort"
+
+	"boxd/pipelines/docreader/raster"
 )
 
 // Tables are found in a page's pixels (contract 3, section 2: "only
