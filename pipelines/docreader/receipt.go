@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"boxd/engine/attest"
 	"boxd/ids"
@@ -64,7 +65,10 @@ type receiptBody struct {
 	Mapped string `json:"mapped_sha256,omitempty"`
 	// Charts is the sha256 of the charts' canonical JSON, when the read
 	// read charts (charts: true).
-	Charts string        `json:"charts_sha256,omitempty"`
+	Charts string `json:"charts_sha256,omitempty"`
+	// Models are the models the reading used (left out when none were,
+	// so receipts of readings without models read as before).
+	Models []ModelRef    `json:"models,omitempty"`
 	Signer attest.Signer `json:"signer"`
 }
 
@@ -184,6 +188,9 @@ func sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error
 	}
 	b := receiptBody{V: ReceiptFormat, ID: ids.New("drr-", 12), Document: d.ID, File: d.File, Pages: receiptPages(d.Pages),
 		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Mapped: mh, Charts: ch, Signer: k.Signer()}
+	if len(d.Models) > 0 {
+		b.Models = append([]ModelRef{}, d.Models...)
+	}
 	sig, _, err := k.Sign(ReceiptFormat, b)
 	if err != nil {
 		return err
@@ -249,6 +256,13 @@ func Verify(d *Document, pinned ed25519.PublicKey) ([]Check, error) {
 		add("mapped", false, "the schema mapping differs from what the receipt binds (its hash does not match)")
 	case mh != "":
 		add("mapped", true, "the schema mapping hashes to the receipt's")
+	}
+	if slices.Equal(d.Models, r.Models) {
+		if len(r.Models) > 0 {
+			add("models", true, fmt.Sprintf("%d models (role, repository, weights root) are the receipt's", len(r.Models)))
+		}
+	} else {
+		add("models", false, "the models listed (their roles, repositories or weights roots) are not the ones the receipt binds")
 	}
 	ch, err := chartsHash(d.Charts)
 	if err != nil {

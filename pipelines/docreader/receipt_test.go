@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"boxd/engine/attest"
+	"boxd/pipelines/docreader/ocr"
 	"boxd/problem"
 )
 
@@ -84,6 +87,10 @@ func TestVerifyRejectsEveryTamperedField(t *testing.T) {
 		{"pixel hash", func(d *Document) { d.Pages[0].PixelSHA256 = strings.Repeat("0", 64) }, "pages", "page 1"},
 		{"page size", func(d *Document) { d.Pages[0].Width++ }, "pages", "page 1"},
 		{"page source", func(d *Document) { d.Pages[0].Source = PageOCR }, "pages", "page 1"},
+		{"page deskew", func(d *Document) { d.Pages[0].Deskew = 1.5 }, "pages", "page 1"},
+		{"model added", func(d *Document) {
+			d.Models = append(d.Models, ModelRef{Role: "reread", Repo: "other", Revision: strings.Repeat("e", 64)})
+		}, "models", "not the ones the receipt binds"},
 		{"file hash", func(d *Document) { d.File.SHA256 = strings.Repeat("1", 64) }, "document", "file"},
 		{"document id", func(d *Document) { d.ID = "doc-other" }, "document", "doc-other"},
 		{"field added", func(d *Document) { d.Fields = append(d.Fields, Field{ID: "p1-f9", Name: "x", Value: "y"}) }, "fields", "field p1-f9"},
@@ -156,5 +163,39 @@ func TestReadOneAtATime(t *testing.T) {
 	<-s.gate
 	if _, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital}); err != nil {
 		t.Fatalf("after the first finished: %v", err)
+	}
+}
+
+// TestOCRStartRetried: a Tesseract start that failed is remembered for a
+// while (no new attempt per request), then tried again, and a start that
+// works is kept.
+func TestOCRStartRetried(t *testing.T) {
+	calls := 0
+	fail := true
+	defer func(f func() (*ocr.OCR, error)) { newOCR = f }(newOCR)
+	real := newOCR
+	newOCR = func() (*ocr.OCR, error) {
+		calls++
+		if fail {
+			return nil, errors.New("no eng.traineddata")
+		}
+		return real()
+	}
+	s := &Service{ocrRetry: 50 * time.Millisecond}
+	defer s.Close()
+	if _, err := s.tesseract(); err == nil {
+		t.Fatal("the failing start succeeded")
+	}
+	if _, err := s.tesseract(); err == nil || calls != 1 {
+		t.Fatalf("second call: %v after %d starts; want the remembered failure", err, calls)
+	}
+	time.Sleep(60 * time.Millisecond)
+	fail = false
+	o, err := s.tesseract()
+	if err != nil || o == nil || calls != 2 {
+		t.Fatalf("after the wait: %v, %d starts", err, calls)
+	}
+	if o2, _ := s.tesseract(); o2 != o || calls != 2 {
+		t.Errorf("a working start was not kept (%d starts)", calls)
 	}
 }

@@ -106,6 +106,16 @@ func TestRereadRule(t *testing.T) {
 	if allOK() {
 		t.Error("a changed re-reading still verifies")
 	}
+	d.Models[0].Revision = strings.Repeat("0", 64)
+	cs, err := Verify(d, s.Key.PublicKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.Name == "models" && c.OK {
+			t.Error("a changed model passes the models check")
+		}
+	}
 }
 
 // TestRereadOff: reread false, a model that does not see, and a caller

@@ -1,6 +1,7 @@
 package docreader
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -77,12 +78,19 @@ type Service struct {
 	// MaxPages per call (0: MaxPages).
 	MaxPages int
 
-	gate    chan struct{}
-	once    sync.Once
-	ocr     *ocr.OCR
-	ocrErr  error
-	ocrOnce sync.Once
+	gate     chan struct{}
+	once     sync.Once
+	ocrMu    sync.Mutex
+	ocr      *ocr.OCR
+	ocrErr   error
+	ocrTried time.Time
+	ocrRetry time.Duration // 0: ocrRetryAfter
 }
+
+// ocrRetryAfter is how long a failed Tesseract start is remembered before
+// the next request tries again (an operator installing tesseract-ocr-eng
+// on a running box should not need a restart).
+const ocrRetryAfter = 30 * time.Second
 
 func (s *Service) init() {
 	s.once.Do(func() {
@@ -93,16 +101,33 @@ func (s *Service) init() {
 	})
 }
 
-// tesseract starts Tesseract on first use.
+// tesseract starts Tesseract on first use; a start that failed is tried
+// again once ocrRetryAfter has passed.
 func (s *Service) tesseract() (*ocr.OCR, error) {
-	s.ocrOnce.Do(func() { s.ocr, s.ocrErr = ocr.New() })
+	s.ocrMu.Lock()
+	defer s.ocrMu.Unlock()
+	if s.ocr != nil {
+		return s.ocr, nil
+	}
+	retry := cmp.Or(s.ocrRetry, ocrRetryAfter)
+	if s.ocrErr != nil && time.Since(s.ocrTried) < retry {
+		return nil, s.ocrErr
+	}
+	s.ocrTried = time.Now()
+	s.ocr, s.ocrErr = newOCR()
 	return s.ocr, s.ocrErr
 }
 
+// newOCR starts Tesseract (a variable: tests make it fail).
+var newOCR = ocr.New
+
 // Close stops Tesseract.
 func (s *Service) Close() {
+	s.ocrMu.Lock()
+	defer s.ocrMu.Unlock()
 	if s.ocr != nil {
 		s.ocr.Close()
+		s.ocr = nil
 	}
 }
 
