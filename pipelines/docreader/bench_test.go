@@ -87,7 +87,7 @@ func BenchmarkRead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, img, err := doc.Page(0, Scale, MaxPagePixels)
+		_, img, err := doc.Page(context.Background(), 0, Scale, MaxPagePixels)
 		doc.Close()
 		if err != nil {
 			b.Fatal(err)

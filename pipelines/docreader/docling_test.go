@@ -425,7 +425,7 @@ func TestDoclingGroundtruth(t *testing.T) {
 				if p.Source != PageOCR {
 					continue
 				}
-				if l, err := doc.Text(p.Page-1, Scale); err != nil || usableLayer(l) {
+				if l, err := doc.Text(context.Background(), p.Page-1, Scale); err != nil || usableLayer(l) {
 					t.Errorf("%s: page %d has a text layer and was OCRed", st.name, p.Page)
 				}
 			}

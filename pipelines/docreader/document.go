@@ -214,7 +214,10 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		if err := ctx.Err(); err != nil {
 			return info, nil, err
 		}
-		layer, img, err := doc.Page(n, Scale, rd.pixelLimit())
+		layer, img, err := doc.Page(ctx, n, Scale, rd.pixelLimit())
+		if errors.Is(err, mupdf.ErrStopped) {
+			return info, nil, ctx.Err()
+		}
 		if err != nil {
 			return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
 		}
@@ -229,7 +232,9 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			var hi *raster.Image
 			if len(trs) > 0 && rd.ocr != nil {
 				// Tables are OCRed at 288 DPI, from the page drawn again.
-				if _, hi, err = doc.Page(n, Scale*ocr.RegionScale, rd.pixelLimit()*ocr.RegionScale*ocr.RegionScale); err != nil {
+				if _, hi, err = doc.Page(ctx, n, Scale*ocr.RegionScale, rd.pixelLimit()*ocr.RegionScale*ocr.RegionScale); errors.Is(err, mupdf.ErrStopped) {
+					return info, nil, ctx.Err()
+				} else if err != nil {
 					return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
 				}
 			}

@@ -109,7 +109,7 @@ func TestTextLayerExactBoxes(t *testing.T) {
 	if l := pg.Elements[0].Lines; len(l) != 1 || l[0].Text != "Alpha beta" {
 		t.Fatalf("lines %+v", l)
 	}
-	layer, err := mustOpen(t, data).Text(0, Scale)
+	layer, err := mustOpen(t, data).Text(context.Background(), 0, Scale)
 	if err != nil {
 		t.Fatal(err)
 	}

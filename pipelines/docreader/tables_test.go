@@ -2,6 +2,7 @@ package docreader
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/png"
 	"math"
@@ -183,7 +184,7 @@ func TestTableScanned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, img, err := doc.Page(0, Scale, MaxPagePixels)
+	_, img, err := doc.Page(context.Background(), 0, Scale, MaxPagePixels)
 	doc.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +245,7 @@ func TestTableScannedSkewed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, img, err := doc.Page(0, Scale, MaxPagePixels)
+	_, img, err := doc.Page(context.Background(), 0, Scale, MaxPagePixels)
 	doc.Close()
 	if err != nil {
 		t.Fatal(err)

@@ -82,6 +82,9 @@ static bx_doc *bx_open(const unsigned char *data, size_t n, const char *magic) {
 	return d;
 }
 
+// bx_abort tells MuPDF, working on another thread, to stop.
+static void bx_abort(fz_cookie *c) { c->abort = 1; }
+
 static void bx_close(bx_doc *d) {
 	if (!d) return;
 	if (d->ctx) {
@@ -120,7 +123,10 @@ static int bx_push_block(bx_text *t, bx_block b) {
 // raster's top left, and, when the raster holds at most max_pixels,
 // renders it from the same list as 8-bit RGB rows into *pix (the caller
 // frees it; NULL when over the limit).
-static int bx_page(bx_doc *d, int pn, float scale, long long max_pixels, bx_text *t, unsigned char **pix) {
+//
+// cookie, when set, lets another thread stop the work: with cookie->abort
+// set, MuPDF stops interpreting and drawing, and bx_page fails.
+static int bx_page(bx_doc *d, int pn, float scale, long long max_pixels, bx_text *t, unsigned char **pix, fz_cookie *cookie) {
 	fz_context *ctx = d->ctx;
 	fz_page *page = NULL;
 	fz_display_list *list = NULL;
@@ -138,14 +144,21 @@ static int bx_page(bx_doc *d, int pn, float scale, long long max_pixels, bx_text
 		fz_irect ib = fz_round_rect(bounds);
 		t->w = ib.x1 - ib.x0;
 		t->h = ib.y1 - ib.y0;
-		list = fz_new_display_list_from_page(ctx, page);
+		list = fz_new_display_list(ctx, fz_bound_page(ctx, page));
+		dev = fz_new_list_device(ctx, list);
+		fz_run_page(ctx, page, dev, fz_identity, cookie);
+		fz_close_device(ctx, dev);
+		fz_drop_device(ctx, dev);
+		dev = NULL;
+		if (cookie && cookie->abort) fz_throw(ctx, FZ_ERROR_GENERIC, "stopped: the request's time ran out");
 		fz_stext_options opts;
 		memset(&opts, 0, sizeof opts);
 		opts.flags = FZ_STEXT_PRESERVE_IMAGES | FZ_STEXT_MEDIABOX_CLIP;
 		text = fz_new_stext_page(ctx, bounds);
 		dev = fz_new_stext_device(ctx, text, &opts);
-		fz_run_display_list(ctx, list, dev, ctm, fz_infinite_rect, NULL);
+		fz_run_display_list(ctx, list, dev, ctm, fz_infinite_rect, cookie);
 		fz_close_device(ctx, dev);
+		if (cookie && cookie->abort) fz_throw(ctx, FZ_ERROR_GENERIC, "stopped: the request's time ran out");
 		float ox = ib.x0, oy = ib.y0;
 		int bi = 0;
 		for (fz_stext_block *b = text->first_block; b; b = b->next, bi++) {
@@ -162,7 +175,14 @@ static int bx_page(bx_doc *d, int pn, float scale, long long max_pixels, bx_text
 			}
 		}
 		if ((long long)t->w * t->h <= max_pixels) {
-			pm = fz_new_pixmap_from_display_list(ctx, list, ctm, fz_device_rgb(ctx), 0);
+			pm = fz_new_pixmap_with_bbox(ctx, fz_device_rgb(ctx), ib, NULL, 0);
+			fz_clear_pixmap_with_value(ctx, pm, 255);
+			fz_drop_device(ctx, dev);
+			dev = NULL;
+			dev = fz_new_draw_device(ctx, fz_identity, pm);
+			fz_run_display_list(ctx, list, dev, ctm, fz_infinite_rect, cookie);
+			fz_close_device(ctx, dev);
+			if (cookie && cookie->abort) fz_throw(ctx, FZ_ERROR_GENERIC, "stopped: the request's time ran out");
 			int pw = fz_pixmap_width(ctx, pm), ph = fz_pixmap_height(ctx, pm), n = fz_pixmap_components(ctx, pm);
 			ptrdiff_t stride = fz_pixmap_stride(ctx, pm);
 			unsigned char *s = fz_pixmap_samples(ctx, pm);
@@ -302,6 +322,7 @@ static void bx_fields_free(bx_fields *fs) {
 import "C"
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -381,15 +402,51 @@ type TextLayer struct {
 	Blocks []Block
 }
 
+// ErrStopped is a page read stopped because its context ended.
+var ErrStopped = errors.New("MuPDF: stopped")
+
 // Page reads page n (0-based) at scale: its text layer and, when it
-// holds at most maxPixels, its raster (nil when over).
-func (p *Doc) Page(n int, scale float64, maxPixels int64) (*TextLayer, *raster.Image, error) {
+// holds at most maxPixels, its raster (nil when over). When ctx ends
+// MuPDF is told to stop (its cookie's abort flag), and the read fails
+// with ErrStopped and ctx's error: a page built to take minutes to draw
+// does not hold the reader past the request.
+func (p *Doc) Page(ctx context.Context, n int, scale float64, maxPixels int64) (*TextLayer, *raster.Image, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var t C.bx_text
 	defer C.bx_text_free(&t)
 	var px *C.uchar
-	if C.bx_page(p.d, C.int(n), C.float(scale), C.longlong(maxPixels), &t, &px) == 0 {
+	cookie := (*C.fz_cookie)(C.calloc(1, C.size_t(unsafe.Sizeof(C.fz_cookie{}))))
+	if cookie == nil {
+		return nil, nil, errors.New("MuPDF: out of memory")
+	}
+	defer C.free(unsafe.Pointer(cookie))
+	if ctx.Err() != nil {
+		cookie.abort = 1
+	}
+	// The abort runs on its own goroutine; once the read is over the
+	// cookie is no longer live and is freed (a late abort does nothing).
+	var mu sync.Mutex
+	live := true
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if live {
+			C.bx_abort(cookie)
+		}
+	})
+	ok := C.bx_page(p.d, C.int(n), C.float(scale), C.longlong(maxPixels), &t, &px, cookie)
+	stop()
+	mu.Lock()
+	live = false
+	mu.Unlock()
+	if ok == 0 {
+		if err := ctx.Err(); err != nil {
+			if px != nil {
+				C.free(unsafe.Pointer(px))
+			}
+			return nil, nil, fmt.Errorf("%w on page %d: %w", ErrStopped, n+1, err)
+		}
 		return nil, nil, fmt.Errorf("MuPDF: page %d: %s", n+1, C.GoString(&t.err[0]))
 	}
 	out := &TextLayer{W: int(t.w), H: int(t.h)}
@@ -414,8 +471,8 @@ func (p *Doc) Page(n int, scale float64, maxPixels int64) (*TextLayer, *raster.I
 }
 
 // Text reads page n's text layer alone.
-func (p *Doc) Text(n int, scale float64) (*TextLayer, error) {
-	t, _, err := p.Page(n, scale, 0)
+func (p *Doc) Text(ctx context.Context, n int, scale float64) (*TextLayer, error) {
+	t, _, err := p.Page(ctx, n, scale, 0)
 	return t, err
 }
 
