@@ -58,6 +58,10 @@ func TestDocreaderChartRoutes(t *testing.T) {
 	if fr.status != 200 || fres.Chart == nil || fres.Chart.Type != "forest" || len(fres.Chart.Rows) != len(samples.ForestSpec().Rows) {
 		t.Fatalf("forest sample: %d %s", fr.status, fr.body)
 	}
+	br := ts.do(t, call{method: "POST", path: "/docreader/chart", token: tok, body: map[string]any{"sample": "bar-chart"}})
+	if br.status != 200 || !strings.Contains(string(br.body), `"type":"bar"`) {
+		t.Fatalf("bar sample: %d %s", br.status, br.body)
+	}
 	m := *res.Chart.Series[0].Median + 5
 	res.Chart.Series[0].Median = &m
 	if v := ts.do(t, call{method: "POST", path: "/docreader/chart/verify", body: map[string]any{"chart": res}}); v.status != 200 || v.json(t)["ok"] != false || !strings.Contains(string(v.body), "table") {

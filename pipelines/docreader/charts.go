@@ -32,10 +32,11 @@ const (
 	MethodGeometry = "geometry"
 )
 
-// The chart samples: a Kaplan–Meier chart and a forest plot.
+// The chart samples: a Kaplan–Meier chart, a forest plot, a bar chart.
 const (
 	SampleChart  = samples.Chart
 	SampleForest = samples.Forest
+	SampleBar    = samples.Bar
 )
 
 // MaxHintChars bounds a chart request's hint.
@@ -62,9 +63,9 @@ func (r *ChartRequest) Validate() error {
 	case hasFile && r.Sample != "":
 		return problem.New(problem.Invalid, "send image_b64 or sample, not both")
 	case !hasFile && r.Sample == "":
-		return problem.New(problem.Invalid, "send image_b64 (a base64 PNG, JPEG or WebP chart, with synthetic: true) or sample (%s or %s)", SampleChart, SampleForest)
-	case r.Sample != "" && r.Sample != SampleChart && r.Sample != SampleForest:
-		return problem.New(problem.NotFound, "no chart sample %q; the chart samples are %s and %s", r.Sample, SampleChart, SampleForest)
+		return problem.New(problem.Invalid, "send image_b64 (a base64 PNG, JPEG or WebP chart, with synthetic: true) or sample (%s, %s or %s)", SampleChart, SampleForest, SampleBar)
+	case r.Sample != "" && r.Sample != SampleChart && r.Sample != SampleForest && r.Sample != SampleBar:
+		return problem.New(problem.NotFound, "no chart sample %q; the chart samples are %s, %s and %s", r.Sample, SampleChart, SampleForest, SampleBar)
 	case hasFile && (r.Synthetic == nil || !*r.Synthetic):
 		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public charts only")
 	case r.Method != "" && r.Method != MethodHybrid && r.Method != MethodModel && r.Method != MethodGeometry:
@@ -91,6 +92,10 @@ func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, e
 	} else if r := req.Sample; r == SampleForest {
 		if data, err = samples.ForestPNG(); err != nil {
 			return nil, fmt.Errorf("docreader: the forest sample: %w", err)
+		}
+	} else if r == SampleBar {
+		if data, err = samples.BarPNG(); err != nil {
+			return nil, fmt.Errorf("docreader: the bar sample: %w", err)
 		}
 	} else if data, err = samples.ChartPNG(); err != nil {
 		return nil, fmt.Errorf("docreader: the chart sample: %w", err)
@@ -219,8 +224,12 @@ func readChart(o *ocr.OCR, img *raster.Image) (*chart.Chart, error) {
 		return conv(ws)
 	}}
 	// A forest plot first: its rows are specific (an interval with a
-	// block on it), and a survival chart has none.
+	// block on it), and a survival chart has none; then a bar chart (solid
+	// bars rising from the axis, which a survival curve never fills).
 	if c, err := chart.ReadForest(img, conv(ws), opt); err == nil || rerr != nil {
+		return c, cmp.Or(rerr, err)
+	}
+	if c, err := chart.ReadBar(img, conv(ws), opt); err == nil || rerr != nil {
 		return c, cmp.Or(rerr, err)
 	}
 	c, err := chart.Read(img, conv(ws), opt)

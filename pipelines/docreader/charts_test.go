@@ -125,6 +125,16 @@ func TestForestChartRoute(t *testing.T) {
 	if err != nil || !cs {
 		t.Errorf("the forest result does not verify: %v", err)
 	}
+	b, err := s.Chart(context.Background(), ChartRequest{Sample: SampleBar, Method: MethodGeometry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Chart.Type != "bar" || len(b.Chart.Bars) != 8 || b.Chart.Flagged != 0 {
+		t.Errorf("bar sample: type %s, %d bars, flagged %d", b.Chart.Type, len(b.Chart.Bars), b.Chart.Flagged)
+	}
+	if ok, err := chartChecks(s, b); err != nil || !ok {
+		t.Errorf("the bar result does not verify: %v", err)
+	}
 	png, err := samples.ForestPNG()
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,8 @@
 // the ticks, and the printed medians and hazard ratio are read from the
 // text. A printed median the drawing disagrees with is flagged.
 //
-// The rules (revision boxd-chart-2; forest.go adds forest plots, F1-F4):
+// The rules (revision boxd-chart-2; forest.go adds forest plots, F1-F4,
+// and bar.go bar charts, B1-B5):
 //  1. Pixels: "coloured" when their channels differ by more than 60;
 //     "ink" when neutral and darker than 100.
 //  2. Axes: the x axis is the row with the longest run of ink (at least
@@ -117,7 +118,7 @@ type HazardRatio struct {
 
 // Chart is a chart read back as data.
 type Chart struct {
-	Type        string       `json:"type"` // kaplan_meier or forest
+	Type        string       `json:"type"` // kaplan_meier, forest or bar
 	PlotBox     [4]int       `json:"plot_box"`
 	X           Axis         `json:"x"`
 	Y           Axis         `json:"y"`
@@ -126,6 +127,8 @@ type Chart struct {
 	HazardRatio *HazardRatio `json:"hazard_ratio"`
 	// Rows are a forest plot's rows (type forest), top to bottom.
 	Rows []ForestRow `json:"rows,omitempty"`
+	// Bars are a bar chart's bars (type bar), left to right.
+	Bars []Bar `json:"bars,omitempty"`
 	// Flagged counts the series and rows whose printed numbers the
 	// drawing disagrees with.
 	Flagged int `json:"flagged"`
@@ -148,6 +151,9 @@ func (c *Chart) Shift(dx, dy float64) {
 	}
 	for i := range c.Rows {
 		c.Rows[i].Y += dy
+	}
+	for i := range c.Bars {
+		c.Bars[i].X += dx
 	}
 }
 
@@ -179,24 +185,10 @@ type Options struct {
 func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 	at := func(x, y int) []byte { return img.Pix[(y*img.W+x)*3 : (y*img.W+x)*3+3] }
 	// 2. Axes.
-	xAxisY, xa, xb := -1, 0, 0
-	for y := range img.H {
-		a, b := longestRun(img.W, func(x int) bool { return ink(at(x, y)) })
-		if b-a > xb-xa {
-			xAxisY, xa, xb = y, a, b
-		}
-	}
-	yAxisX, ya, yb := -1, 0, 0
-	for x := range img.W {
-		a, b := longestRun(img.H, func(y int) bool { return ink(at(x, y)) })
-		if b-a > yb-ya {
-			yAxisX, ya, yb = x, a, b
-		}
-	}
-	if xAxisY < 0 || xb-xa < img.W*2/5 || yAxisX < 0 || yb-ya < img.H/4 {
+	box, ok := axes(img)
+	if !ok {
 		return nil, &NotCalibrated{Why: "no pair of axis lines (a long horizontal and a long vertical line) was found"}
 	}
-	box := raster.Box{X0: float64(yAxisX), Y0: float64(ya), X1: float64(xb), Y1: float64(xAxisY)}
 	c := &Chart{Type: "kaplan_meier", PlotBox: box.BBox(), Series: []Series{}, AtRisk: []RiskRow{}}
 	// 3. Calibration: tick labels, placed at the tick marks they sit
 	// by; a mark whose label was missed is read again.
@@ -209,16 +201,7 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 		}
 		return n >= 4
 	})
-	yMarks := marks(img.H, func(y int) bool {
-		n := 0
-		for x := max(0, int(box.X0)-10); x < int(box.X0)-2; x++ {
-			if ink(at(x, y)) {
-				n++
-			}
-		}
-		return n >= 5
-	})
-	var xt, yt []Tick
+	var xt []Tick
 	tickRow := 0.0
 	xLabelled := map[int]bool{}
 	for _, w := range words {
@@ -235,11 +218,6 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 			}
 			xt = append(xt, Tick{Value: v, Pixel: cx})
 			tickRow = max(tickRow, w.Box.Y1)
-		case cx < box.X0 && cx > box.X0-160 && cy >= box.Y0-20 && cy <= box.Y1+20:
-			if i := nearestMark(yMarks, cy, 15); i >= 0 {
-				cy = yMarks[i]
-			}
-			yt = append(yt, Tick{Value: v, Pixel: cy})
 		}
 	}
 	if opt.Reread != nil {
@@ -256,11 +234,10 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 			}
 		}
 	}
-	var ok bool
 	if c.X, ok = fit(xt); !ok {
 		return nil, &NotCalibrated{Why: "fewer than two numeric tick labels were read under the x axis"}
 	}
-	if c.Y, ok = fit(yt); !ok {
+	if c.Y, ok = yAxis(img, words, box); !ok {
 		return nil, &NotCalibrated{Why: "fewer than two numeric tick labels were read left of the y axis"}
 	}
 	// Marks whose labels were never read take the fitted value, rounded
@@ -508,6 +485,62 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 		c.HazardRatio = hr
 	}
 	return c, nil
+}
+
+// axes finds a chart's x axis (the row with the longest run of ink, at
+// least 40% of the width) and y axis (the column with the longest run, at
+// least 25% of the height): the plot box runs from the y axis to the x
+// axis's right end, and from the y axis's top to the x axis.
+func axes(img *raster.Image) (raster.Box, bool) {
+	at := func(x, y int) []byte { return img.Pix[(y*img.W+x)*3 : (y*img.W+x)*3+3] }
+	xAxisY, xa, xb := -1, 0, 0
+	for y := range img.H {
+		a, b := longestRun(img.W, func(x int) bool { return ink(at(x, y)) })
+		if b-a > xb-xa {
+			xAxisY, xa, xb = y, a, b
+		}
+	}
+	yAxisX, ya, yb := -1, 0, 0
+	for x := range img.W {
+		a, b := longestRun(img.H, func(y int) bool { return ink(at(x, y)) })
+		if b-a > yb-ya {
+			yAxisX, ya, yb = x, a, b
+		}
+	}
+	if xAxisY < 0 || xb-xa < img.W*2/5 || yAxisX < 0 || yb-ya < img.H/4 {
+		return raster.Box{}, false
+	}
+	return raster.Box{X0: float64(yAxisX), Y0: float64(ya), X1: float64(xb), Y1: float64(xAxisY)}, true
+}
+
+// yAxis calibrates the y axis from the numbers left of it (within 160
+// pixels), each placed at the tick mark it sits by.
+func yAxis(img *raster.Image, words []Word, box raster.Box) (Axis, bool) {
+	at := func(x, y int) []byte { return img.Pix[(y*img.W+x)*3 : (y*img.W+x)*3+3] }
+	yMarks := marks(img.H, func(y int) bool {
+		n := 0
+		for x := max(0, int(box.X0)-10); x < int(box.X0)-2; x++ {
+			if ink(at(x, y)) {
+				n++
+			}
+		}
+		return n >= 5
+	})
+	var yt []Tick
+	for _, w := range words {
+		v, err := strconv.ParseFloat(strings.TrimSpace(w.Text), 64)
+		if err != nil {
+			continue
+		}
+		cx, cy := w.Box.Center()
+		if cx < box.X0 && cx > box.X0-160 && cy >= box.Y0-20 && cy <= box.Y1+20 {
+			if i := nearestMark(yMarks, cy, 15); i >= 0 {
+				cy = yMarks[i]
+			}
+			yt = append(yt, Tick{Value: v, Pixel: cy})
+		}
+	}
+	return fit(yt)
 }
 
 // digitsRE finds a zero OCR read as a letter or "@" before a decimal

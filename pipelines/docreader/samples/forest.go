@@ -4,12 +4,8 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/draw"
 	"math"
 	"strconv"
-
-	"golang.org/x/image/font"
-	"golang.org/x/image/math/fixed"
 )
 
 // Forest plots drawn from known estimates: the chart reader's tests read
@@ -71,25 +67,13 @@ func (r ForestRow) PrintedText() string {
 // pooled, a diamond spanning the interval; the printed numbers on the
 // right; the line of no effect, dashed; the axis with ticks and labels.
 func DrawForest(c ForestChart) (*image.RGBA, error) {
-	face, err := goFace(forestTextPx)
+	cv, err := newCanvas(fpW, fpH, forestTextPx)
 	if err != nil {
 		return nil, err
 	}
-	defer face.Close()
-	img := image.NewRGBA(image.Rect(0, 0, fpW, fpH))
-	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
 	black := color.RGBA{20, 20, 20, 255}
-	text := func(s string, x, y int, center bool) {
-		d := font.Drawer{Dst: img, Src: image.NewUniform(black), Face: face}
-		if center {
-			x -= d.MeasureString(s).Round() / 2
-		}
-		d.Dot = fixed.P(x, y)
-		d.DrawString(s)
-	}
-	rect := func(x0, y0, x1, y1 int) {
-		draw.Draw(img, image.Rect(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)), image.NewUniform(black), image.Point{}, draw.Src)
-	}
+	text := func(s string, x, y int, center bool) { cv.text(s, x, y, black, center) }
+	rect := func(x0, y0, x1, y1 int) { cv.rect(x0, y0, x1, y1, black) }
 	px := func(v float64) int { return int(math.Round(c.ForestPx(v))) }
 	text(c.Title, fpLabelX, forestHeaderPx-20, false)
 	text("Study", fpLabelX, forestHeaderPx+20, false)
@@ -130,7 +114,7 @@ func DrawForest(c ForestChart) (*image.RGBA, error) {
 	}
 	text("favours treatment", fpX0, axisY+78, false)
 	text("favours control", px(c.Ref)+30, axisY+78, false)
-	return img, nil
+	return cv.done(), nil
 }
 
 // Forest is the forest-plot sample's id (POST /docreader/chart

@@ -5,15 +5,11 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/draw"
 	"image/png"
 	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
-
-	"golang.org/x/image/font"
-	"golang.org/x/image/math/fixed"
 )
 
 // Kaplan–Meier charts drawn from known survival data: the chart reader's
@@ -143,26 +139,13 @@ var (
 // and the number-at-risk table under the plot, its row labels in the
 // arm's colour.
 func DrawKM(c KMChart) (*image.RGBA, error) {
-	face, err := goFace(kmTextPx)
+	cv, err := newCanvas(kmW, kmH, kmTextPx)
 	if err != nil {
 		return nil, err
 	}
-	defer face.Close()
-	img := image.NewRGBA(image.Rect(0, 0, kmW, kmH))
-	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)
-	text := func(s string, x, y int, col color.Color, center bool) {
-		d := font.Drawer{Dst: img, Src: image.NewUniform(col), Face: face}
-		if center {
-			x -= d.MeasureString(s).Round() / 2
-		}
-		d.Dot = fixed.P(x, y)
-		d.DrawString(s)
-	}
+	text, rect := cv.text, cv.rect
 	px := func(t float64) int { return kmX0 + int(math.Round(t/c.MaxT*float64(kmX1-kmX0))) }
 	py := func(s float64) int { return kmY1 - int(math.Round(s*float64(kmY1-kmY0))) }
-	rect := func(x0, y0, x1, y1 int, col color.Color) {
-		draw.Draw(img, image.Rect(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)), image.NewUniform(col), image.Point{}, draw.Src)
-	}
 	// Printed medians and the hazard ratio.
 	y := kmMedianBaseline0
 	for i, a := range c.Arms {
@@ -213,7 +196,7 @@ func DrawKM(c KMChart) (*image.RGBA, error) {
 			text(strconv.Itoa(a.AtRisk(t)), px(t), by, kmBlack, true)
 		}
 	}
-	return img, nil
+	return cv.done(), nil
 }
 
 // Chart is the chart sample's id (POST /docreader/chart {"sample"}).
