@@ -32,12 +32,19 @@ const (
 	MethodGeometry = "geometry"
 )
 
-// The chart samples: a Kaplan–Meier chart, a forest plot, a bar chart.
+// The chart samples: a Kaplan–Meier chart, a forest plot, a bar chart
+// and a line chart.
 const (
 	SampleChart  = samples.Chart
 	SampleForest = samples.Forest
 	SampleBar    = samples.Bar
+	SampleLine   = samples.Line
 )
+
+// chartSamples are the chart samples' ids and images.
+var chartSamples = map[string]func() ([]byte, error){
+	SampleChart: samples.ChartPNG, SampleForest: samples.ForestPNG, SampleBar: samples.BarPNG, SampleLine: samples.LinePNG,
+}
 
 // MaxHintChars bounds a chart request's hint.
 const MaxHintChars = 500
@@ -63,9 +70,9 @@ func (r *ChartRequest) Validate() error {
 	case hasFile && r.Sample != "":
 		return problem.New(problem.Invalid, "send image_b64 or sample, not both")
 	case !hasFile && r.Sample == "":
-		return problem.New(problem.Invalid, "send image_b64 (a base64 PNG, JPEG or WebP chart, with synthetic: true) or sample (%s, %s or %s)", SampleChart, SampleForest, SampleBar)
-	case r.Sample != "" && r.Sample != SampleChart && r.Sample != SampleForest && r.Sample != SampleBar:
-		return problem.New(problem.NotFound, "no chart sample %q; the chart samples are %s, %s and %s", r.Sample, SampleChart, SampleForest, SampleBar)
+		return problem.New(problem.Invalid, "send image_b64 (a base64 PNG, JPEG or WebP chart, with synthetic: true) or sample (%s, %s, %s or %s)", SampleChart, SampleForest, SampleBar, SampleLine)
+	case r.Sample != "" && chartSamples[r.Sample] == nil:
+		return problem.New(problem.NotFound, "no chart sample %q; the chart samples are %s, %s, %s and %s", r.Sample, SampleChart, SampleForest, SampleBar, SampleLine)
 	case hasFile && (r.Synthetic == nil || !*r.Synthetic):
 		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public charts only")
 	case r.Method != "" && r.Method != MethodHybrid && r.Method != MethodModel && r.Method != MethodGeometry:
@@ -89,16 +96,8 @@ func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, e
 		if data, err = os.ReadFile(req.File); err != nil {
 			return nil, fmt.Errorf("docreader: the upload: %w", err)
 		}
-	} else if r := req.Sample; r == SampleForest {
-		if data, err = samples.ForestPNG(); err != nil {
-			return nil, fmt.Errorf("docreader: the forest sample: %w", err)
-		}
-	} else if r == SampleBar {
-		if data, err = samples.BarPNG(); err != nil {
-			return nil, fmt.Errorf("docreader: the bar sample: %w", err)
-		}
-	} else if data, err = samples.ChartPNG(); err != nil {
-		return nil, fmt.Errorf("docreader: the chart sample: %w", err)
+	} else if data, err = chartSamples[req.Sample](); err != nil {
+		return nil, fmt.Errorf("docreader: the chart sample %s: %w", req.Sample, err)
 	}
 	if len(data) == 0 {
 		return nil, problem.New(problem.Invalid, "image_b64 is empty: send the chart's bytes in base64")
@@ -235,6 +234,12 @@ func readChart(o *ocr.OCR, img *raster.Image) (*chart.Chart, error) {
 	c, err := chart.Read(img, conv(ws), opt)
 	if rerr != nil {
 		return nil, rerr
+	}
+	if err == nil {
+		// A curve that rises makes it a line chart.
+		if lc, lerr := chart.LineFrom(img, conv(ws), c); lerr == nil {
+			return lc, nil
+		}
 	}
 	return c, err
 }

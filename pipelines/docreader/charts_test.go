@@ -135,6 +135,17 @@ func TestForestChartRoute(t *testing.T) {
 	if ok, err := chartChecks(s, b); err != nil || !ok {
 		t.Errorf("the bar result does not verify: %v", err)
 	}
+	l, err := s.Chart(context.Background(), ChartRequest{Sample: SampleLine, Method: MethodGeometry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Chart.Type != "line" || len(l.Chart.Series) != 2 || len(l.Chart.Series[0].Steps) != 12 {
+		t.Errorf("line sample: type %s, %d series", l.Chart.Type, len(l.Chart.Series))
+	}
+	km, err := s.Chart(context.Background(), ChartRequest{Sample: SampleChart, Method: MethodGeometry})
+	if err != nil || km.Chart.Type != "kaplan_meier" {
+		t.Fatalf("the survival sample: %v", err)
+	}
 	png, err := samples.ForestPNG()
 	if err != nil {
 		t.Fatal(err)

@@ -312,8 +312,8 @@ func (s *Service) Info() Info {
 		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
 		NotInThis: []string{"tables of contents (dot leaders) as tables", "check boxes on scans",
-			"charts drawn as vectors (charts: true reads image figures and scanned pages)", "line charts",
-			"model readings of document figures (charts: true measures by geometry only)"},
+			"charts drawn as vectors (charts: true reads image figures and scanned pages)",
+			"model readings of document figures (charts: true measures by geometry only)", "horizontal and stacked bar charts"},
 	}
 	in.Limits["reread_below_bp"] = reread.BelowBP
 	in.Limits["rereads_per_document"] = reread.MaxPerDocument

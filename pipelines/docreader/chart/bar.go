@@ -136,47 +136,8 @@ func ReadBar(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 	if len(bars) < 2 {
 		return nil, &NotCalibrated{Why: "fewer than two solid bars rising from the x axis were found"}
 	}
-	// B3. Series names: the words of a line drawn in the series' colour
-	// (a legend), each word's colour its own.
-	names := make([]string, len(palette))
-	wordColor := func(w Word) ([3]uint8, bool) {
-		var sum [3]int
-		n := 0
-		for y := max(0, int(w.Box.Y0)); y < min(img.H, int(w.Box.Y1)); y++ {
-			for x := max(0, int(w.Box.X0)); x < min(img.W, int(w.Box.X1)); x++ {
-				if p := at(x, y); colored(p) {
-					for i := range 3 {
-						sum[i] += int(p[i])
-					}
-					n++
-				}
-			}
-		}
-		// A swatch (a solid square) is no word: text covers a fraction of
-		// its box.
-		if area := (w.Box.X1 - w.Box.X0) * (w.Box.Y1 - w.Box.Y0); n < 12 || float64(n) > 0.6*area {
-			return [3]uint8{}, false
-		}
-		return [3]uint8{uint8(sum[0] / n), uint8(sum[1] / n), uint8(sum[2] / n)}, true
-	}
-	for _, l := range textLines(words) {
-		for _, w := range l {
-			c, ok := wordColor(w)
-			if !ok {
-				continue
-			}
-			for i, p := range palette {
-				if dist(p, c) <= 80 {
-					names[i] = strings.TrimSpace(names[i] + " " + w.Text)
-				}
-			}
-		}
-	}
-	for i := range names {
-		if names[i] == "" {
-			names[i] = "series " + strconv.Itoa(i+1)
-		}
-	}
+	// B3. Series names: the legend's words in each series' colour.
+	names := namesByColor(img, words, palette)
 	// B4. Categories: bars side by side.
 	widths := make([]float64, 0, len(runs))
 	for _, r := range runs {
@@ -272,4 +233,50 @@ func inkIn(img *raster.Image, b raster.Box) int {
 		}
 	}
 	return n
+}
+
+// namesByColor names each colour of palette by the words drawn in it (a
+// legend), in reading order; "series n" when none is. A word's colour is
+// the mean of its coloured pixels, and a word whose box is over 60%
+// colour is a swatch (a solid square OCR read as letters), not a word.
+func namesByColor(img *raster.Image, words []Word, palette [][3]uint8) []string {
+	at := func(x, y int) []byte { return img.Pix[(y*img.W+x)*3 : (y*img.W+x)*3+3] }
+	names := make([]string, len(palette))
+	wordColor := func(w Word) ([3]uint8, bool) {
+		var sum [3]int
+		n := 0
+		for y := max(0, int(w.Box.Y0)); y < min(img.H, int(w.Box.Y1)); y++ {
+			for x := max(0, int(w.Box.X0)); x < min(img.W, int(w.Box.X1)); x++ {
+				if p := at(x, y); colored(p) {
+					for i := range 3 {
+						sum[i] += int(p[i])
+					}
+					n++
+				}
+			}
+		}
+		if area := (w.Box.X1 - w.Box.X0) * (w.Box.Y1 - w.Box.Y0); n < 12 || float64(n) > 0.6*area {
+			return [3]uint8{}, false
+		}
+		return [3]uint8{uint8(sum[0] / n), uint8(sum[1] / n), uint8(sum[2] / n)}, true
+	}
+	for _, l := range textLines(words) {
+		for _, w := range l {
+			c, ok := wordColor(w)
+			if !ok {
+				continue
+			}
+			for i, p := range palette {
+				if dist(p, c) <= 80 {
+					names[i] = strings.TrimSpace(names[i] + " " + w.Text)
+				}
+			}
+		}
+	}
+	for i := range names {
+		if names[i] == "" {
+			names[i] = "series " + strconv.Itoa(i+1)
+		}
+	}
+	return names
 }
