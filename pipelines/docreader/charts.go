@@ -290,16 +290,6 @@ func (s *Service) ChartVerify(req ChartVerifyRequest) (*VerifyResponse, error) {
 	return &VerifyResponse{OK: ok, Checks: cs}, nil
 }
 
-// DocChart is a chart read from a document (charts: true): from a figure
-// element, or from a whole scanned page.
-type DocChart struct {
-	Element string       `json:"element"` // the figure's id ("" for a whole page)
-	Page    int          `json:"page"`
-	BBox    [4]int       `json:"bbox"` // the region read, page-raster pixels
-	ConfBP  int          `json:"conf_bp"`
-	Chart   *chart.Chart `json:"chart"` // pixel positions in the page raster
-}
-
 // chartMargin pads a figure's box when it is read as a chart (tick
 // labels and the number-at-risk table sit just outside an image's box
 // when they are text).

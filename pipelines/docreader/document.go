@@ -47,66 +47,6 @@ const (
 	TypeTIFF = "image/tiff"
 )
 
-// Element is one citable piece of a page (contract 3, section 2).
-type Element struct {
-	ID     string `json:"id"`   // p<page>-e<n>
-	Page   int    `json:"page"` // from 1
-	Kind   string `json:"kind"`
-	BBox   [4]int `json:"bbox"` // [x, y, width, height] in page-raster pixels
-	Order  int    `json:"order"`
-	Text   string `json:"text"`
-	Source string `json:"source"`  // parser or ocr
-	ConfBP int    `json:"conf_bp"` // mean confidence, basis points
-	// Lines are the element's lines with their boxes (beyond the
-	// contract's fields: a citation can point at one line).
-	Lines []Line `json:"lines"`
-	// Table describes a table (kind table); Cell places a table cell
-	// (kind table_cell) in its table.
-	Table *Table `json:"table,omitempty"`
-	Cell  *Cell  `json:"cell,omitempty"`
-	// Reread is the vision model's reading of the element's region, kept
-	// beside Text when the re-read rule applied (conf_bp under 9000).
-	Reread *reread.Reading `json:"reread,omitempty"`
-}
-
-// Line is one line of an element.
-type Line struct {
-	BBox [4]int `json:"bbox"`
-	Text string `json:"text"`
-}
-
-// Page is one page read.
-type Page struct {
-	Page   int `json:"page"`
-	Width  int `json:"width"`  // raster pixels
-	Height int `json:"height"` // raster pixels
-	// Rotation is how far the page raster was turned clockwise before it
-	// was read (scans come in sideways); boxes are in the turned raster.
-	Rotation int `json:"rotation"`
-	// Deskew is the small turn (degrees clockwise, within ±5) applied
-	// after Rotation to straighten a skewed scan; 0 when none was.
-	Deskew float64 `json:"deskew"`
-	// Source is text_layer (a born-digital page, read from the PDF's text
-	// layer, never OCRed) or ocr (no usable text layer).
-	Source      string    `json:"source"`
-	PixelSHA256 string    `json:"pixel_sha256"` // the raster as a binary PPM, before any turn
-	Elements    []Element `json:"elements"`
-}
-
-// Page sources.
-const (
-	PageTextLayer = "text_layer"
-	PageOCR       = "ocr"
-)
-
-// FileInfo describes the file read.
-type FileInfo struct {
-	SHA256 string `json:"sha256"`
-	Type   string `json:"type"`
-	Bytes  int64  `json:"bytes"`
-	Pages  int    `json:"pages"`
-}
-
 // sniff names a file's type from its first bytes ("" when it is none the
 // reader takes).
 func sniff(b []byte) string {

@@ -28,34 +28,6 @@ import (
 // appearance) or "image" (read from the pixels, not from any text).
 // A password field's value is never returned.
 
-// Field is one form field read.
-type Field struct {
-	ID       string `json:"id"`              // p<page>-f<n>
-	Name     string `json:"name"`            // the form's field name, or the printed label
-	Label    string `json:"label,omitempty"` // the label the form shows a reader (AcroForm /TU)
-	Type     string `json:"type"`            // text, checkbox, radio, choice, signature, button; label_value
-	Value    string `json:"value"`
-	Page     int    `json:"page"`
-	BBox     [4]int `json:"bbox"`    // the widget's box, or the line's
-	Element  string `json:"element"` // the element the value is tied to ("" when none is under it)
-	Source   string `json:"source"`  // acroform or layout
-	ValueIn  string `json:"value_from"`
-	Required bool   `json:"required,omitempty"`
-	ReadOnly bool   `json:"read_only,omitempty"`
-	// Redacted: a password field, whose value is not returned.
-	Redacted bool `json:"redacted,omitempty"`
-}
-
-// Field sources and where a value was read.
-const (
-	FieldAcroForm = "acroform"
-	FieldLayout   = "layout"
-
-	ValueInElement  = "element"
-	ValueInFormData = "form_data"
-	ValueInImage    = "image"
-)
-
 // acroFields turns a page's widgets into fields tied to its elements.
 func acroFields(p *Page, ws []mupdf.Field) []Field {
 	var out []Field

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"boxd/engine/attest"
 	"boxd/engine/llm"
 	"boxd/pipelines/llmcall"
 	"boxd/problem"
@@ -28,25 +27,6 @@ const MaxSchemaBytes = 16 << 10
 
 // schemaTokens bounds the mapping's answer.
 const schemaTokens = 1024
-
-// Mapped is the fields mapped to the caller's schema.
-type Mapped struct {
-	Object json.RawMessage `json:"object"`
-	// Sources: each string in Object, by JSON pointer, and the field
-	// holding that value ("" when no field does).
-	Sources []MappedSource `json:"sources"`
-	// Unsupported counts the strings no field holds.
-	Unsupported int `json:"unsupported"`
-	// Receipt is the model call's receipt id.
-	Receipt string `json:"receipt"`
-}
-
-// MappedSource ties one value of the mapped object to a field.
-type MappedSource struct {
-	Path  string `json:"path"` // JSON pointer
-	Value string `json:"value"`
-	Field string `json:"field"` // the field's id, "" when no field holds the value
-}
 
 // validSchema checks a caller's schema: a JSON object the grammar
 // builder takes, at most MaxSchemaBytes.
@@ -147,17 +127,4 @@ func fieldHolding(fields []Field, s string) string {
 		}
 	}
 	return ""
-}
-
-// mappedHash is the sha256 of the mapped object's canonical JSON ("" for
-// none): the receipt binds it.
-func mappedHash(m *Mapped) (string, error) {
-	if m == nil {
-		return "", nil
-	}
-	c, err := attest.Canonical(m)
-	if err != nil {
-		return "", err
-	}
-	return attest.HashText(string(c)), nil
 }

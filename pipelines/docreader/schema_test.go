@@ -73,7 +73,7 @@ func TestSchemaMapping(t *testing.T) {
 	}
 	if len(d.Receipt.ModelCalls) != 1 || d.Receipt.ModelCalls[0].ID != d.Mapped.Receipt || d.Receipt.ModelCalls[0].Kind != "schema" ||
 		len(d.Models) != 1 || d.Models[0].Role != "schema" || d.Receipt.Mapped == "" {
-		t.Errorf("receipt %+v, models %+v", d.Receipt.receiptBody, d.Models)
+		t.Errorf("receipt %+v, models %+v", d.Receipt, d.Models)
 	}
 	if iss.Calls()[0].Params["response_format"] != "json_schema" {
 		t.Errorf("params %v", iss.Calls()[0].Params)

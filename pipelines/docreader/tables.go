@@ -32,33 +32,6 @@ const (
 	KindCell  = "table_cell"
 )
 
-// Table describes a table element (kind table).
-type Table struct {
-	Rows   int    `json:"rows"`
-	Cols   int    `json:"cols"`
-	Method string `json:"method"` // lattice (ruling lines) or stream (whitespace too)
-	// NumbersChecked says the cells' numbers (from the text layer of a
-	// born-digital page) were compared with the table read from its
-	// pixels; Flagged counts the cells whose numbers differ.
-	NumbersChecked bool `json:"numbers_checked"`
-	Flagged        int  `json:"flagged"`
-}
-
-// Cell places a table cell (kind table_cell) in its table.
-type Cell struct {
-	Table   string `json:"table"` // the table element's id
-	Row     int    `json:"row"`   // from 0
-	Col     int    `json:"col"`
-	RowSpan int    `json:"row_span"`
-	ColSpan int    `json:"col_span"`
-	// PixelText is the cell as read from the pixels, on a born-digital
-	// page (whose Text is the text layer's); "" where nothing was read.
-	PixelText string `json:"pixel_text,omitempty"`
-	// Flag says what differs when the numbers of the text layer and of
-	// the pixels disagree ("" when they agree or were not compared).
-	Flag string `json:"flag,omitempty"`
-}
-
 // tableRegion is a table found on a page, before it becomes elements.
 type tableRegion struct {
 	t       table.Table

@@ -1,4 +1,4 @@
-package docreader
+package doc
 
 import (
 	"crypto/ed25519"
@@ -134,7 +134,8 @@ func hashOf(v any) (string, error) {
 	return hex.EncodeToString(s[:]), nil
 }
 
-func receiptPages(ps []Page) []ReceiptPage {
+// ReceiptPages are the pages as a receipt binds them.
+func ReceiptPages(ps []Page) []ReceiptPage {
 	out := make([]ReceiptPage, len(ps))
 	for i, p := range ps {
 		out[i] = ReceiptPage{Page: p.Page, Width: p.Width, Height: p.Height, Rotation: p.Rotation, Deskew: p.Deskew, Source: p.Source, PixelSHA256: p.PixelSHA256}
@@ -168,8 +169,8 @@ func fieldHashes(fs []Field) ([]HashRef, error) {
 	return out, nil
 }
 
-// sign builds and signs d's receipt.
-func sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error {
+// Sign builds and signs d's receipt.
+func Sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error {
 	els, err := elementHashes(d.Pages)
 	if err != nil {
 		return err
@@ -186,7 +187,7 @@ func sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error
 	if err != nil {
 		return err
 	}
-	b := receiptBody{V: ReceiptFormat, ID: ids.New("drr-", 12), Document: d.ID, File: d.File, Pages: receiptPages(d.Pages),
+	b := receiptBody{V: ReceiptFormat, ID: ids.New("drr-", 12), Document: d.ID, File: d.File, Pages: ReceiptPages(d.Pages),
 		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Mapped: mh, Charts: ch, Signer: k.Signer()}
 	if len(d.Models) > 0 {
 		b.Models = append([]ModelRef{}, d.Models...)
@@ -290,7 +291,7 @@ func chartsHash(cs []DocChart) (string, error) {
 }
 
 func pagesCheck(ps []Page, rp []ReceiptPage) (string, bool, string) {
-	got := receiptPages(ps)
+	got := ReceiptPages(ps)
 	if len(got) != len(rp) {
 		return "pages", false, fmt.Sprintf("the document has %d pages; the receipt binds %d", len(got), len(rp))
 	}
@@ -332,4 +333,17 @@ func listCheck(name, what string, got, want []HashRef) (string, bool, string) {
 		}
 	}
 	return name, true, fmt.Sprintf("%d %ss hash to the receipt's", len(got), what)
+}
+
+// mappedHash is the sha256 of the mapped object's canonical JSON ("" for
+// none): the receipt binds it.
+func mappedHash(m *Mapped) (string, error) {
+	if m == nil {
+		return "", nil
+	}
+	c, err := attest.Canonical(m)
+	if err != nil {
+		return "", err
+	}
+	return attest.HashText(string(c)), nil
 }
