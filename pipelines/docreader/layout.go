@@ -11,6 +11,7 @@ import (
 
 	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
+	"boxd/pipelines/docreader/order"
 
 	"boxd/pipelines/docreader/raster"
 )
@@ -346,84 +347,25 @@ func classify(rs []*region, pageH int) {
 	}
 }
 
-// readingOrder orders a page's regions: page headers first and footers
-// last (each top to bottom, then left to right), and the rest by a
-// recursive XY-cut. A region is cut into horizontal bands wherever no
-// region spans a gap in y; adjacent bands that share a column gutter
-// (a gap in x at least minGutter wide, at the same place) are joined
-// again, so two columns whose paragraph breaks happen to line up stay
-// columns; a band is cut into columns at its gutters, and each part is
-// ordered the same way. Regions that overlap both ways are read top to
-// bottom, left to right. XY-cut, because it needs no model, is exact on
-// the Manhattan layouts of letters, reports, forms and papers, and says
-// plainly why it orders as it does; the band joining is the refinement
-// that keeps it from interleaving columns.
-//
-// On a right-to-left page (most letters Arabic, Hebrew, Syriac or
-// Thaana) columns, and regions side by side, are read right to left.
+// readingOrder orders a page's regions (pipelines/docreader/order: page
+// headers first and footers last, the body by an XY-cut that keeps
+// columns apart; right to left on a page whose letters mostly are).
 func readingOrder(rs []*region, pageW int) []*region {
-	rtl := rightToLeft(rs)
-	var head, foot, body []*region
-	for _, r := range rs {
+	bs := make([]order.Block, len(rs))
+	for i, r := range rs {
+		bs[i] = order.Block{Box: r.box, Size: r.size}
 		switch r.kind {
 		case KindHeader:
-			head = append(head, r)
+			bs[i].Place = order.Header
 		case KindFooter:
-			foot = append(foot, r)
-		default:
-			body = append(body, r)
+			bs[i].Place = order.Footer
 		}
 	}
-	byPos(head, rtl)
-	byPos(foot, rtl)
-	minGutter := max(8, 0.012*float64(pageW))
-	out := append([]*region{}, head...)
-	out = append(out, xyCut(body, minGutter, rtl)...)
-	return append(out, foot...)
-}
-
-func xyCut(rs []*region, minGutter float64, rtl bool) []*region {
-	if len(rs) <= 1 {
-		return rs
+	out := make([]*region, 0, len(rs))
+	for _, i := range order.Order(bs, pageW, rightToLeft(rs)) {
+		out = append(out, rs[i])
 	}
-	bands := splitAxis(rs, true, 0)
-	if len(bands) > 1 {
-		bands = joinBands(bands, minGutter)
-	}
-	if len(bands) > 1 {
-		var out []*region
-		for _, b := range bands {
-			out = append(out, xyCut(b, minGutter, rtl)...)
-		}
-		return out
-	}
-	cols := splitAxis(rs, false, minGutter)
-	if rtl {
-		slices.Reverse(cols)
-	}
-	if len(cols) > 1 {
-		var out []*region
-		for _, c := range cols {
-			out = append(out, xyCut(c, minGutter, rtl)...)
-		}
-		return out
-	}
-	s := slices.Clone(rs)
-	byPos(s, rtl)
-	return s
-}
-
-// byPos sorts regions top to bottom, then left to right (right to left).
-func byPos(s []*region, rtl bool) {
-	sort.SliceStable(s, func(i, j int) bool {
-		if s[i].box.Y0 != s[j].box.Y0 {
-			return s[i].box.Y0 < s[j].box.Y0
-		}
-		if rtl {
-			return s[i].box.X1 > s[j].box.X1
-		}
-		return s[i].box.X0 < s[j].box.X0
-	})
+	return out
 }
 
 // rightToLeft says whether most of the regions' letters are of a
@@ -446,91 +388,6 @@ func rightToLeft(rs []*region) bool {
 		}
 	}
 	return 2*r2l > n
-}
-
-// splitAxis groups regions whose extents overlap along y (horizontal
-// bands) or x (columns), in order; groups are split only at gaps wider
-// than minGap.
-func splitAxis(rs []*region, y bool, minGap float64) [][]*region {
-	lo := func(r *region) float64 {
-		if y {
-			return r.box.Y0
-		}
-		return r.box.X0
-	}
-	hi := func(r *region) float64 {
-		if y {
-			return r.box.Y1
-		}
-		return r.box.X1
-	}
-	s := slices.Clone(rs)
-	sort.SliceStable(s, func(i, j int) bool { return lo(s[i]) < lo(s[j]) })
-	var out [][]*region
-	var cur []*region
-	end := 0.0
-	for _, r := range s {
-		if len(cur) > 0 && lo(r) > end+minGap {
-			out = append(out, cur)
-			cur = nil
-		}
-		if len(cur) == 0 {
-			end = hi(r)
-		}
-		cur = append(cur, r)
-		end = max(end, hi(r))
-	}
-	return append(out, cur)
-}
-
-// gutters are the x gaps (at least minGutter wide) between a band's
-// columns, as [from, to] pairs.
-func gutters(band []*region, minGutter float64) [][2]float64 {
-	cols := splitAxis(band, false, minGutter)
-	var out [][2]float64
-	for i := 1; i < len(cols); i++ {
-		left := 0.0
-		for _, r := range cols[i-1] {
-			left = max(left, r.box.X1)
-		}
-		right := cols[i][0].box.X0
-		for _, r := range cols[i] {
-			right = min(right, r.box.X0)
-		}
-		out = append(out, [2]float64{left, right})
-	}
-	return out
-}
-
-// joinBands joins adjacent bands that together still have a column
-// gutter, and are at most three lines' height apart: the columns run
-// on, even through a band where only one column has text.
-func joinBands(bands [][]*region, minGutter float64) [][]*region {
-	out := [][]*region{bands[0]}
-	for _, b := range bands[1:] {
-		last := out[len(out)-1]
-		bottom, top, size := 0.0, b[0].box.Y0, 0.0
-		for _, r := range last {
-			bottom = max(bottom, r.box.Y1)
-			size = max(size, r.size)
-		}
-		for _, r := range b {
-			top = min(top, r.box.Y0)
-			size = max(size, r.size)
-		}
-		// Columns run on across a paragraph break, not across a gap of
-		// several lines (a table's caption under two short columns).
-		if size > 0 && top-bottom > 3*size {
-			out = append(out, b)
-			continue
-		}
-		if joined := append(slices.Clone(last), b...); len(gutters(joined, minGutter)) > 0 {
-			out[len(out)-1] = joined
-			continue
-		}
-		out = append(out, b)
-	}
-	return out
 }
 
 // elements turns a page's ordered regions into its elements.
