@@ -87,6 +87,9 @@ type reader struct {
 	// rereader, when set, re-reads regions read from pixels with low
 	// confidence (the re-read rule).
 	rereader *reread.Reader
+	// scan is the page last read by OCR: its upright raster and words
+	// (check boxes are found in them).
+	scan *ocr.Page
 }
 
 // PageEvent is the page event of a streamed read: a page as it is read.
@@ -203,7 +206,7 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 				ws = nil // widgets sit on the page as drawn, not on the turned scan
 			}
 			rd.fields = append(rd.fields, acroFields(&p, ws)...)
-			rd.fields = append(rd.fields, layoutFields(&p, ws)...)
+			rd.fields = append(rd.fields, rd.scannedFields(&p, layoutFields(&p, ws))...)
 		}
 		rd.pageRead(&p)
 		pages = append(pages, p)
@@ -262,7 +265,7 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 		return info, nil, err
 	}
 	if rd.forms {
-		rd.fields = layoutFields(&p, nil)
+		rd.fields = rd.scannedFields(&p, layoutFields(&p, nil))
 		numberFields(rd.fields)
 	}
 	rd.pageRead(&p)
@@ -290,6 +293,7 @@ func (rd *reader) ocrPage(ctx context.Context, p *Page, img *raster.Image) error
 		}
 		op.Upright, op.Words, p.Deskew = straight, words, -skew
 	}
+	rd.scan = op
 	p.Rotation = op.Rotation
 	p.Width, p.Height = op.Upright.W, op.Upright.H
 	rs, trs := findTables(op.Upright, regionsFromOCR(op.Words), SourceOCR)

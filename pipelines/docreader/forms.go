@@ -2,11 +2,15 @@ package docreader
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 
+	"boxd/pipelines/docreader/checkbox"
 	"boxd/pipelines/docreader/mupdf"
+	"boxd/pipelines/docreader/ocr"
 
 	"boxd/pipelines/docreader/raster"
 )
@@ -20,7 +24,11 @@ import (
 //     widget (the widget's appearance is drawn into the page, so a filled
 //     field's text is in the text layer).
 //   - layout: printed "Label: value" lines, on any page (a scan's OCR
-//     or a text layer), tied to the element holding the line.
+//     or a text layer), tied to the element holding the line; and, on a
+//     scan, check boxes found in its pixels (type checkbox, value "Yes"
+//     when marked, "Off" when not, as a PDF form's check box; name the
+//     question printed left of the line's boxes, label the option printed
+//     right of the box), tied to the element holding the option.
 //
 // value_from says where the value was read: "element" (it is in the
 // tied element's text), "form_data" (the PDF's form holds it but the
@@ -141,4 +149,142 @@ func numberFields(fs []Field) {
 		n[fs[i].Page]++
 		fs[i].ID = fmt.Sprintf("p%d-f%d", fs[i].Page, n[fs[i].Page])
 	}
+}
+
+// scannedFields adds a scanned page's check boxes to its layout fields,
+// dropping the "Label: value" fields read across a line of boxes (OCR
+// reads the boxes as letters). A page read from its text layer has no
+// scan, and its fields are returned as they are.
+func (rd *reader) scannedFields(p *Page, layout []Field) []Field {
+	if p.Source != PageOCR || rd.scan == nil {
+		return layout
+	}
+	boxes := checkbox.Find(rd.scan.Upright)
+	if len(boxes) == 0 {
+		return layout
+	}
+	var out []Field
+	for _, f := range layout {
+		fb := raster.Box{X0: float64(f.BBox[0]), Y0: float64(f.BBox[1]), X1: float64(f.BBox[0] + f.BBox[2]), Y1: float64(f.BBox[1] + f.BBox[3])}
+		crossed := false
+		for _, b := range boxes {
+			if min(fb.X1, b.Box.X1) > max(fb.X0, b.Box.X0) && min(fb.Y1, b.Box.Y1) > max(fb.Y0, b.Box.Y0) {
+				crossed = true
+			}
+		}
+		if !crossed {
+			out = append(out, f)
+		}
+	}
+	img := rd.scan.Upright
+	reread := func(b raster.Box) []ocr.Word {
+		ws, err := rd.ocr.ReadBlock(img, nil, b, int(Scale*72))
+		if err != nil {
+			return nil
+		}
+		return ws
+	}
+	return append(out, checkboxFields(p, boxes, rd.scan.Words, reread)...)
+}
+
+// checkboxFields ties each check box to the words beside it: its option,
+// the words right of it up to the next box (starting within three box
+// widths, gaps under twice the words' height); its question, the words
+// left of the row's first box. Words OCR read on a box are dropped. An
+// option OCR missed (a short word beside a box often is) is read again
+// alone from the space right of the box, with reread when it is set.
+func checkboxFields(p *Page, boxes []checkbox.Box, words []ocr.Word, reread func(raster.Box) []ocr.Word) []Field {
+	var ws []ocr.Word
+	for _, w := range words {
+		cx, cy := w.Box.Center()
+		onBox := false
+		for _, b := range boxes {
+			if cx >= b.Box.X0-3 && cx <= b.Box.X1+3 && cy >= b.Box.Y0-3 && cy <= b.Box.Y1+3 {
+				onBox = true
+			}
+		}
+		if !onBox {
+			ws = append(ws, w)
+		}
+	}
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Box.X0 < ws[j].Box.X0 })
+	sameRow := func(a, b raster.Box) bool {
+		_, ca := a.Center()
+		_, cb := b.Center()
+		return math.Abs(ca-cb) <= (b.Y1-b.Y0)*0.75
+	}
+	var out []Field
+	for _, b := range boxes {
+		side := b.Box.X1 - b.Box.X0
+		next, first := math.Inf(1), b.Box.X0
+		for _, o := range boxes {
+			if sameRow(o.Box, b.Box) {
+				if o.Box.X0 > b.Box.X0 {
+					next = min(next, o.Box.X0)
+				}
+				first = min(first, o.Box.X0)
+			}
+		}
+		var option, question []string
+		optBox, qBox := raster.Box{}, raster.Box{}
+		last := b.Box.X1
+		for _, w := range ws {
+			if !sameRow(w.Box, b.Box) {
+				continue
+			}
+			switch {
+			case w.Box.X1 <= first:
+				if len(question) == 0 {
+					qBox = w.Box
+				}
+				question = append(question, w.Text)
+				qBox = qBox.Union(w.Box)
+			case w.Box.X0 >= b.Box.X1 && w.Box.X1 <= next:
+				gapMax := 3 * side
+				if len(option) > 0 {
+					gapMax = 2 * (w.Box.Y1 - w.Box.Y0)
+				}
+				if w.Box.X0-last > gapMax {
+					continue
+				}
+				if len(option) == 0 {
+					optBox = w.Box
+				}
+				option = append(option, w.Text)
+				optBox = optBox.Union(w.Box)
+				last = w.Box.X1
+			}
+		}
+		if len(option) == 0 && reread != nil {
+			region := raster.Box{X0: b.Box.X1 + 2, Y0: b.Box.Y0 - side/2, X1: min(next-2, b.Box.X1+8*side), Y1: b.Box.Y1 + side/2}
+			for _, w := range reread(region) {
+				if !hasLetter(w.Text) && !hasDigit(w.Text) {
+					continue // a box's edge read as "|"
+				}
+				if len(option) == 0 {
+					optBox = w.Box
+				}
+				option = append(option, w.Text)
+				optBox = optBox.Union(w.Box)
+			}
+		}
+		q := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.Join(question, " ")), ":"))
+		opt := strings.Join(option, " ")
+		f := Field{Name: q, Label: opt, Type: "checkbox", Value: "Off", Page: p.Page, BBox: b.Box.BBox(), Source: FieldLayout, ValueIn: ValueInImage}
+		if f.Name == "" {
+			f.Name, f.Label = opt, ""
+		}
+		if b.Marked {
+			f.Value = "Yes"
+		}
+		// The element holding the option, else the one holding the
+		// question (an option OCR read only on a second look is in none).
+		for _, at := range []raster.Box{optBox, qBox} {
+			if e := underBox(p, at); f.Element == "" && !at.Empty() && e != nil {
+				f.Element = e.ID
+			}
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image/png"
 	"strings"
 	"testing"
+
+	"boxd/pipelines/docreader/samples"
 )
 
 // pdfObjects writes a PDF from its objects (numbered from 1, the first
@@ -153,4 +156,68 @@ func TestLayoutFieldsOnScan(t *testing.T) {
 			t.Errorf("field %q = %q, want %q (all: %v)", k, got[k], v, got)
 		}
 	}
+}
+
+// TestCheckboxesOnAScan: a scanned intake form's check boxes become
+// fields: each named by its question, labelled by its option, "Yes" when
+// marked (a cross, a tick or a fill) and "Off" when not, read from the
+// image and tied to the element holding the option; the lines of boxes
+// give no "Label: value" fields of OCR's letters for the boxes.
+func TestCheckboxesOnAScan(t *testing.T) {
+	form := samples.CheckboxForm()
+	g, err := samples.DrawCheckboxForm(form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scan bytes.Buffer
+	if err := png.Encode(&scan, g); err != nil {
+		t.Fatal(err)
+	}
+	rd := &reader{ocr: ocrForTest(t), forms: true}
+	_, pages := read(t, rd, scan.Bytes())
+	var boxes []Field
+	for _, f := range rd.fields {
+		switch f.Type {
+		case "checkbox":
+			boxes = append(boxes, f)
+		case "label_value":
+			t.Errorf("a label_value field across the boxes: %+v", f)
+		}
+	}
+	var want []Field
+	for _, l := range form {
+		for _, it := range l {
+			v := "Off"
+			if it.Marked {
+				v = "Yes"
+			}
+			want = append(want, Field{Name: l[0].Question, Label: it.Option, Value: v})
+		}
+	}
+	if len(boxes) != len(want) {
+		t.Fatalf("%d check boxes: %+v", len(boxes), boxes)
+	}
+	for i, f := range boxes {
+		w := want[i]
+		if f.Name != w.Name || f.Label != w.Label || f.Value != w.Value || f.ValueIn != ValueInImage || f.Source != FieldLayout || f.Page != 1 {
+			t.Errorf("box %d: %+v; want %s / %s = %s", i, f, w.Name, w.Label, w.Value)
+		}
+		// Tied to the element holding the option, or, for an option OCR
+		// read only on a second look, the one holding the question.
+		if et := elementText(pages[0], f.Element); f.Element == "" || !strings.Contains(et, w.Label) && !strings.Contains(et, w.Name) {
+			t.Errorf("box %d (%s) tied to %q (%q)", i, w.Label, f.Element, et)
+		}
+		if !strings.HasPrefix(f.ID, "p1-f") {
+			t.Errorf("box %d id %q", i, f.ID)
+		}
+	}
+}
+
+func elementText(p Page, id string) string {
+	for _, e := range p.Elements {
+		if e.ID == id {
+			return e.Text
+		}
+	}
+	return ""
 }

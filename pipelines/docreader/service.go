@@ -311,7 +311,7 @@ func (s *Service) Info() Info {
 		Types:   []string{TypePDF, TypePNG, TypeJPEG, TypeWebP, TypeTIFF},
 		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
-		NotInThis: []string{"tables of contents (dot leaders) as tables", "check boxes on scans",
+		NotInThis: []string{"tables of contents (dot leaders) as tables",
 			"charts drawn as vectors (charts: true reads image figures and scanned pages)",
 			"model readings of document figures (charts: true measures by geometry only)", "horizontal and stacked bar charts"},
 	}
