@@ -17,6 +17,7 @@ import (
 	"math"
 	"unicode"
 
+	"boxd/pipelines/docreader/forms"
 	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
 
@@ -205,13 +206,13 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			if p.Rotation != 0 {
 				ws = nil // widgets sit on the page as drawn, not on the turned scan
 			}
-			rd.fields = append(rd.fields, acroFields(&p, ws)...)
-			rd.fields = append(rd.fields, rd.scannedFields(&p, layoutFields(&p, ws))...)
+			rd.fields = append(rd.fields, forms.AcroForm(&p, ws)...)
+			rd.fields = append(rd.fields, rd.scannedFields(&p, forms.Layout(&p, ws))...)
 		}
 		rd.pageRead(&p)
 		pages = append(pages, p)
 	}
-	numberFields(rd.fields)
+	forms.Number(rd.fields)
 	return info, pages, nil
 }
 
@@ -265,8 +266,8 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 		return info, nil, err
 	}
 	if rd.forms {
-		rd.fields = rd.scannedFields(&p, layoutFields(&p, nil))
-		numberFields(rd.fields)
+		rd.fields = rd.scannedFields(&p, forms.Layout(&p, nil))
+		forms.Number(rd.fields)
 	}
 	rd.pageRead(&p)
 	return info, []Page{p}, nil

@@ -20,23 +20,6 @@ import (
 // carry it, and it changes whenever the rules change what they produce.
 const LayoutRevision = "boxd-layout-2"
 
-// Element kinds.
-const (
-	KindText     = "text"
-	KindTitle    = "title"
-	KindListItem = "list_item"
-	KindCaption  = "caption"
-	KindFigure   = "figure"
-	KindHeader   = "page_header"
-	KindFooter   = "page_footer"
-)
-
-// Sources of an element's text.
-const (
-	SourceParser = "parser" // the PDF's text layer
-	SourceOCR    = "ocr"    // Tesseract over the page raster
-)
-
 // word is one word with its box.
 type word struct {
 	text string

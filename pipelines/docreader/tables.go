@@ -27,10 +27,6 @@ import (
 // another script is not checked (NumbersChecked false).
 
 // Element kinds of tables.
-const (
-	KindTable = "table"
-	KindCell  = "table_cell"
-)
 
 // tableRegion is a table found on a page, before it becomes elements.
 type tableRegion struct {

@@ -40,6 +40,18 @@ const (
 	ValueInFormData = doc.ValueInFormData
 	ValueInImage    = doc.ValueInImage
 	ReceiptFormat   = doc.ReceiptFormat
+
+	KindText     = doc.KindText
+	KindTitle    = doc.KindTitle
+	KindListItem = doc.KindListItem
+	KindCaption  = doc.KindCaption
+	KindFigure   = doc.KindFigure
+	KindHeader   = doc.KindHeader
+	KindFooter   = doc.KindFooter
+	KindTable    = doc.KindTable
+	KindCell     = doc.KindCell
+	SourceParser = doc.SourceParser
+	SourceOCR    = doc.SourceOCR
 )
 
 // Verify checks a document against its receipt (doc.Verify).

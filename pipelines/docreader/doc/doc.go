@@ -156,3 +156,22 @@ type DocChart struct {
 	ConfBP  int          `json:"conf_bp"`
 	Chart   *chart.Chart `json:"chart"` // pixel positions in the page raster
 }
+
+// Element kinds.
+const (
+	KindTable    = "table"
+	KindCell     = "table_cell"
+	KindText     = "text"
+	KindTitle    = "title"
+	KindListItem = "list_item"
+	KindCaption  = "caption"
+	KindFigure   = "figure"
+	KindHeader   = "page_header"
+	KindFooter   = "page_footer"
+)
+
+// Sources of an element's text.
+const (
+	SourceParser = "parser" // the PDF's text layer
+	SourceOCR    = "ocr"    // Tesseract over the page raster
+)

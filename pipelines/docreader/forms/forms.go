@@ -1,23 +1,6 @@
-package docreader
-
-import (
-	"fmt"
-	"math"
-	"regexp"
-	"sort"
-	"strings"
-	"unicode"
-
-	"boxd/pipelines/docreader/checkbox"
-	"boxd/pipelines/docreader/mupdf"
-	"boxd/pipelines/docreader/ocr"
-
-	"boxd/pipelines/docreader/raster"
-)
-
-// Form fields (`forms: true`; contract 3, section 2: "each value is tied
-// to an element; a value not in its element's text is marked as read
-// from the image"). Two sources:
+// Package forms reads a document's form fields (`forms: true`; contract
+// 3, section 2: "each value is tied to an element; a value not in its
+// element's text is marked as read from the image"). Two sources:
 //   - acroform: a PDF's interactive form, widget by widget: its fully
 //     qualified name, the label it shows a reader (/TU), its type, flags
 //     and value, and its box; the value is tied to the element under the
@@ -35,48 +18,64 @@ import (
 // page does not show it as text: a check box, or a field without an
 // appearance) or "image" (read from the pixels, not from any text).
 // A password field's value is never returned.
+package forms
 
-// acroFields turns a page's widgets into fields tied to its elements.
-func acroFields(p *Page, ws []mupdf.Field) []Field {
-	var out []Field
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"boxd/pipelines/docreader/checkbox"
+	"boxd/pipelines/docreader/doc"
+	"boxd/pipelines/docreader/mupdf"
+	"boxd/pipelines/docreader/ocr"
+	"boxd/pipelines/docreader/raster"
+)
+
+// AcroForm turns a page's widgets into fields tied to its elements.
+func AcroForm(p *doc.Page, ws []mupdf.Field) []doc.Field {
+	var out []doc.Field
 	for _, w := range ws {
 		label := w.Label
 		if label == w.Name {
 			label = "" // MuPDF falls back to the name when the form gives no label
 		}
-		f := Field{Name: w.Name, Label: label, Type: w.Type, Value: w.Value, Page: p.Page, BBox: w.Box.BBox(),
-			Source: FieldAcroForm, Required: w.Flags&mupdf.FieldRequired != 0, ReadOnly: w.Flags&mupdf.FieldReadOnly != 0}
+		f := doc.Field{Name: w.Name, Label: label, Type: w.Type, Value: w.Value, Page: p.Page, BBox: w.Box.BBox(),
+			Source: doc.FieldAcroForm, Required: w.Flags&mupdf.FieldRequired != 0, ReadOnly: w.Flags&mupdf.FieldReadOnly != 0}
 		if w.Type == "text" && w.Flags&mupdf.FieldPassword != 0 {
 			f.Value, f.Redacted = "", true
 		}
-		e := underBox(p, w.Box)
+		e := UnderBox(p, w.Box)
 		if e != nil {
 			f.Element = e.ID
 		}
 		switch {
 		case e != nil && f.Value != "" && containsValue(e.Text, f.Value):
-			f.ValueIn = ValueInElement
+			f.ValueIn = doc.ValueInElement
 		default:
-			f.ValueIn = ValueInFormData
+			f.ValueIn = doc.ValueInFormData
 		}
 		out = append(out, f)
 	}
 	return out
 }
 
-// underBox is the page's element (not a table) that overlaps the box
+// UnderBox is the page's element (not a table) that overlaps the box
 // most, where the overlap is at least half of the smaller of the two
 // (a field's text fills part of its widget), or nil.
-func underBox(p *Page, b raster.Box) *Element {
+func UnderBox(p *doc.Page, b raster.Box) *doc.Element {
 	area := (b.X1 - b.X0) * (b.Y1 - b.Y0)
 	if area <= 0 {
 		return nil
 	}
-	var best *Element
+	var best *doc.Element
 	bestA := 0.0
 	for i := range p.Elements {
 		e := &p.Elements[i]
-		if e.Kind == KindTable {
+		if e.Kind == doc.KindTable {
 			continue
 		}
 		eb := raster.Box{X0: float64(e.BBox[0]), Y0: float64(e.BBox[1]), X1: float64(e.BBox[0] + e.BBox[2]), Y1: float64(e.BBox[1] + e.BBox[3])}
@@ -104,13 +103,13 @@ func containsValue(text, value string) bool {
 // words starting with a letter, a colon, a value.
 var labelValueRE = regexp.MustCompile(`^\s*([\p{L}][\p{L}\p{N} /()#&'.,-]{0,48}?)\s*:\s+(\S.*?)\s*$`)
 
-// layoutFields finds "Label: value" lines in a page's elements, except
+// Layout finds "Label: value" lines in a page's elements, except
 // where an AcroForm widget already sits.
-func layoutFields(p *Page, widgets []mupdf.Field) []Field {
-	var out []Field
+func Layout(p *doc.Page, widgets []mupdf.Field) []doc.Field {
+	var out []doc.Field
 	for _, e := range p.Elements {
 		switch e.Kind {
-		case KindText, KindListItem, KindTitle, KindCell:
+		case doc.KindText, doc.KindListItem, doc.KindTitle, doc.KindCell:
 		default:
 			continue
 		}
@@ -123,8 +122,8 @@ func layoutFields(p *Page, widgets []mupdf.Field) []Field {
 			if underWidget(lb, widgets) {
 				continue
 			}
-			out = append(out, Field{Name: m[1], Type: "label_value", Value: m[2], Page: p.Page, BBox: l.BBox,
-				Element: e.ID, Source: FieldLayout, ValueIn: ValueInElement})
+			out = append(out, doc.Field{Name: m[1], Type: "label_value", Value: m[2], Page: p.Page, BBox: l.BBox,
+				Element: e.ID, Source: doc.FieldLayout, ValueIn: doc.ValueInElement})
 		}
 	}
 	return out
@@ -142,8 +141,8 @@ func underWidget(b raster.Box, ws []mupdf.Field) bool {
 func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
 func hasDigit(s string) bool  { return strings.IndexFunc(s, unicode.IsDigit) >= 0 }
 
-// numberFields gives a page's fields their ids, p<page>-f<n>, in order.
-func numberFields(fs []Field) {
+// Number gives a page's fields their ids, p<page>-f<n>, in order.
+func Number(fs []doc.Field) {
 	n := map[int]int{}
 	for i := range fs {
 		n[fs[i].Page]++
@@ -151,49 +150,13 @@ func numberFields(fs []Field) {
 	}
 }
 
-// scannedFields adds a scanned page's check boxes to its layout fields,
-// dropping the "Label: value" fields read across a line of boxes (OCR
-// reads the boxes as letters). A page read from its text layer has no
-// scan, and its fields are returned as they are.
-func (rd *reader) scannedFields(p *Page, layout []Field) []Field {
-	if p.Source != PageOCR || rd.scan == nil {
-		return layout
-	}
-	boxes := checkbox.Find(rd.scan.Upright)
-	if len(boxes) == 0 {
-		return layout
-	}
-	var out []Field
-	for _, f := range layout {
-		fb := raster.Box{X0: float64(f.BBox[0]), Y0: float64(f.BBox[1]), X1: float64(f.BBox[0] + f.BBox[2]), Y1: float64(f.BBox[1] + f.BBox[3])}
-		crossed := false
-		for _, b := range boxes {
-			if min(fb.X1, b.Box.X1) > max(fb.X0, b.Box.X0) && min(fb.Y1, b.Box.Y1) > max(fb.Y0, b.Box.Y0) {
-				crossed = true
-			}
-		}
-		if !crossed {
-			out = append(out, f)
-		}
-	}
-	img := rd.scan.Upright
-	reread := func(b raster.Box) []ocr.Word {
-		ws, err := rd.ocr.ReadBlock(img, nil, b, int(Scale*72))
-		if err != nil {
-			return nil
-		}
-		return ws
-	}
-	return append(out, checkboxFields(p, boxes, rd.scan.Words, reread)...)
-}
-
-// checkboxFields ties each check box to the words beside it: its option,
+// Checkboxes ties each check box to the words beside it: its option,
 // the words right of it up to the next box (starting within three box
 // widths, gaps under twice the words' height); its question, the words
 // left of the row's first box. Words OCR read on a box are dropped. An
 // option OCR missed (a short word beside a box often is) is read again
 // alone from the space right of the box, with reread when it is set.
-func checkboxFields(p *Page, boxes []checkbox.Box, words []ocr.Word, reread func(raster.Box) []ocr.Word) []Field {
+func Checkboxes(p *doc.Page, boxes []checkbox.Box, words []ocr.Word, reread func(raster.Box) []ocr.Word) []doc.Field {
 	var ws []ocr.Word
 	for _, w := range words {
 		cx, cy := w.Box.Center()
@@ -213,7 +176,7 @@ func checkboxFields(p *Page, boxes []checkbox.Box, words []ocr.Word, reread func
 		_, cb := b.Center()
 		return math.Abs(ca-cb) <= (b.Y1-b.Y0)*0.75
 	}
-	var out []Field
+	var out []doc.Field
 	for _, b := range boxes {
 		side := b.Box.X1 - b.Box.X0
 		next, first := math.Inf(1), b.Box.X0
@@ -270,7 +233,7 @@ func checkboxFields(p *Page, boxes []checkbox.Box, words []ocr.Word, reread func
 		}
 		q := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.Join(question, " ")), ":"))
 		opt := strings.Join(option, " ")
-		f := Field{Name: q, Label: opt, Type: "checkbox", Value: "Off", Page: p.Page, BBox: b.Box.BBox(), Source: FieldLayout, ValueIn: ValueInImage}
+		f := doc.Field{Name: q, Label: opt, Type: "checkbox", Value: "Off", Page: p.Page, BBox: b.Box.BBox(), Source: doc.FieldLayout, ValueIn: doc.ValueInImage}
 		if f.Name == "" {
 			f.Name, f.Label = opt, ""
 		}
@@ -280,7 +243,7 @@ func checkboxFields(p *Page, boxes []checkbox.Box, words []ocr.Word, reread func
 		// The element holding the option, else the one holding the
 		// question (an option OCR read only on a second look is in none).
 		for _, at := range []raster.Box{optBox, qBox} {
-			if e := underBox(p, at); f.Element == "" && !at.Empty() && e != nil {
+			if e := UnderBox(p, at); f.Element == "" && !at.Empty() && e != nil {
 				f.Element = e.ID
 			}
 		}
