@@ -295,9 +295,10 @@ func (s *Service) ChartVerify(req ChartVerifyRequest) (*VerifyResponse, error) {
 // when they are text).
 const chartMargin = 12
 
-// pageCharts reads charts on a page: each figure element and, on a page
-// read by OCR, the whole page; regions that do not calibrate are not
-// charts and are skipped.
+// pageCharts reads charts on a page: each figure element, on a page read
+// by OCR the whole page, and on a born-digital page each drawing made of
+// vectors (vectorRegions); regions that do not calibrate are not charts
+// and are skipped.
 func (rd *reader) pageCharts(p *Page, img *raster.Image) error {
 	if rd.ocr == nil {
 		return nil
@@ -317,6 +318,11 @@ func (rd *reader) pageCharts(p *Page, img *raster.Image) error {
 	if p.Source == PageOCR && len(regions) == 0 {
 		regions = append(regions, region{"", raster.Box{X1: float64(img.W), Y1: float64(img.H)}})
 	}
+	if p.Source == PageTextLayer {
+		for _, b := range vectorRegions(p, img) {
+			regions = append(regions, region{"", b})
+		}
+	}
 	for _, r := range regions {
 		crop, x0, y0 := img.Crop(r.box, 1)
 		if crop.W == 0 || crop.H == 0 {
@@ -335,4 +341,68 @@ func (rd *reader) pageCharts(p *Page, img *raster.Image) error {
 			X1: float64(x0 + crop.W), Y1: float64(y0 + crop.H)}.BBox(), ConfBP: confidence(c), Chart: c})
 	}
 	return nil
+}
+
+// vectorRegions finds the drawings on a born-digital page that are not
+// images (charts drawn as lines and filled shapes): ink outside every
+// element (text, tables, figures; each with 3 pixels around it), in
+// cells of 8 pixels holding at least 6 such pixels, joined across
+// one-cell gaps; a group at least 200 × 150 pixels is a drawing. Each
+// comes back widened by the room its labels take (160 pixels left, 100
+// below, 24 above and right), as the chart reader looks for them.
+func vectorRegions(p *Page, img *raster.Image) []raster.Box {
+	const cell = 8
+	gw, gh := (img.W+cell-1)/cell, (img.H+cell-1)/cell
+	masked := make([]bool, img.W*img.H)
+	for _, e := range p.Elements {
+		for y := max(0, e.BBox[1]-3); y < min(img.H, e.BBox[1]+e.BBox[3]+3); y++ {
+			for x := max(0, e.BBox[0]-3); x < min(img.W, e.BBox[0]+e.BBox[2]+3); x++ {
+				masked[y*img.W+x] = true
+			}
+		}
+	}
+	count := make([]int, gw*gh)
+	for y := range img.H {
+		for x := range img.W {
+			if masked[y*img.W+x] {
+				continue
+			}
+			q := img.Pix[3*(y*img.W+x):]
+			if hi, lo := max(q[0], q[1], q[2]), min(q[0], q[1], q[2]); int(hi)-int(lo) > 60 || (int(q[0])+int(q[1])+int(q[2]))/3 < 200 {
+				count[(y/cell)*gw+x/cell]++
+			}
+		}
+	}
+	on := func(x, y int) bool { return x >= 0 && y >= 0 && x < gw && y < gh && count[y*gw+x] >= 6 }
+	seen := make([]bool, gw*gh)
+	var out []raster.Box
+	for start := range gw * gh {
+		if seen[start] || count[start] < 6 {
+			continue
+		}
+		x0, y0, x1, y1 := gw, gh, -1, -1
+		stack := []int{start}
+		seen[start] = true
+		for len(stack) > 0 {
+			i := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			x, y := i%gw, i/gw
+			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+			for dy := -2; dy <= 2; dy++ {
+				for dx := -2; dx <= 2; dx++ {
+					if nx, ny := x+dx, y+dy; on(nx, ny) && !seen[ny*gw+nx] {
+						seen[ny*gw+nx] = true
+						stack = append(stack, ny*gw+nx)
+					}
+				}
+			}
+		}
+		w, h := (x1-x0+1)*cell, (y1-y0+1)*cell
+		if w < 200 || h < 150 {
+			continue
+		}
+		out = append(out, raster.Box{X0: float64(max(0, x0*cell-160)), Y0: float64(max(0, y0*cell-24)),
+			X1: float64(min(img.W, (x1+1)*cell+24)), Y1: float64(min(img.H, (y1+1)*cell+100))})
+	}
+	return out
 }

@@ -175,3 +175,47 @@ func chartChecks(s *Service, r *chart.Result) (bool, error) {
 	}
 	return v.OK, nil
 }
+
+// TestVectorChartInPDF: a bar chart drawn as vectors on a born-digital
+// page (filled rectangles and lines, its labels in the text layer) is
+// found by charts: true and read as the raster sample is: eight bars,
+// each within 1 of its value, categories and series named; the page's
+// text stays text.
+func TestVectorChartInPDF(t *testing.T) {
+	spec := samples.BarSpec()
+	pdf, err := samples.BarPDF(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := &reader{ocr: ocrForTest(t), wantChart: true}
+	_, pages, err := rd.readFile(context.Background(), pdf, MaxPages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages[0].Source != PageTextLayer {
+		t.Fatalf("page read by %s", pages[0].Source)
+	}
+	if len(rd.charts) != 1 || rd.charts[0].Chart.Type != "bar" {
+		t.Fatalf("charts %+v", rd.charts)
+	}
+	c := rd.charts[0].Chart
+	if len(c.Bars) != 8 {
+		t.Fatalf("%d bars: %+v", len(c.Bars), c.Bars)
+	}
+	for i, b := range c.Bars {
+		cat, s := spec.Categories[i/2], spec.Series[i%2]
+		if b.Category != cat || b.Series != s.Name || math.Abs(b.Value-s.Values[i/2]) > 1 {
+			t.Errorf("bar %d: %s %s %v, want %s %s %v", i, b.Category, b.Series, b.Value, cat, s.Name, s.Values[i/2])
+		}
+	}
+	// Without charts: true, none; and a page with only a ruled table
+	// (lines, no drawing) gives no chart.
+	rd = &reader{ocr: ocrForTest(t), wantChart: true}
+	data, err := Sample(SampleBornDigital)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rd.readFile(context.Background(), data, MaxPages); err != nil || len(rd.charts) != 0 {
+		t.Errorf("the born-digital letter gave charts %+v (%v)", rd.charts, err)
+	}
+}
