@@ -7,12 +7,14 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"boxd/pipelines/docreader/chart"
+	"boxd/pipelines/docreader/samples"
 	"boxd/pipelines/llmcall/llmcalltest"
 	"boxd/problem"
 )
@@ -116,5 +118,56 @@ func TestChartModelMethods(t *testing.T) {
 	}
 	if _, err := sb.Chart(ctx, ChartRequest{File: blank, Synthetic: &yes, Budget: &llmcalltest.Budget{}}); !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), "models.llm.projector") {
 		t.Errorf("hybrid, blind, no axes: %v", err)
+	}
+}
+
+// TestChartLabelsByModel: hybrid on a line chart whose legend has no
+// names: the geometry measures it and the model, given the series'
+// colours, names the series it could not (name_from: model), in one
+// charged, receipted call the chart receipt lists; the numbers are the
+// geometry's. A chart whose series are named makes no such call.
+func TestChartLabelsByModel(t *testing.T) {
+	chat, iss := seeingChat(t, true)
+	s := &Service{Key: testKey(8), Chat: chat}
+	spec := samples.LineSpec()
+	for i := range spec.Series {
+		spec.Series[i].Name = ""
+	}
+	g, err := samples.DrawLine(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, g); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "line.png")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	r, err := s.Chart(context.Background(), ChartRequest{File: path, Synthetic: &yes, Budget: &llmcalltest.Budget{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Method != MethodGeometry || r.Chart.Type != "line" || len(r.Receipts) != 1 || r.Receipts[0].Kind != "chart-labels" || !strings.Contains(r.Note, "named by the model") {
+		t.Fatalf("method %s type %s receipts %+v note %q", r.Method, r.Chart.Type, r.Receipts, r.Note)
+	}
+	for i, se := range r.Chart.Series {
+		named := se.NameFrom == "model" && se.Name != ""
+		if !named && !strings.HasPrefix(se.Name, "series ") {
+			t.Errorf("series %d: %q from %q", i, se.Name, se.NameFrom)
+		}
+		if math.Abs(se.Steps[0].S-spec.Series[0].Values[0]) > 1 && math.Abs(se.Steps[0].S-spec.Series[1].Values[0]) > 1 {
+			t.Errorf("series %d's first value %v is not the drawing's", i, se.Steps[0].S)
+		}
+	}
+	calls := iss.Calls()
+	if len(calls) != 1 || calls[0].Params["task"] != "docreader-chart-labels" || !chartVerifies(t, s, r) {
+		t.Errorf("calls %+v", calls)
+	}
+	km, err := s.Chart(context.Background(), ChartRequest{Sample: SampleChart, Budget: &llmcalltest.Budget{}})
+	if err != nil || len(km.Receipts) != 0 || len(iss.Calls()) != 1 {
+		t.Errorf("a named chart: receipts %+v, %d calls (%v)", km.Receipts, len(iss.Calls()), err)
 	}
 }

@@ -176,6 +176,23 @@ func (s *Service) geometryChart(ctx context.Context, req ChartRequest, img *rast
 	r.Method, r.Chart, r.ConfBP = MethodGeometry, c, confidence(c)
 	if req.Method != MethodGeometry {
 		r.Note = "hybrid: the axes calibrated, so the chart was measured from the drawing"
+		if sees && req.Budget != nil {
+			// Series the geometry could not name: the model reads their
+			// labels (the numbers stay measured).
+			m := &chart.Model{Chat: s.Chat, Budget: req.Budget, Events: req.Events}
+			res, err := m.Labels(ctx, img, c)
+			if res != nil && res.Receipt != nil {
+				r.Receipts = append(r.Receipts, chart.ModelCallRef{ID: res.Receipt.ID, Kind: "chart-labels"})
+				r.Models = append(r.Models, ModelRef{Role: "chart-labels", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
+				r.Note += "; the series without a label read from the chart's words were named by the model (name_from: model)"
+			}
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return ctx.Err()
+			case err != nil:
+				r.Note += "; the model could not name the series without a label (" + err.Error() + ")"
+			}
+		}
 	}
 	return nil
 }

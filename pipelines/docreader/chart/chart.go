@@ -88,9 +88,12 @@ type Step struct {
 
 // Series is one curve.
 type Series struct {
-	Name  string   `json:"name"`
-	Color [3]uint8 `json:"color"`
-	Steps []Step   `json:"steps"`
+	Name string `json:"name"`
+	// NameFrom is "model" when the vision model named the series (the
+	// geometry read no label in its colour); "" when the chart's words did.
+	NameFrom string   `json:"name_from,omitempty"`
+	Color    [3]uint8 `json:"color"`
+	Steps    []Step   `json:"steps"`
 	// Median is the drawn median (nil: the curve never reaches 0.5);
 	// PrintedMedian the printed one (nil: none printed).
 	Median        *float64 `json:"median"`

@@ -190,3 +190,51 @@ func (r modelReading) chart() *Chart {
 	}
 	return c
 }
+
+// Unnamed is how geometry names a series it found no label for.
+func Unnamed(name string) bool { return name == "" || strings.HasPrefix(name, "series ") }
+
+// Labels asks the model for the names of the chart's series the
+// geometry could not name (no legend words read in their colours): the
+// series' colours are given, and the answer is exactly one name per
+// series (a grammar), at most 60 characters each. Each name it gives is
+// set with NameFrom "model"; the drawing's numbers are not touched.
+func (m *Model) Labels(ctx context.Context, img *raster.Image, c *Chart) (*llmcall.Result, error) {
+	var idx []int
+	for i, s := range c.Series {
+		if Unnamed(s.Name) {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	b.WriteString(llm.ImageMarker + "\nThis chart draws its series in these colours (red, green, blue from 0 to 255):\n")
+	for k, i := range idx {
+		col := c.Series[i].Color
+		fmt.Fprintf(&b, "%d. rgb(%d, %d, %d)\n", k+1, col[0], col[1], col[2])
+	}
+	b.WriteString("Give each series's name as its legend or label shows it, in this order, as JSON. Use an empty string where the chart shows none.")
+	schema := fmt.Sprintf(`{"type":"object","properties":{"names":{"type":"array","minItems":%d,"maxItems":%d,"items":{"type":"string","maxLength":60}}},"required":["names"],"additionalProperties":false}`, len(idx), len(idx))
+	sq := img.Square(raster.Box{X1: float64(img.W), Y1: float64(img.H)}, 32, ModelSide)
+	raw, res, err := m.Chat.JSON(ctx, m.Budget, json.RawMessage(schema), llmcall.Request{
+		Messages:  []llmcall.Message{{Role: "user", Content: b.String(), Images: []llm.Picture{{Width: sq.W, Height: sq.H, RGB: sq.Pix}}}},
+		MaxTokens: 64 + 40*len(idx), Params: map[string]string{"task": "docreader-chart-labels"}, Events: m.Events,
+	})
+	if err != nil {
+		return res, err
+	}
+	var out struct {
+		Names []string `json:"names"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || len(out.Names) != len(idx) {
+		return res, problem.New(problem.Upstream, "the model's series names do not parse")
+	}
+	for k, i := range idx {
+		if n := strings.TrimSpace(out.Names[k]); n != "" {
+			c.Series[i].Name, c.Series[i].NameFrom = n, "model"
+		}
+	}
+	return res, nil
+}
