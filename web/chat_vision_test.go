@@ -26,7 +26,11 @@ import (
 // Gemma 3 vision projector.
 func visionServer(t *testing.T) *chatEnv {
 	t.Helper()
-	cfg := configs.Defaults()
+	return visionServerWith(t, configs.Defaults())
+}
+
+func visionServerWith(t *testing.T, cfg *configs.Config) *chatEnv {
+	t.Helper()
 	arbiter := gpu.NewArbiter()
 	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{
 		Path: testmodels.Generated(t, testmodels.ChatFile), Projector: testmodels.Generated(t, testmodels.VisionFile),
@@ -257,5 +261,34 @@ func TestDocreaderChartModelRoute(t *testing.T) {
 	}
 	if v := env.do(t, call{method: "POST", path: "/docreader/chart/verify", body: map[string]any{"chart": json.RawMessage(r.body)}}); v.status != 200 || v.json(t)["ok"] != true {
 		t.Errorf("verify: %d %s", v.status, v.body)
+	}
+}
+
+// TestDocreaderBudget402: a reading's model calls spend the token's
+// budget. With it used up, a read that needs the model (schema, or chart
+// method model) is 402 naming the budget; a plain read still answers 200,
+// its re-reads skipped with the reason.
+func TestDocreaderBudget402(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.Limits.TokenBudget = 1
+	env := visionServerWith(t, cfg)
+	tok := session(t, env.testServer, "clinical")
+	// The first read's re-read spends the one token.
+	r := env.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "scanned-chart"}})
+	if r.status != 200 {
+		t.Fatalf("first read: %d %s", r.status, r.body)
+	}
+	r = env.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "scanned-chart"}})
+	if r.status != 200 || !strings.Contains(string(r.body), "budget ran out") {
+		t.Errorf("a plain read with the budget used up: %d %s", r.status, r.body)
+	}
+	schema := map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}
+	r = env.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "born-digital", "forms": true, "schema": schema}})
+	if r.status != 402 || !strings.Contains(string(r.body), "budget") {
+		t.Errorf("a schema read with the budget used up: %d %s", r.status, r.body)
+	}
+	r = env.do(t, call{method: "POST", path: "/docreader/chart", token: tok, body: map[string]any{"sample": "km-survival", "method": "model"}})
+	if r.status != 402 {
+		t.Errorf("a model chart with the budget used up: %d %s", r.status, r.body)
 	}
 }
