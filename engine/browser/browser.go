@@ -1,0 +1,300 @@
+// Package browser runs pages in Debian's chromium, driven over the
+// DevTools protocol by github.com/chromedp/chromedp, for the routes that
+// need a real browser (accessibility audits, form fill). Each tab is its
+// own chromium process with a fresh profile, under a pool's bound on how
+// many run at once, a deadline and a JavaScript heap bound; a tab whose
+// browser crashed fails and the next starts clean. Every request a page
+// makes passes the tab's network policy first (the Fetch domain pauses it):
+// offline pages reach nothing, read-only pages reach their allowed origins
+// with GET and HEAD alone, and whatever is refused is counted, never sent.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// ErrNoBrowser: chromium is not installed (make deps installs it; on a
+// box, apt-get install chromium).
+var ErrNoBrowser = errors.New("browser: chromium is not installed (apt-get install chromium)")
+
+// ErrCrashed: the tab's page crashed (out of memory, or a renderer
+// fault).
+var ErrCrashed = errors.New("browser: the page crashed")
+
+// Network says what a tab's page may fetch.
+type Network int
+
+const (
+	// Offline: nothing leaves the browser (pasted HTML, samples): every
+	// http, https and WebSocket request is refused.
+	Offline Network = iota
+	// ReadOnly: GET and HEAD to the allowed origins; every other method,
+	// and every request elsewhere, is refused.
+	ReadOnly
+)
+
+// Policy is a tab's network policy.
+type Policy struct {
+	Network Network
+	// Origins are the origins (scheme://host[:port]) a ReadOnly page may
+	// reach.
+	Origins []string
+}
+
+// Refused is a request the policy refused: it never left the browser.
+type Refused struct {
+	Method string `json:"method"`
+	URL    string `json:"url"`
+	Why    string `json:"why"`
+}
+
+// Options configure a pool.
+type Options struct {
+	// Binary is chromium's path ("": chromium or chromium-browser on the
+	// PATH).
+	Binary string
+	// Slots is how many tabs run at once (0: 2); more wait their turn.
+	Slots int
+	// TabTimeout bounds a tab's life (0: 60 s).
+	TabTimeout time.Duration
+	// HeapMB bounds a page's JavaScript heap (0: 256).
+	HeapMB int
+	// Width and Height are the viewport (0: 1280 × 900).
+	Width, Height int
+}
+
+// Pool starts tabs.
+type Pool struct {
+	o    Options
+	slot chan struct{}
+}
+
+// NewPool finds chromium and makes a pool; ErrNoBrowser when there is
+// none.
+func NewPool(o Options) (*Pool, error) {
+	if o.Binary == "" {
+		for _, name := range []string{"chromium", "chromium-browser"} {
+			if p, err := exec.LookPath(name); err == nil {
+				o.Binary = p
+				break
+			}
+		}
+	}
+	if o.Binary == "" {
+		return nil, ErrNoBrowser
+	}
+	if _, err := exec.LookPath(o.Binary); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoBrowser, err)
+	}
+	if o.Slots <= 0 {
+		o.Slots = 2
+	}
+	if o.TabTimeout <= 0 {
+		o.TabTimeout = 60 * time.Second
+	}
+	if o.HeapMB <= 0 {
+		o.HeapMB = 256
+	}
+	if o.Width <= 0 || o.Height <= 0 {
+		o.Width, o.Height = 1280, 900
+	}
+	return &Pool{o: o, slot: make(chan struct{}, o.Slots)}, nil
+}
+
+// Binary is the chromium the pool runs.
+func (p *Pool) Binary() string { return p.o.Binary }
+
+// Tab is one page in its own browser.
+type Tab struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	release func()
+	policy  Policy
+
+	mu      sync.Mutex
+	refused []Refused
+	crashed bool
+}
+
+// Open starts a browser with a fresh profile and one tab under pol, once
+// a slot is free (ctx ends the wait). The tab lives until Close or the
+// pool's TabTimeout.
+func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
+	select {
+	case p.slot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	release := sync.OnceFunc(func() { <-p.slot })
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(p.o.Binary),
+		chromedp.NoSandbox, // as root in a container; the page is also walled by the policy
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("no-pings", true),
+		chromedp.Flag("renderer-process-limit", "1"),
+		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", p.o.HeapMB)),
+		chromedp.WindowSize(p.o.Width, p.o.Height),
+	)
+	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), p.o.TabTimeout)
+	actx, acancel := chromedp.NewExecAllocator(tctx, opts...)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t := &Tab{ctx: bctx, policy: pol, release: release}
+	t.cancel = func() {
+		bcancel()
+		acancel()
+		tcancel()
+	}
+	// Listen sees each event in order, on the reader's goroutine, before
+	// the command that follows it returns: a paused request is answered
+	// from its own goroutine (a command may not wait on the reader).
+	if err := chromedp.Listen(bctx, t.listen); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("browser: start chromium: %w", err)
+	}
+	ws := []*network.BlockPattern{{URLPattern: "ws://*:*/*", Block: true}, {URLPattern: "wss://*:*/*", Block: true}}
+	if _, err := chromedp.Call(bctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("browser: start chromium: %w", err)
+	}
+	for _, step := range []func() error{
+		func() error {
+			_, err := chromedp.Call(bctx, network.SetBlockedURLs, network.SetBlockedURLsParams{URLPatterns: ws})
+			return err
+		},
+		func() error { _, err := chromedp.Call(bctx, inspector.Enable, cdp.Empty{}); return err },
+		func() error {
+			_, err := chromedp.Call(bctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}})
+			return err
+		},
+	} {
+		if err := step(); err != nil {
+			t.Close()
+			return nil, fmt.Errorf("browser: set the network policy: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// listen answers each paused request by the policy, and notes crashes and
+// the requests the network layer refuses itself (WebSockets).
+func (t *Tab) listen(ev any) {
+	switch e := ev.(type) {
+	case *fetch.EventRequestPaused:
+		why := t.refuse(e.Request.Method, e.Request.URL)
+		if why != "" {
+			t.mu.Lock()
+			t.refused = append(t.refused, Refused{Method: e.Request.Method, URL: e.Request.URL, Why: why})
+			t.mu.Unlock()
+		}
+		go func() {
+			if why == "" {
+				_, _ = chromedp.Call(t.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
+				return
+			}
+			_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		}()
+	case *inspector.EventTargetCrashed:
+		t.mu.Lock()
+		t.crashed = true
+		t.mu.Unlock()
+	case *network.EventWebSocketCreated:
+		t.mu.Lock()
+		t.refused = append(t.refused, Refused{Method: "GET", URL: e.URL, Why: "WebSockets do not leave the browser"})
+		t.mu.Unlock()
+	}
+}
+
+// refuse says why the policy refuses a request ("" when it may go).
+func (t *Tab) refuse(method, raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the URL does not parse"
+	}
+	switch u.Scheme {
+	case "data", "blob", "about":
+		return ""
+	}
+	if t.policy.Network == Offline {
+		return "this page loads with no network"
+	}
+	if method != "GET" && method != "HEAD" {
+		return "only GET and HEAD leave the browser"
+	}
+	origin := strings.ToLower(u.Scheme + "://" + u.Host)
+	for _, o := range t.policy.Origins {
+		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return ""
+		}
+	}
+	return "the origin " + origin + " is not the audited one"
+}
+
+// Refused are the requests the policy refused so far.
+func (t *Tab) Refused() []Refused {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Refused(nil), t.refused...)
+}
+
+// Context is the tab's chromedp context, for chromedp.Run and
+// chromedp.Call with typed results.
+func (t *Tab) Context() context.Context { return t.ctx }
+
+// Do runs actions in the tab; ErrCrashed when the page crashed.
+func (t *Tab) Do(actions ...chromedp.Action[chromedp.Void]) error {
+	err := chromedp.Do(t.ctx, actions...)
+	t.mu.Lock()
+	crashed := t.crashed
+	t.mu.Unlock()
+	if crashed {
+		return ErrCrashed
+	}
+	if err != nil {
+		return fmt.Errorf("browser: %w", err)
+	}
+	return nil
+}
+
+// LoadHTML shows html as the page: an about:blank document written with
+// it (under the Offline policy nothing it references loads).
+func (t *Tab) LoadHTML(html string) error {
+	if err := t.Do(chromedp.Navigate("about:blank")); err != nil {
+		return err
+	}
+	tree, err := chromedp.Call(t.ctx, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return fmt.Errorf("browser: %w", err)
+	}
+	if _, err := chromedp.Call(t.ctx, page.SetDocumentContent, page.SetDocumentContentParams{FrameID: tree.FrameTree.Frame.ID, HTML: html}); err != nil {
+		return fmt.Errorf("browser: %w", err)
+	}
+	return nil
+}
+
+// Close ends the tab's browser (its profile is removed with it) and
+// frees its slot.
+func (t *Tab) Close() {
+	if t.cancel != nil {
+		t.cancel()
+	}
+	if t.release != nil {
+		t.release()
+	}
+}
