@@ -85,7 +85,7 @@ headers:
 
 # npm packages the tests use (the official openai client; whisper.cpp, which
 # engine/asr/whispercpp/testdata builds into whisper-cli on npm ci), from the lock file.
-NPM_DIRS := web/testdata/openai kits/ts engine/asr/whispercpp/testdata
+NPM_DIRS := web/testdata/openai kits/ts engine/asr/whispercpp/testdata pipelines/a11y/axe/npm
 npm-deps:
 	@command -v npm >/dev/null 2>&1 || { echo "deps: npm not found (install nodejs and npm)"; exit 1; }
 	@for d in $(NPM_DIRS); do \
