@@ -1,0 +1,219 @@
+// Package keyboard is the accessibility audit's keyboard pass: real Tab
+// key events sent to the page through the DevTools protocol, the tab-stop
+// sequence they walk, the interactive elements no Tab reaches, focus that
+// does not show (the element looks the same focused and not), and focus
+// that Tab cannot move on (a trap).
+package keyboard
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	_ "image/png" // screenshots
+	"math"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"boxd/engine/browser"
+)
+
+// Element is an element of the page as the pass names it.
+type Element struct {
+	Selector string     `json:"selector"`
+	Tag      string     `json:"tag"`
+	Role     string     `json:"role,omitempty"`
+	Name     string     `json:"name"`
+	Box      [4]float64 `json:"box"` // x, y, width, height in CSS pixels
+}
+
+// Stop is one tab stop, in the order Tab reached it.
+type Stop struct {
+	Element
+	// FocusVisible: the element's pixels (and 4 around it) change when it
+	// takes focus; Change is the share of them that did.
+	FocusVisible bool    `json:"focus_visible"`
+	Change       float64 `json:"change"`
+}
+
+// Result is what the pass found.
+type Result struct {
+	Stops []Stop `json:"stops"`
+	// Unreachable are interactive elements (links, buttons, form
+	// controls, elements with a click handler or an interactive role) that
+	// are visible and enabled but no Tab reached.
+	Unreachable []Element `json:"unreachable"`
+	// Trap is where Tab stopped moving focus (nil when it never did).
+	Trap *Element `json:"trap"`
+	// Presses is how many Tab key presses were sent.
+	Presses int `json:"presses"`
+}
+
+// minChange is the least share of an element's pixels that must change
+// when it takes focus for the focus to count as visible.
+const minChange = 0.02
+
+// helpers is injected into the page: a selector for an element, its
+// name and box, and the page's interactive elements.
+const helpers = `window.__boxd = {
+  sel(el) {
+    if (!el || el === document.body || el === document.documentElement) return "";
+    if (el.id && document.querySelectorAll("#" + CSS.escape(el.id)).length === 1) return "#" + CSS.escape(el.id);
+    const parts = [];
+    for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
+      let i = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) i++;
+      parts.unshift(e.tagName.toLowerCase() + ":nth-of-type(" + i + ")");
+    }
+    return parts.join(" > ");
+  },
+  desc(el) {
+    const r = el.getBoundingClientRect();
+    const name = (el.getAttribute("aria-label") || el.innerText || el.value || el.getAttribute("title") || el.getAttribute("alt") || "").trim().slice(0, 120);
+    return {selector: this.sel(el), tag: el.tagName.toLowerCase(), role: el.getAttribute("role") || "", name, box: [r.x, r.y, r.width, r.height]};
+  },
+  interactive() {
+    const q = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[tabindex],[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[onclick],[contenteditable=""],[contenteditable=true]';
+    return [...document.querySelectorAll(q)].filter(el => {
+      const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+      return r.width > 0 && r.height > 0 && cs.visibility !== "hidden" && cs.display !== "none" && !el.disabled && !el.closest("[inert]");
+    }).map(el => this.desc(el));
+  },
+  active() { const a = document.activeElement; return a && a !== document.body ? this.desc(a) : null; },
+};
+true`
+
+// Pass walks the page in tab by pressing Tab up to maxPresses times
+// (0: twice the interactive elements, plus 5), from the top of the page.
+func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error) {
+	c := tab.Context()
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](helpers)); err != nil {
+		return nil, fmt.Errorf("keyboard: %w", err)
+	}
+	all, err := chromedp.Run(c, chromedp.Evaluate[[]Element](`__boxd.interactive()`))
+	if err != nil {
+		return nil, fmt.Errorf("keyboard: %w", err)
+	}
+	if maxPresses <= 0 {
+		maxPresses = 2*len(all) + 5
+	}
+	// Start before the first element: focus on the document.
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`document.activeElement && document.activeElement.blur && document.activeElement.blur(), window.focus(), true`)); err != nil {
+		return nil, fmt.Errorf("keyboard: %w", err)
+	}
+	res := &Result{Stops: []Stop{}, Unreachable: []Element{}}
+	seen := map[string]bool{}
+	var last string
+	still := 0
+	for res.Presses < maxPresses {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := press(c, "Tab", "Tab", 9); err != nil {
+			return nil, err
+		}
+		res.Presses++
+		cur, err := chromedp.Run(c, chromedp.Evaluate[*Element](`__boxd.active()`))
+		if err != nil {
+			return nil, fmt.Errorf("keyboard: %w", err)
+		}
+		if cur == nil || cur.Selector == "" {
+			if len(res.Stops) > 0 {
+				break // past the last stop: back to the document
+			}
+			continue
+		}
+		if cur.Selector == last {
+			if still++; still >= 2 {
+				trap := *cur
+				res.Trap = &trap
+				break
+			}
+			continue
+		}
+		still = 0
+		if seen[cur.Selector] {
+			break // round again from the first stop
+		}
+		seen[cur.Selector] = true
+		last = cur.Selector
+		stop := Stop{Element: *cur}
+		if stop.Change, err = focusChange(c, cur); err != nil {
+			return nil, err
+		}
+		stop.FocusVisible = stop.Change >= minChange
+		res.Stops = append(res.Stops, stop)
+	}
+	for _, e := range all {
+		if !seen[e.Selector] && (res.Trap == nil || e.Selector != res.Trap.Selector) {
+			res.Unreachable = append(res.Unreachable, e)
+		}
+	}
+	return res, nil
+}
+
+// press sends one key down and up.
+func press(c context.Context, key, code string, vk int64) error {
+	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+		if _, err := chromedp.Call(c, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: typ, Key: key, Code: code, WindowsVirtualKeyCode: vk, NativeVirtualKeyCode: vk}); err != nil {
+			return fmt.Errorf("keyboard: press %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// focusChange is the share of the element's pixels (and 4 around it)
+// that differ between it focused and not: the element is blurred for a
+// screenshot and focused again for another.
+func focusChange(c context.Context, e *Element) (float64, error) {
+	clip := &page.Viewport{X: math.Max(0, e.Box[0]-4), Y: math.Max(0, e.Box[1]-4), Width: e.Box[2] + 8, Height: e.Box[3] + 8, Scale: 1}
+	shot := func() (image.Image, error) {
+		res, err := chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{Clip: clip})
+		if err != nil {
+			return nil, err
+		}
+		img, _, err := image.Decode(bytes.NewReader(res.Data))
+		return img, err
+	}
+	focused, err := shot()
+	if err != nil {
+		return 0, fmt.Errorf("keyboard: screenshot: %w", err)
+	}
+	sel := fmt.Sprintf("%q", e.Selector)
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`(() => { const el = document.querySelector(`+sel+`); el && el.blur(); return true; })()`)); err != nil {
+		return 0, fmt.Errorf("keyboard: %w", err)
+	}
+	blurred, err := shot()
+	if err != nil {
+		return 0, fmt.Errorf("keyboard: screenshot: %w", err)
+	}
+	// Focus it again as the keyboard left it (focus-visible: from the
+	// keyboard), so the next Tab goes on from here.
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`(() => { const el = document.querySelector(`+sel+`); el && el.focus({focusVisible: true}); return true; })()`)); err != nil {
+		return 0, fmt.Errorf("keyboard: %w", err)
+	}
+	b := focused.Bounds()
+	if blurred.Bounds() != b || b.Empty() {
+		return 1, nil
+	}
+	diff := 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r1, g1, b1, _ := focused.At(x, y).RGBA()
+			r2, g2, b2, _ := blurred.At(x, y).RGBA()
+			if absDiff(r1, r2)+absDiff(g1, g2)+absDiff(b1, b2) > 3*0x1000 {
+				diff++
+			}
+		}
+	}
+	return float64(diff) / float64(b.Dx()*b.Dy()), nil
+}
+
+func absDiff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+

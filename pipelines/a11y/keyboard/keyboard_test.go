@@ -1,0 +1,110 @@
+package keyboard
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"boxd/engine/browser"
+)
+
+func openPage(t *testing.T, html string) *browser.Tab {
+	t.Helper()
+	p, err := browser.NewPool(browser.Options{Slots: 1, TabTimeout: time.Minute})
+	if errors.Is(err, browser.ErrNoBrowser) {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := p.Open(context.Background(), browser.Policy{Network: browser.Offline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tb.Close)
+	if err := tb.LoadHTML(html); err != nil {
+		t.Fatal(err)
+	}
+	return tb
+}
+
+func names(es []Element) string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name)
+	}
+	return strings.Join(out, ",")
+}
+
+// TestTabOrderAndReach: Tab walks the links, buttons and fields in order,
+// each with its focus showing; a div with a click handler and a button
+// taken out of the order (tabindex -1), both visible, are unreachable.
+func TestTabOrderAndReach(t *testing.T) {
+	tb := openPage(t, `<!doctype html><html lang="en"><body>
+<a href="#main">Skip to content</a>
+<button>Search</button>
+<input aria-label="Email">
+<div role="button" onclick="buy()">Add to cart</div>
+<button tabindex="-1">Checkout</button>
+<a href="/help">Help</a></body></html>`)
+	res, err := Pass(context.Background(), tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []string
+	for _, s := range res.Stops {
+		stops = append(stops, s.Name)
+		if !s.FocusVisible {
+			t.Errorf("%s: focus not visible (change %.3f)", s.Name, s.Change)
+		}
+	}
+	if got := strings.Join(stops, ","); got != "Skip to content,Search,Email,Help" {
+		t.Errorf("tab stops %s", got)
+	}
+	if got := names(res.Unreachable); got != "Add to cart,Checkout" {
+		t.Errorf("unreachable %s", got)
+	}
+	if res.Trap != nil {
+		t.Errorf("trap %+v", res.Trap)
+	}
+}
+
+// TestInvisibleFocus: a button whose focus style is removed (outline: none)
+// is reached but its focus does not show; its neighbour's does.
+func TestInvisibleFocus(t *testing.T) {
+	tb := openPage(t, `<!doctype html><html lang="en"><head><style>#quiet:focus{outline:none}</style></head><body>
+<button>Loud</button> <button id="quiet">Quiet</button></body></html>`)
+	res, err := Pass(context.Background(), tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stops) != 2 || !res.Stops[0].FocusVisible || res.Stops[1].FocusVisible {
+		t.Errorf("stops %+v", res.Stops)
+	}
+}
+
+// TestTrap: a field that takes Tab back to itself traps the keyboard;
+// the pass stops there and names it, and the button after it is
+// unreachable.
+func TestTrap(t *testing.T) {
+	tb := openPage(t, `<!doctype html><html lang="en"><body>
+<button>Before</button>
+<input id="code" aria-label="Code" onkeydown="if (event.key === 'Tab') { event.preventDefault(); this.focus(); }">
+<button>After</button></body></html>`)
+	res, err := Pass(context.Background(), tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trap == nil || res.Trap.Name != "Code" {
+		t.Fatalf("trap %+v; stops %+v", res.Trap, res.Stops)
+	}
+	if got := names(res.Unreachable); got != "After" {
+		t.Errorf("unreachable %s", got)
+	}
+}
