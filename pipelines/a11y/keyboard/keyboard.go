@@ -216,4 +216,3 @@ func absDiff(a, b uint32) uint32 {
 	}
 	return b - a
 }
-
