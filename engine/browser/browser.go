@@ -59,7 +59,21 @@ type Policy struct {
 type Refused struct {
 	Method string `json:"method"`
 	URL    string `json:"url"`
-	Why    string `json:"why"`
+	// Type is the resource type (Document for a navigation or a form's
+	// submission, XHR, Fetch, Ping, Image, …; WebSocket).
+	Type string `json:"type"`
+	Why  string `json:"why"`
+}
+
+// Sends says whether the refused request would have sent something: a
+// navigation or form submission, a script's request, a beacon or ping, a
+// WebSocket (not an image, a style sheet or a favicon).
+func (r Refused) Sends() bool {
+	switch r.Type {
+	case "Document", "XHR", "Fetch", "Ping", "WebSocket", "EventSource":
+		return true
+	}
+	return r.Method != "GET" && r.Method != "HEAD"
 }
 
 // Options configure a pool.
@@ -128,6 +142,7 @@ type Tab struct {
 	mu      sync.Mutex
 	refused []Refused
 	crashed bool
+	held    bool // every request refused (Hold)
 }
 
 // Open starts a browser with a fresh profile and one tab under pol, once
@@ -200,7 +215,7 @@ func (t *Tab) listen(ev any) {
 		why := t.refuse(e.Request.Method, e.Request.URL)
 		if why != "" {
 			t.mu.Lock()
-			t.refused = append(t.refused, Refused{Method: e.Request.Method, URL: e.Request.URL, Why: why})
+			t.refused = append(t.refused, Refused{Method: e.Request.Method, URL: e.Request.URL, Type: string(e.ResourceType), Why: why})
 			t.mu.Unlock()
 		}
 		go func() {
@@ -216,7 +231,7 @@ func (t *Tab) listen(ev any) {
 		t.mu.Unlock()
 	case *network.EventWebSocketCreated:
 		t.mu.Lock()
-		t.refused = append(t.refused, Refused{Method: "GET", URL: e.URL, Why: "WebSockets do not leave the browser"})
+		t.refused = append(t.refused, Refused{Method: "GET", URL: e.URL, Type: "WebSocket", Why: "WebSockets do not leave the browser"})
 		t.mu.Unlock()
 	}
 }
@@ -231,6 +246,12 @@ func (t *Tab) refuse(method, raw string) string {
 	case "data", "blob", "about":
 		return ""
 	}
+	t.mu.Lock()
+	held := t.held
+	t.mu.Unlock()
+	if held {
+		return "held: the page may send nothing now (a form submitted to test it)"
+	}
 	if t.policy.Network == Offline {
 		return "this page loads with no network"
 	}
@@ -244,6 +265,22 @@ func (t *Tab) refuse(method, raw string) string {
 		}
 	}
 	return "the origin " + origin + " is not the audited one"
+}
+
+// Hold refuses every request until Release, whatever the policy: a form
+// submitted to test its errors must not be sent, even by GET to the
+// audited origin.
+func (t *Tab) Hold() {
+	t.mu.Lock()
+	t.held = true
+	t.mu.Unlock()
+}
+
+// Release ends Hold.
+func (t *Tab) Release() {
+	t.mu.Lock()
+	t.held = false
+	t.mu.Unlock()
 }
 
 // Refused are the requests the policy refused so far.
