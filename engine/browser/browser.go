@@ -10,6 +10,7 @@
 package browser
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,7 +24,6 @@ import (
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
@@ -53,6 +53,9 @@ type Policy struct {
 	// Origins are the origins (scheme://host[:port]) a ReadOnly page may
 	// reach.
 	Origins []string
+	// Width and Height set the tab's viewport (0: the pool's): a phone's
+	// 390 × 844 for a mobile audit.
+	Width, Height int
 }
 
 // Refused is a request the policy refused: it never left the browser.
@@ -142,8 +145,14 @@ type Tab struct {
 	mu      sync.Mutex
 	refused []Refused
 	crashed bool
-	held    bool // every request refused (Hold)
+	held    bool   // every request refused (Hold)
+	doc     string // the page LoadHTML serves at DocURL
 }
+
+// DocURL is where LoadHTML's page lives: a name that resolves nowhere, so
+// that the page's relative links are requests the policy sees (under
+// about:blank they would be about: URLs no policy sees).
+const DocURL = "https://page.boxd.invalid/"
 
 // Open starts a browser with a fresh profile and one tab under pol, once
 // a slot is free (ctx ends the wait). The tab lives until Close or the
@@ -165,7 +174,7 @@ func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
 		chromedp.Flag("no-pings", true),
 		chromedp.Flag("renderer-process-limit", "1"),
 		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", p.o.HeapMB)),
-		chromedp.WindowSize(p.o.Width, p.o.Height),
+		chromedp.WindowSize(cmp.Or(pol.Width, p.o.Width), cmp.Or(pol.Height, p.o.Height)),
 	)
 	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), p.o.TabTimeout)
 	actx, acancel := chromedp.NewExecAllocator(tctx, opts...)
@@ -212,6 +221,16 @@ func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
 func (t *Tab) listen(ev any) {
 	switch e := ev.(type) {
 	case *fetch.EventRequestPaused:
+		t.mu.Lock()
+		doc, held := t.doc, t.held
+		t.mu.Unlock()
+		if e.Request.URL == DocURL && e.Request.Method == "GET" && !held && doc != "" {
+			go func() {
+				_, _ = chromedp.Call(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 200,
+					ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "text/html; charset=utf-8"}}, Body: []byte(doc)})
+			}()
+			return
+		}
 		why := t.refuse(e.Request.Method, e.Request.URL)
 		if why != "" {
 			t.mu.Lock()
@@ -309,20 +328,13 @@ func (t *Tab) Do(actions ...chromedp.Action[chromedp.Void]) error {
 	return nil
 }
 
-// LoadHTML shows html as the page: an about:blank document written with
-// it (under the Offline policy nothing it references loads).
+// LoadHTML shows html as the page, served by the tab itself at DocURL
+// (under the Offline policy nothing it references loads).
 func (t *Tab) LoadHTML(html string) error {
-	if err := t.Do(chromedp.Navigate("about:blank")); err != nil {
-		return err
-	}
-	tree, err := chromedp.Call(t.ctx, page.GetFrameTree, cdp.Empty{})
-	if err != nil {
-		return fmt.Errorf("browser: %w", err)
-	}
-	if _, err := chromedp.Call(t.ctx, page.SetDocumentContent, page.SetDocumentContentParams{FrameID: tree.FrameTree.Frame.ID, HTML: html}); err != nil {
-		return fmt.Errorf("browser: %w", err)
-	}
-	return nil
+	t.mu.Lock()
+	t.doc = html
+	t.mu.Unlock()
+	return t.Do(chromedp.Navigate(DocURL))
 }
 
 // Close ends the tab's browser (its profile is removed with it) and

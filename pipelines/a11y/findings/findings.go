@@ -223,7 +223,7 @@ func keyboardFindings(k *keyboard.Result, page string, named func([]string) []ax
 	}
 	if t := k.Trap; t != nil {
 		out = append(out, Finding{Category: CatKeyboard, Priority: "P1", Title: fmt.Sprintf("The keyboard is trapped at %q", t.Name),
-			Detail: "Tab does not move focus on from this element, so a keyboard user cannot reach anything after it.", Source: SourceKeyboard,
+			Detail: fmt.Sprintf("Tab does not move focus on from this element, so a keyboard user cannot reach anything after it (%d controls).", len(k.BeyondTrap)), Source: SourceKeyboard,
 			WCAG: named([]string{"2.1.2"}), Page: page, Element: Element{Selector: t.Selector, Snippet: "<" + t.Tag + ">" + t.Name},
 			Fix: Fix{How: "Let Tab and Shift+Tab leave the element; do not call preventDefault on Tab or move focus back to it."}})
 	}
@@ -314,7 +314,7 @@ func merge(fs []Finding) []Finding {
 		joined := false
 		for i := range out {
 			o := &out[i]
-			if o.Source == f.Source || o.Element.Selector == "" || o.Element.Selector != f.Element.Selector || !shareSC(o.WCAG, f.WCAG) {
+			if o.Source == f.Source || !sameElement(o.Element, f.Element) || !shareSC(o.WCAG, f.WCAG) {
 				continue
 			}
 			if f.Priority < o.Priority {
@@ -331,6 +331,20 @@ func merge(fs []Finding) []Finding {
 		}
 	}
 	return out
+}
+
+// nameAttrRE is an element's name attribute in its snippet.
+var nameAttrRE = regexp.MustCompile(`\bname="([^"]+)"`)
+
+// sameElement says whether two passes' elements are one: the same
+// selector, or form fields with the same name (the passes write their
+// selectors differently).
+func sameElement(a, b Element) bool {
+	if a.Selector != "" && a.Selector == b.Selector {
+		return true
+	}
+	ma, mb := nameAttrRE.FindStringSubmatch(a.Snippet), nameAttrRE.FindStringSubmatch(b.Snippet)
+	return ma != nil && mb != nil && ma[1] == mb[1] && strings.HasPrefix(a.Snippet, "<input") == strings.HasPrefix(b.Snippet, "<input")
 }
 
 func shareSC(a, b []axe.Criterion) bool {

@@ -76,20 +76,29 @@ const submit = `(async (formSel) => {
   const before = live();
   for (const f of form.elements) if ("value" in f && !["submit","button","reset","hidden","checkbox","radio"].includes(f.type)) f.value = "";
   const nativeOK = form.noValidate || form.checkValidity();
+  // Held in the page: a submission no handler of the page stopped is
+  // noted and stopped here, after the page's own handlers (the window
+  // hears the event last), so it never navigates.
+  let sent = false;
+  const hold = (e) => { if (e.target === form) { sent = !e.defaultPrevented; e.preventDefault(); } };
+  window.addEventListener("submit", hold);
   const btn = form.querySelector('[type=submit],button:not([type])');
   if (btn) btn.click(); else form.requestSubmit();
   await new Promise(r => setTimeout(r, 300));
+  window.removeEventListener("submit", hold);
   const text = (ids) => (ids || "").split(/\s+/).filter(Boolean).map(id => { const e = document.getElementById(id); return e ? e.textContent.trim() : ""; }).filter(Boolean).join(" ");
   const after = live();
   const a = document.activeElement;
-  return {native_blocked: !nativeOK, announced: (after !== before && after !== "") || !!(a && a !== document.body && (a.getAttribute("role") === "alert" || a.getAttribute("aria-invalid") === "true" || /error/i.test(a.className || ""))),
+  return {sent, native_blocked: !nativeOK, announced: (after !== before && after !== "") || !!(a && a !== document.body && (a.getAttribute("role") === "alert" || a.getAttribute("aria-invalid") === "true" || /error/i.test(a.className || ""))),
     fields: [...form.elements].filter(f => !["submit","button","reset","hidden","fieldset"].includes(f.type) && f.tagName !== "FIELDSET" && f.tagName !== "BUTTON").map(f => { const tied = text(f.getAttribute("aria-describedby")) + " " + text(f.getAttribute("aria-errormessage"));
       const invalid = f.getAttribute("aria-invalid") === "true" || (f.matches && f.matches(":invalid"));
       return {invalid, error: (tied.trim() || f.validationMessage || "").trim(), error_tied: invalid && tied.trim() !== ""}; })};
 })`
 
 // Pass checks every form on the tab's page and submits each empty, its
-// submission held: no request leaves the browser while it runs.
+// submission held twice: in the page (a submission no handler stopped is
+// stopped after them, so the page stays), and in the browser (every
+// request refused while the form is tried, as a script's own fetch).
 func Pass(ctx context.Context, tab *browser.Tab) ([]Form, error) {
 	c := tab.Context()
 	forms, err := chromedp.Run(c, chromedp.Evaluate[[]Form](scan))
@@ -109,6 +118,7 @@ func Pass(ctx context.Context, tab *browser.Tab) ([]Form, error) {
 			ErrorTied bool   `json:"error_tied"`
 		}
 		after, err := chromedp.Run(c, chromedp.Evaluate[struct {
+			Sent          bool         `json:"sent"`
 			NativeBlocked bool         `json:"native_blocked"`
 			Announced     bool         `json:"announced"`
 			Fields        []fieldAfter `json:"fields"`
@@ -125,6 +135,7 @@ func Pass(ctx context.Context, tab *browser.Tab) ([]Form, error) {
 			}
 			return nil, fmt.Errorf("forms: submit %s: %w", f.Selector, err)
 		}
+		f.Sent = f.Sent || after.Sent
 		f.NativeBlocked, f.Announced = after.NativeBlocked, after.Announced
 		// Both scripts list the same fields in the same order.
 		for j := range f.Fields {

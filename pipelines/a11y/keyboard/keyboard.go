@@ -45,8 +45,11 @@ type Result struct {
 	// controls, elements with a click handler or an interactive role) that
 	// are visible and enabled but no Tab reached.
 	Unreachable []Element `json:"unreachable"`
-	// Trap is where Tab stopped moving focus (nil when it never did).
-	Trap *Element `json:"trap"`
+	// Trap is where Tab stopped moving focus (nil when it never did);
+	// BeyondTrap are the interactive elements after it in the page, which
+	// the walk could not reach because of it (not counted unreachable).
+	Trap       *Element  `json:"trap"`
+	BeyondTrap []Element `json:"beyond_trap"`
 	// Presses is how many Tab key presses were sent.
 	Presses int `json:"presses"`
 }
@@ -70,7 +73,8 @@ const helpers = `window.__boxd = {
   },
   desc(el) {
     const r = el.getBoundingClientRect();
-    const name = (el.getAttribute("aria-label") || el.innerText || el.value || el.getAttribute("title") || el.getAttribute("alt") || "").trim().slice(0, 120);
+    const labels = el.labels && el.labels.length ? [...el.labels].map(l => l.textContent).join(" ") : "";
+    const name = (el.getAttribute("aria-label") || labels || el.innerText || el.value || el.getAttribute("title") || el.getAttribute("alt") || "").trim().slice(0, 120);
     return {selector: this.sel(el), tag: el.tagName.toLowerCase(), role: el.getAttribute("role") || "", name, box: [r.x, r.y, r.width, r.height]};
   },
   interactive() {
@@ -145,8 +149,18 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		stop.FocusVisible = stop.Change >= minChange
 		res.Stops = append(res.Stops, stop)
 	}
-	for _, e := range all {
-		if !seen[e.Selector] && (res.Trap == nil || e.Selector != res.Trap.Selector) {
+	trapAt := len(all)
+	for i, e := range all {
+		if res.Trap != nil && e.Selector == res.Trap.Selector {
+			trapAt = i
+		}
+	}
+	for i, e := range all {
+		switch {
+		case seen[e.Selector] || (res.Trap != nil && e.Selector == res.Trap.Selector):
+		case i > trapAt:
+			res.BeyondTrap = append(res.BeyondTrap, e)
+		default:
 			res.Unreachable = append(res.Unreachable, e)
 		}
 	}

@@ -1,0 +1,108 @@
+package a11y
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"boxd/engine/attest"
+	"boxd/engine/browser"
+	"boxd/pipelines/a11y/axe"
+	"boxd/pipelines/a11y/findings"
+)
+
+type events struct{ types []string }
+
+func (e *events) Emit(typ string, _ any) { e.types = append(e.types, typ) }
+
+func service(t *testing.T) *Service {
+	t.Helper()
+	p, err := browser.NewPool(browser.Options{Slots: 1, TabTimeout: 2 * time.Minute})
+	if errors.Is(err, browser.ErrNoBrowser) && os.Getenv("CI") != "true" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := axe.Load(filepath.Join("axe", "npm", "node_modules", "axe-core"))
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := os.Getenv("BOXD_TEST_DATA")
+	if dir == "" {
+		t.Skip("BOXD_TEST_DATA is not set")
+	}
+	crit, err := axe.LoadCriteria(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Service{Browser: p, Axe: e, Criteria: crit, Key: attest.NewKey(ed25519.NewKeyFromSeed(make([]byte, 32)))}
+}
+
+func titles(fs []findings.Finding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Priority+" "+f.Source+": "+f.Title)
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestSamples: the shop with issues yields its planted problems with the
+// right priority and source (the unreachable add-to-cart first), the
+// product page its own, the clean shop none; each audit is signed, and
+// its events come in the contract's order.
+func TestSamples(t *testing.T) {
+	s := service(t)
+	audit := func(id string) (*Result, *events) {
+		ev := &events{}
+		r, err := s.Audit(context.Background(), Request{SampleID: id}, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r, ev
+	}
+	shop, ev := audit(SampleShopWithIssues)
+	got := titles(shop.Findings)
+	for _, want := range []string{
+		`P1 keyboard pass: "Add to cart" cannot be reached with the keyboard`,
+		"P1 rule-engine: Buttons must have discernible text",
+		"rule-engine: Images must have alternative text",
+		"rule-engine: <html> element must have a lang attribute",
+		"rule-engine: Elements must meet minimum color contrast ratio thresholds",
+		`P2 keyboard pass: Focus on "Checkout" cannot be seen`,
+		`form pass: The "coupon" field has no label`,
+		"form pass: The form can be sent empty",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("shop-with-issues lacks %q:\n%s", want, got)
+		}
+	}
+	if !strings.HasPrefix(got, "P1") || shop.Checked.RuleEngine.Version != "4.14.1" || shop.Checked.TabStops == 0 || shop.Checked.FormsSubmitted != 2 || shop.Record == nil {
+		t.Errorf("shop %+v", shop.Checked)
+	}
+	if strings.Join(ev.types, " ") != "start page "+strings.Repeat("finding ", len(shop.Findings))+"result" {
+		t.Errorf("events %v", ev.types)
+	}
+	product, _ := audit(SampleProductPage)
+	pg := titles(product.Findings)
+	for _, want := range []string{`P1 keyboard pass: The keyboard is trapped at "Gift message"`, `keyboard pass: "M" cannot be reached with the keyboard`, `P1 form pass: The "qty" field has no label`, "rule-engine: Links must have discernible text"} {
+		if !strings.Contains(pg, want) {
+			t.Errorf("product-page lacks %q:\n%s", want, pg)
+		}
+	}
+	if strings.Contains(pg, `"Add to cart" cannot be reached`) || strings.Contains(pg, "Form elements must have labels") {
+		t.Errorf("product-page: the button beyond the trap counted unreachable, or the unlabelled field twice:\n%s", pg)
+	}
+	clean, _ := audit(SampleCleanShop)
+	if len(clean.Findings) != 0 {
+		t.Errorf("clean-shop findings:\n%s", titles(clean.Findings))
+	}
+}
