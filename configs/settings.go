@@ -75,6 +75,7 @@ type Config struct {
 	ASR              ASR
 	LLM              LLM
 	Retrieval        Retrieval
+	A11y             A11y
 	Outbound         Outbound
 	GPU              GPU
 
@@ -167,6 +168,13 @@ type ASR struct {
 	// FlashAttention runs Whisper's attention as ggml's flash attention:
 	// "auto" (on when Whisper's layers are on a GPU), "on" or "off".
 	FlashAttention string
+}
+
+// A11y tunes the accessibility audit.
+type A11y struct {
+	// AxeDir holds the rule engine, axe-core (axe.min.js and its
+	// package.json).
+	AxeDir string
 }
 
 // Retrieval tunes evidence retrieval.
@@ -376,6 +384,8 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.ASR.Threads }},
 	{key: "llm.threads", kind: kindInt, def: 0, min: 0, max: 1024, usage: "CPU threads for the chat model (0: the CPUs Whisper does not take, else all)",
 		field: func(c *Config) any { return &c.LLM.Threads }},
+	{key: "a11y.axe_dir", kind: kindString, def: "/usr/share/boxd/axe-core", usage: "directory holding the accessibility rule engine, axe-core (axe.min.js and package.json); without it /a11y/audit answers 503",
+		field: func(c *Config) any { return &c.A11y.AxeDir }},
 	{key: "retrieval.persist", kind: kindBool, def: false, usage: "keep retrieval indexes in state_dir/retrieval across restarts, without the hour's expiry (self-hosted boxes)",
 		field: func(c *Config) any { return &c.Retrieval.Persist }},
 	{key: "asr.parallel", kind: kindInt, def: 4, min: 1, max: 16, usage: "transcriptions (live sessions' sentences, batch files) decoded at once, their decoder steps batched into one graph; more wait their turn",

@@ -89,12 +89,21 @@ func buildDeb(t *testing.T) string {
 		t.Skipf("reference data missing: %v", err)
 	}
 	vad := testmodels.Shared(t, "ggml-silero-v6.2.0.bin")
+	if _, err := os.Stat(filepath.Join(root, axeDir, "axe.min.js")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("axe-core missing (make deps installs it): %v", err)
+		}
+		t.Skipf("axe-core missing: %v", err)
+	}
 	debOnce.Do(func() { debPath, debErr = build(root, nfpm, data, vad) })
 	if debErr != nil {
 		t.Fatal(debErr)
 	}
 	return debPath
 }
+
+// axeDir is where npm-deps installs the rule engine the package ships.
+const axeDir = "pipelines/a11y/axe/npm/node_modules/axe-core"
 
 func build(root, nfpm, data, vad string) (string, error) {
 	out, err := os.MkdirTemp("", "boxd-deb-")
@@ -116,7 +125,7 @@ func build(root, nfpm, data, vad string) (string, error) {
 		return "", err
 	}
 	deb := filepath.Join(out, "boxd_0.1.0_amd64.deb")
-	err = run([]string{"PKG_VERSION=0.1.0", "PKG_BIN=" + bin, "PKG_DATA=" + data, "PKG_VAD=" + vad},
+	err = run([]string{"PKG_VERSION=0.1.0", "PKG_BIN=" + bin, "PKG_DATA=" + data, "PKG_VAD=" + vad, "PKG_AXE=" + filepath.Join(root, axeDir)},
 		nfpm, "package", "--config", "packaging/nfpm.yaml", "--packager", "deb", "--target", deb)
 	return deb, err
 }
@@ -147,6 +156,7 @@ func TestDebContentsAndScripts(t *testing.T) {
 		`\./usr/share/boxd/data/icd10cm/icd10cm-codes-2026\.txt\.gz\n`,
 		`\./usr/share/boxd/data/rxnorm/`,
 		`\./usr/share/boxd/data/wcag/wcag\.json\n`,
+		`-rw-r--r-- root/root +\d+ \S+ \S+ \./usr/share/boxd/axe-core/axe\.min\.js\n`,
 		`-rw-r--r-- root/root +885098 \S+ \S+ \./usr/share/boxd/models/ggml-silero-v6\.2\.0\.bin\n`,
 	} {
 		if !regexp.MustCompile(re).MatchString(list) {
@@ -591,6 +601,7 @@ func TestDebCopyright(t *testing.T) {
 		"usr/share/boxd/data/icd10cm/icd10cm-codes-2026.txt.gz":               {"public-domain", "United States Government"},
 		"usr/share/boxd/data/rxnorm/rxnav-allconcepts-IN-MIN-PIN-SCD.json":    {"NLM-RxNorm-attribution", "National Library of Medicine"},
 		"usr/share/boxd/data/wcag/wcag.json":                                  {"W3C-document", "W3C"},
+		"usr/share/boxd/axe-core/axe.min.js":                                  {"MPL-2.0", "Deque Systems"},
 	} {
 		var got map[string]string
 		for _, p := range paras[1:] {

@@ -21,6 +21,7 @@ import (
 	"boxd/configs"
 	"boxd/engine/attest"
 	"boxd/ids"
+	"boxd/pipelines/a11y"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/hcc"
@@ -92,6 +93,7 @@ type Server struct {
 	// Tesseract).
 	docreader *docreader.Service
 	hcc       *hcc.Service
+	a11y      *a11y.Service
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker
@@ -149,6 +151,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	}
 	s.docreader = &docreader.Service{Key: deps.Key, Log: s.log, Chat: s.chat}
 	s.hcc = &hcc.Service{Reader: s.docreader, Chat: s.chat, Codes: deps.Codes, Key: deps.Key, Log: s.log, Now: s.now}
+	s.a11y = s.newA11y()
 	s.retrieval = deps.Retrieval
 	if s.retrieval == nil {
 		s.retrieval = &retrieval.Service{}
@@ -195,6 +198,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.retrievalRoutes()
 	s.docreaderRoutes()
 	s.hccRoutes()
+	s.a11yRoutes()
 	s.peerRoutes()
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.bodyDeadlines(s.observe(s.sdkErrors(s.strict(s.sockets(s.hosts(s.origins(s.mux)))))))

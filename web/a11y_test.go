@@ -1,0 +1,107 @@
+package web
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"boxd/pipelines/a11y/axe"
+)
+
+// a11yServer runs the server with the rule engine from the npm package
+// make deps installs and the WCAG table from the test data.
+func a11yServer(t *testing.T) *testServer {
+	t.Helper()
+	e, err := axe.Load("../pipelines/a11y/axe/npm/node_modules/axe-core")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return start(t, nil, Probes{}, func(s *Server) {
+		s.a11y.Axe, s.a11y.AxeErr = e, nil
+		if dir := os.Getenv("BOXD_TEST_DATA"); dir != "" {
+			s.a11y.Criteria, _ = axe.LoadCriteria(dir)
+		}
+		if s.a11y.Browser == nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal(s.a11y.BrowserErr)
+			}
+			t.Skip(s.a11y.BrowserErr)
+		}
+	})
+}
+
+// TestA11yAudit: POST /a11y/audit on the shop sample answers the audit:
+// findings ranked with the unreachable add-to-cart first, the summary,
+// checked with the rule engine's version and hash, not_checked, and a
+// signed record that /record/verify accepts; the same streamed sends
+// start, page, findings, result, done.
+func TestA11yAudit(t *testing.T) {
+	ts := a11yServer(t)
+	tok := session(t, ts, "storefront-accessibility-pass")
+	r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok, body: map[string]any{"sample_id": "shop-with-issues"}})
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	out := r.json(t)
+	fs := out["findings"].([]any)
+	first := fs[0].(map[string]any)
+	checked := out["checked"].(map[string]any)
+	if len(fs) < 6 || first["priority"] != "P1" || checked["rule_engine"].(map[string]any)["version"] != "4.14.1" || len(out["not_checked"].([]any)) == 0 {
+		t.Fatalf("audit %s", r.body)
+	}
+	if v := ts.do(t, call{method: "POST", path: "/record/verify", body: map[string]any{"record": out["record"]}}); v.status != 200 || !strings.Contains(string(v.body), `"ok":true`) {
+		t.Errorf("record verify: %d %s", v.status, v.body)
+	}
+	tok2 := session(t, ts, "storefront-accessibility-pass")
+	sr := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok2, body: map[string]any{"sample_id": "clean-shop", "stream": true, "mobile": true}})
+	var types []string
+	for _, line := range strings.Split(string(sr.body), "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			i := strings.Index(d, `"type":"`)
+			types = append(types, strings.SplitN(d[i+8:], `"`, 2)[0])
+		}
+	}
+	if sr.status != 200 || strings.Join(types, " ") != "start page result done" {
+		t.Errorf("stream %d: %v", sr.status, types)
+	}
+}
+
+// TestA11yRefusals: the body's rules and who may audit what, each with
+// its status; info and samples need no token.
+func TestA11yRefusals(t *testing.T) {
+	ts := a11yServer(t)
+	tok := session(t, ts, "storefront-accessibility-pass")
+	yes := true
+	for _, c := range []struct {
+		name   string
+		body   map[string]any
+		status int
+		want   string
+	}{
+		{"nothing", map[string]any{}, 400, "exactly one of"},
+		{"two sources", map[string]any{"html": "<p>x</p>", "synthetic": true, "sample_id": "clean-shop"}, 400, "exactly one of"},
+		{"html not synthetic", map[string]any{"html": "<p>x</p>"}, 400, "synthetic must be true"},
+		{"html too long", map[string]any{"html": strings.Repeat("a", 400_001), "synthetic": &yes}, 413, "at most 400000"},
+		{"unknown sample", map[string]any{"sample_id": "shop"}, 404, "no sample"},
+		{"urls on a demo session", map[string]any{"urls": []string{"https://shop.example/"}}, 403, "a demo session may audit the samples and pasted HTML only"},
+		{"six urls", map[string]any{"urls": []string{"a", "b", "c", "d", "e", "f"}}, 400, "at most 5"},
+	} {
+		r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok, body: c.body})
+		if r.status != c.status || !strings.Contains(string(r.body), c.want) {
+			t.Errorf("%s: %d %s; want %d with %q", c.name, r.status, r.body, c.status, c.want)
+		}
+	}
+	if r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: session(t, ts, "clinical"), body: map[string]any{"sample_id": "clean-shop"}}); r.status != 403 {
+		t.Errorf("another vertical: %d", r.status)
+	}
+	info := ts.do(t, call{method: "GET", path: "/a11y/info"})
+	if info.status != 200 || !strings.Contains(string(info.body), `"available":true`) || !strings.Contains(string(info.body), "European Accessibility Act") {
+		t.Errorf("info %d %s", info.status, info.body)
+	}
+	if s := ts.do(t, call{method: "GET", path: "/a11y/samples"}); s.status != 200 || !strings.Contains(string(s.body), "product-page") {
+		t.Errorf("samples %d", s.status)
+	}
+}

@@ -1,0 +1,103 @@
+package web
+
+import (
+	"context"
+	"net/http"
+
+	"boxd/engine/browser"
+	"boxd/pipelines/a11y"
+	"boxd/pipelines/a11y/axe"
+	"boxd/problem"
+	"boxd/run"
+)
+
+// a11yBody bounds an audit's body: 400,000 characters of HTML, up to
+// four bytes each, as JSON (escapes can double a few).
+const a11yBody = 4 << 20
+
+// a11yVertical is the accessibility audit's vertical.
+const a11yVertical = "storefront-accessibility-pass"
+
+// newA11y makes the audit service: chromium from the PATH, the rule
+// engine from a11y.axe_dir, the WCAG 2.2 table from data_dir. What is
+// missing is kept, and /a11y/audit answers 503 saying so.
+func (s *Server) newA11y() *a11y.Service {
+	svc := &a11y.Service{Key: s.key, Log: s.log, Now: s.now}
+	svc.Browser, svc.BrowserErr = browser.NewPool(browser.Options{Slots: 2})
+	svc.Axe, svc.AxeErr = axe.Load(s.cfg.A11y.AxeDir)
+	if crit, err := axe.LoadCriteria(s.cfg.DataDir); err == nil {
+		svc.Criteria = crit
+	}
+	return svc
+}
+
+func (s *Server) a11yRoutes() {
+	declare(s, Declared[a11y.Request]{
+		Route: Route{Method: http.MethodPost, Path: "/a11y/audit", Auth: Bearer, Verticals: []string{a11yVertical},
+			Body: a11yBody, OneRun: true, Stream: true, Example: `{"sample_id": "shop-with-issues"}`},
+		Validate: func(r *a11y.Request) error { return r.Validate() },
+		StreamOf: func(r *a11y.Request) bool { return r.Stream },
+		Serve: func(a *Admitted, req *a11y.Request) {
+			if len(req.URLs) > 0 {
+				if !a.Principal.IsKey() {
+					writeProblem(a.W, problem.New(problem.Forbidden, "a demo session may audit the samples and pasted HTML only: URLs need a developer key and a verified domain"))
+					return
+				}
+				writeProblem(a.W, problem.New(problem.Forbidden, "the origin of %s is not verified for this key: this version cannot verify domains yet (POST /a11y/domains is not built); audit pasted HTML instead", req.URLs[0]))
+				return
+			}
+			if err := s.a11y.Ready(); err != nil {
+				writeProblem(a.W, err)
+				return
+			}
+			s.serveRun(a, func(ctx context.Context, em *run.Emitter) (any, error) {
+				out, err := s.a11y.Audit(ctx, *req, em)
+				if err != nil {
+					return nil, err
+				}
+				s.log.Info("a11y", "caller", a.Principal.LogID(), "id", out.ID, "findings", len(out.Findings), "record", out.Record.ID)
+				em.End(run.TypeDone, out)
+				return out, nil
+			})
+		},
+	})
+	s.Handle(http.MethodGet, "/a11y/info", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, s.a11yInfo())
+	})
+	s.Handle(http.MethodGet, "/a11y/samples", func(w http.ResponseWriter, r *http.Request) {
+		var out []map[string]string
+		for _, id := range a11y.SampleIDs {
+			out = append(out, map[string]string{"id": id, "html": a11y.Sample(id)})
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"samples": out})
+	})
+}
+
+// a11yInfo is GET /a11y/info: laws, criteria, limits, what is not
+// checked, and whether the browser and the rule engine are here.
+func (s *Server) a11yInfo() map[string]any {
+	engine := map[string]any{"name": "axe-core", "available": s.a11y.Axe != nil}
+	if s.a11y.Axe != nil {
+		engine["version"], engine["sha256"] = s.a11y.Axe.Version, s.a11y.Axe.SHA256
+	} else if s.a11y.AxeErr != nil {
+		engine["error"] = s.a11y.AxeErr.Error()
+	}
+	br := map[string]any{"name": "chromium", "available": s.a11y.Browser != nil}
+	if s.a11y.Browser == nil && s.a11y.BrowserErr != nil {
+		br["error"] = s.a11y.BrowserErr.Error()
+	}
+	return map[string]any{
+		"rule_engine": engine, "browser": br, "wcag": map[string]any{"version": "2.2", "criteria": len(s.a11y.Criteria), "levels": []string{"A", "AA"}},
+		"limits":  map[string]any{"urls": a11y.MaxURLs, "html_characters": a11y.MaxHTMLChars, "mobile_viewport": []int{a11y.MobileWidth, a11y.MobileHeight}},
+		"samples": a11y.SampleIDs,
+		"not_checked": []string{"URL audits: this version cannot verify domains yet", "the vision judge: not built in this version",
+			"keyboard: Shift+Tab, Enter and Space, Escape and dialogs, skip links"},
+		"laws": []map[string]string{
+			{"name": "European Accessibility Act (Directive (EU) 2019/882)", "applies_from": "2025-06-28", "url": "https://eur-lex.europa.eu/eli/dir/2019/882/oj"},
+			{"name": "Americans with Disabilities Act, Title II web rule (28 CFR part 35, subpart H): WCAG 2.1 AA", "applies_from": "2026-04-24", "url": "https://www.ada.gov/resources/2024-03-08-web-rule/"},
+			{"name": "Equality Act 2010 (United Kingdom)", "applies_from": "2010-10-01", "url": "https://www.legislation.gov.uk/ukpga/2010/15/contents"},
+			{"name": "Accessibility for Ontarians with Disabilities Act, 2005", "applies_from": "2005-06-13", "url": "https://www.ontario.ca/laws/statute/05a11"},
+		},
+		"note": "an audit is an aid, not a certification",
+	}
+}
