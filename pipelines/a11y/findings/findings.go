@@ -228,6 +228,27 @@ func keyboardFindings(k *keyboard.Result, page string, named func([]string) []ax
 			Fix: Fix{How: "Let Tab and Shift+Tab leave the element; do not call preventDefault on Tab or move focus back to it."}})
 	}
 	for _, s := range k.Stops {
+		if s.KeysWork != nil && !*s.KeysWork {
+			pr := "P2"
+			if onPurchasePath(s.Name, s.Selector) {
+				pr = "P1"
+			}
+			out = append(out, Finding{Category: CatKeyboard, Priority: pr, Title: fmt.Sprintf("%q does not work with Enter or Space", s.Name),
+				Detail: "The keyboard reaches it, but it answers clicks only: Enter and Space do nothing, as they would on a real button.", Source: SourceKeyboard,
+				WCAG: named([]string{"2.1.1"}), Page: page, Element: Element{Selector: s.Selector, Snippet: "<" + s.Tag + ">" + s.Name},
+				Fix: Fix{How: "Use a real button, which Enter and Space activate, or handle both keys.", Code: `<button type="button">` + s.Name + `</button>`}})
+		}
+	}
+	for _, l := range k.SkipLinks {
+		if l.Works {
+			continue
+		}
+		out = append(out, Finding{Category: CatKeyboard, Priority: "P3", Title: fmt.Sprintf("The skip link %q does not skip", l.Name),
+			Detail: "Following it, the next Tab lands on what comes after the link, not in " + l.Target + " (missing, or not a place focus can start from).", Source: SourceKeyboard,
+			WCAG: named([]string{"2.4.1"}), Page: page, Element: Element{Selector: l.Selector, Snippet: `<a href="` + l.Target + `">` + l.Name + `</a>`},
+			Fix: Fix{How: "Point the link at the main content's id, and let that element take focus.", Code: `<main id="main" tabindex="-1">`}})
+	}
+	for _, s := range k.Stops {
 		if s.FocusVisible {
 			continue
 		}

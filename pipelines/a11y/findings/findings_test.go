@@ -34,7 +34,9 @@ func shop() []Page {
 			Stops: []keyboard.Stop{
 				{Element: keyboard.Element{Selector: "#search", Tag: "input", Name: "Search"}, FocusVisible: true, Change: 0.2},
 				{Element: keyboard.Element{Selector: "#checkout", Tag: "a", Name: "Checkout"}, FocusVisible: false, Change: 0.001},
+				{Element: keyboard.Element{Selector: "#size-m", Tag: "div", Role: "button", Name: "Size M"}, FocusVisible: true, Change: 0.1, KeysWork: new(false)},
 			},
+			SkipLinks: []keyboard.SkipLink{{Element: keyboard.Element{Selector: "#skip", Tag: "a", Name: "Skip to content"}, Target: "#content", Works: false}},
 			Unreachable: []keyboard.Element{
 				{Selector: "#buy", Tag: "div", Role: "button", Name: "Add to cart"},
 				{Selector: "#reviews", Tag: "div", Name: "Reviews"},

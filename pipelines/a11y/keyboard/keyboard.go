@@ -12,6 +12,7 @@ import (
 	"image"
 	_ "image/png" // screenshots
 	"math"
+	"regexp"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
@@ -36,6 +37,10 @@ type Stop struct {
 	// takes focus; Change is the share of them that did.
 	FocusVisible bool    `json:"focus_visible"`
 	Change       float64 `json:"change"`
+	// KeysWork is set for a stop that is not a native control (a div or
+	// span made a button): whether Enter or Space activates it (fires its
+	// click) as they do a real button. Nil for native controls.
+	KeysWork *bool `json:"keys_work,omitempty"`
 }
 
 // Result is what the pass found.
@@ -50,8 +55,20 @@ type Result struct {
 	// the walk could not reach because of it (not counted unreachable).
 	Trap       *Element  `json:"trap"`
 	BeyondTrap []Element `json:"beyond_trap"`
+	// SkipLinks are the page's in-page links that say "skip" (or come
+	// first), and whether following one moves focus to its target.
+	SkipLinks []SkipLink `json:"skip_links"`
 	// Presses is how many Tab key presses were sent.
 	Presses int `json:"presses"`
+}
+
+// SkipLink is a link to a place on the page that skips ahead.
+type SkipLink struct {
+	Element
+	Target string `json:"target"` // the fragment it links to
+	// Works: after Enter on it, the next Tab lands inside or after its
+	// target, not on what follows the link.
+	Works bool `json:"works"`
 }
 
 // minChange is the least share of an element's pixels that must change
@@ -147,7 +164,19 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 			return nil, err
 		}
 		stop.FocusVisible = stop.Change >= minChange
+		if !native[stop.Tag] {
+			works, err := keysWork(c)
+			if err != nil {
+				return nil, err
+			}
+			stop.KeysWork = &works
+		}
 		res.Stops = append(res.Stops, stop)
+	}
+	if res.Trap == nil {
+		if res.SkipLinks, err = skipLinks(c, res.Stops); err != nil {
+			return nil, err
+		}
 	}
 	trapAt := len(all)
 	for i, e := range all {
@@ -230,3 +259,76 @@ func absDiff(a, b uint32) uint32 {
 	}
 	return b - a
 }
+
+// native are the elements the browser itself activates with the keyboard.
+var native = map[string]bool{"a": true, "button": true, "input": true, "select": true, "textarea": true, "summary": true, "area": true, "option": true}
+
+// keysWork says whether Enter or Space on the focused element fires a
+// click, as on a real button (a div with a click handler alone does not).
+// The page's click handlers still run; focus stays where it is.
+func keysWork(c context.Context) (bool, error) {
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`(() => { window.__boxdClicks = 0; const a = document.activeElement;
+  window.__boxdCount = (e) => { if (e.target === a || a.contains(e.target)) window.__boxdClicks++; e.preventDefault(); };
+  document.addEventListener("click", window.__boxdCount, true); return true; })()`)); err != nil {
+		return false, fmt.Errorf("keyboard: %w", err)
+	}
+	for _, k := range []struct {
+		key, code, text string
+		vk              int64
+	}{{"Enter", "Enter", "\r", 13}, {" ", "Space", " ", 32}} {
+		for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeKeyDown, input.DispatchKeyEventTypeKeyUp} {
+			p := input.DispatchKeyEventParams{Type: typ, Key: k.key, Code: k.code, WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk}
+			if typ == input.DispatchKeyEventTypeKeyDown {
+				p.Text = k.text
+			}
+			if _, err := chromedp.Call(c, input.DispatchKeyEvent, p); err != nil {
+				return false, fmt.Errorf("keyboard: press %s: %w", k.code, err)
+			}
+		}
+	}
+	n, err := chromedp.Run(c, chromedp.Evaluate[int](`(() => { document.removeEventListener("click", window.__boxdCount, true); return window.__boxdClicks; })()`))
+	if err != nil {
+		return false, fmt.Errorf("keyboard: %w", err)
+	}
+	return n > 0, nil
+}
+
+// skipLinks follows each in-page link that says "skip" (or is the first
+// stop): focus it, press Enter, press Tab, and see where focus lands.
+func skipLinks(c context.Context, stops []Stop) ([]SkipLink, error) {
+	var out []SkipLink
+	for i, s := range stops {
+		if s.Tag != "a" {
+			continue
+		}
+		href, err := chromedp.Run(c, chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector(%q).getAttribute("href") || ""`, s.Selector)))
+		if err != nil {
+			return nil, fmt.Errorf("keyboard: %w", err)
+		}
+		if len(href) < 2 || href[0] != '#' || (i > 0 && !skipRE.MatchString(s.Name)) {
+			continue
+		}
+		if _, err := chromedp.Run(c, chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector(%q).focus({focusVisible: true}), true`, s.Selector))); err != nil {
+			return nil, fmt.Errorf("keyboard: %w", err)
+		}
+		if err := press(c, "Enter", "Enter", 13); err != nil {
+			return nil, err
+		}
+		if err := press(c, "Tab", "Tab", 9); err != nil {
+			return nil, err
+		}
+		works, err := chromedp.Run(c, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const t = document.getElementById(%q), a = document.activeElement, l = document.querySelector(%q);
+  if (!t || !a || a === document.body) return false;
+  if (t.contains(a)) return true;
+  // After the target, and not merely the control after the link.
+  return !!(t.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING) && !(l.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING && a.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING);
+})()`, href[1:], s.Selector)))
+		if err != nil {
+			return nil, fmt.Errorf("keyboard: %w", err)
+		}
+		out = append(out, SkipLink{Element: s.Element, Target: href, Works: works})
+	}
+	return out, nil
+}
+
+var skipRE = regexp.MustCompile(`(?i)\bskip\b|jump to|go to (main )?content`)

@@ -108,3 +108,42 @@ func TestTrap(t *testing.T) {
 		t.Errorf("unreachable %q, beyond the trap %q", got, beyond)
 	}
 }
+
+// TestSkipLinksAndKeys: a skip link whose target exists moves focus past
+// the navigation; one whose target is missing does not. A div made a
+// button that answers clicks only does not work with Enter or Space; one
+// that handles the keys does.
+func TestSkipLinksAndKeys(t *testing.T) {
+	tb := openPage(t, `<!doctype html><html lang="en"><body>
+<a href="#main">Skip to content</a>
+<nav><a href="/a">Shoes</a> <a href="/b">Socks</a></nav>
+<main id="main"><a href="/c">First product</a>
+<div role="button" tabindex="0" onclick="window.x=1">Click only</div>
+<div role="button" tabindex="0" onclick="window.y=1" onkeydown="if (event.key === 'Enter' || event.key === ' ') this.click()">Keys too</div>
+</main></body></html>`)
+	res, err := Pass(context.Background(), tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.SkipLinks) != 1 || !res.SkipLinks[0].Works || res.SkipLinks[0].Target != "#main" {
+		t.Errorf("skip links %+v", res.SkipLinks)
+	}
+	keys := map[string]bool{}
+	for _, s := range res.Stops {
+		if s.KeysWork != nil {
+			keys[s.Name] = *s.KeysWork
+		}
+	}
+	if len(keys) != 2 || keys["Click only"] || !keys["Keys too"] {
+		t.Errorf("keys %v", keys)
+	}
+	broken := openPage(t, `<!doctype html><html lang="en"><body><a href="#content">Skip to content</a>
+<nav><a href="/a">Shoes</a></nav><main><a href="/c">First product</a></main></body></html>`)
+	res, err = Pass(context.Background(), broken, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.SkipLinks) != 1 || res.SkipLinks[0].Works {
+		t.Errorf("a skip link to nowhere: %+v", res.SkipLinks)
+	}
+}
