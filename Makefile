@@ -165,7 +165,7 @@ lint: headers tools
 ## retrieval: embedding throughput against ollama's /api/embed, index build, search p50/p95 over 1,500 chunks, rerank of 40
 BENCH_COUNT ?= 3
 bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader ./pipelines/a11y
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./pipelines/replay
 
 ## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)

@@ -22,6 +22,13 @@ func (e *events) Emit(typ string, _ any) { e.types = append(e.types, typ) }
 
 func service(t *testing.T) *Service {
 	t.Helper()
+	return serviceB(t)
+}
+
+// serviceB is the audit service for a test or a benchmark: chromium, the
+// npm rule engine, the WCAG table from the test data.
+func serviceB(t testing.TB) *Service {
+	t.Helper()
 	p, err := browser.NewPool(browser.Options{Slots: 1, TabTimeout: 2 * time.Minute})
 	if errors.Is(err, browser.ErrNoBrowser) && os.Getenv("CI") != "true" {
 		t.Skip(err)
