@@ -239,6 +239,12 @@ func keyboardFindings(k *keyboard.Result, page string, named func([]string) []ax
 				Fix: Fix{How: "Use a real button, which Enter and Space activate, or handle both keys.", Code: `<button type="button">` + s.Name + `</button>`}})
 		}
 	}
+	if len(k.Backward) > 0 && !k.BackwardMatches {
+		out = append(out, Finding{Category: CatKeyboard, Priority: "P3", Title: "Shift+Tab does not go back the way Tab came",
+			Detail: fmt.Sprintf("From the last stop, Shift+Tab reached %d stops, not the tab order reversed.", len(k.Backward)), Source: SourceKeyboard,
+			WCAG: named([]string{"2.4.3"}), Page: page, Element: Element{Selector: k.Backward[len(k.Backward)-1], Snippet: ""},
+			Fix: Fix{How: "Do not move focus from key handlers; let the document order set the tab order both ways."}})
+	}
 	for _, l := range k.SkipLinks {
 		if l.Works {
 			continue

@@ -58,6 +58,11 @@ type Result struct {
 	// SkipLinks are the page's in-page links that say "skip" (or come
 	// first), and whether following one moves focus to its target.
 	SkipLinks []SkipLink `json:"skip_links"`
+	// Backward is what Shift+Tab reached from the last stop back to the
+	// first (selectors); BackwardMatches says it is the tab order
+	// reversed.
+	Backward        []string `json:"backward"`
+	BackwardMatches bool     `json:"backward_matches"`
 	// Presses is how many Tab key presses were sent.
 	Presses int `json:"presses"`
 }
@@ -174,6 +179,15 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		res.Stops = append(res.Stops, stop)
 	}
 	if res.Trap == nil {
+		if res.Backward, err = backward(c, res.Stops); err != nil {
+			return nil, err
+		}
+		res.BackwardMatches = len(res.Backward) == len(res.Stops)
+		for i, sel := range res.Backward {
+			if res.BackwardMatches && sel != res.Stops[len(res.Stops)-1-i].Selector {
+				res.BackwardMatches = false
+			}
+		}
 		if res.SkipLinks, err = skipLinks(c, res.Stops); err != nil {
 			return nil, err
 		}
@@ -332,3 +346,32 @@ func skipLinks(c context.Context, stops []Stop) ([]SkipLink, error) {
 }
 
 var skipRE = regexp.MustCompile(`(?i)\bskip\b|jump to|go to (main )?content`)
+
+// backward focuses the last stop and presses Shift+Tab until focus
+// leaves the stops or has been back as many times as there are stops.
+func backward(c context.Context, stops []Stop) ([]string, error) {
+	if len(stops) == 0 {
+		return nil, nil
+	}
+	last := stops[len(stops)-1].Selector
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector(%q).focus({focusVisible: true}), true`, last))); err != nil {
+		return nil, fmt.Errorf("keyboard: %w", err)
+	}
+	out := []string{last}
+	for len(out) < len(stops) {
+		for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+			if _, err := chromedp.Call(c, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: typ, Key: "Tab", Code: "Tab", WindowsVirtualKeyCode: 9, NativeVirtualKeyCode: 9, Modifiers: 8}); err != nil {
+				return nil, fmt.Errorf("keyboard: press Shift+Tab: %w", err)
+			}
+		}
+		cur, err := chromedp.Run(c, chromedp.Evaluate[*Element](`__boxd.active()`))
+		if err != nil {
+			return nil, fmt.Errorf("keyboard: %w", err)
+		}
+		if cur == nil || cur.Selector == "" {
+			break
+		}
+		out = append(out, cur.Selector)
+	}
+	return out, nil
+}

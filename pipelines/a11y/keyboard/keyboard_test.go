@@ -70,6 +70,9 @@ func TestTabOrderAndReach(t *testing.T) {
 	if got := names(res.Unreachable); got != "Add to cart,Checkout" {
 		t.Errorf("unreachable %s", got)
 	}
+	if !res.BackwardMatches || len(res.Backward) != 4 {
+		t.Errorf("Shift+Tab %v (matches %v)", res.Backward, res.BackwardMatches)
+	}
 	if res.Trap != nil {
 		t.Errorf("trap %+v", res.Trap)
 	}
@@ -145,5 +148,21 @@ func TestSkipLinksAndKeys(t *testing.T) {
 	}
 	if len(res.SkipLinks) != 1 || res.SkipLinks[0].Works {
 		t.Errorf("a skip link to nowhere: %+v", res.SkipLinks)
+	}
+}
+
+// TestBackward: a field whose script sends Shift+Tab elsewhere makes the
+// way back differ from the way forward.
+func TestBackward(t *testing.T) {
+	tb := openPage(t, `<!doctype html><html lang="en"><body>
+<button id="a">One</button> <button id="b">Two</button>
+<input id="c" aria-label="Three" onkeydown="if (event.key === 'Tab' && event.shiftKey) { event.preventDefault(); document.getElementById('a').focus(); }">
+<button id="d">Four</button></body></html>`)
+	res, err := Pass(context.Background(), tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BackwardMatches || len(res.Stops) != 4 {
+		t.Errorf("stops %d, backward %v (matches %v)", len(res.Stops), res.Backward, res.BackwardMatches)
 	}
 }
