@@ -91,7 +91,7 @@ func (s *Server) a11yInfo() map[string]any {
 		"limits":  map[string]any{"urls": a11y.MaxURLs, "html_characters": a11y.MaxHTMLChars, "mobile_viewport": []int{a11y.MobileWidth, a11y.MobileHeight}},
 		"samples": a11y.SampleIDs,
 		"not_checked": []string{"URL audits: this version cannot verify domains yet", "the vision judge: not built in this version",
-			"keyboard: Escape and dialogs"},
+			"keyboard: traps among several elements, undeclared dialogs"},
 		"laws": []map[string]string{
 			{"name": "European Accessibility Act (Directive (EU) 2019/882)", "applies_from": "2025-06-28", "url": "https://eur-lex.europa.eu/eli/dir/2019/882/oj"},
 			{"name": "Americans with Disabilities Act, Title II web rule (28 CFR part 35, subpart H): WCAG 2.1 AA", "applies_from": "2026-04-24", "url": "https://www.ada.gov/resources/2024-03-08-web-rule/"},

@@ -220,7 +220,7 @@ func notChecked(req Request) []string {
 		judge = "the vision judge: judge is false"
 	}
 	return []string{judge,
-		"keyboard: Escape, and dialogs that do not take or return focus: not checked in this version"}
+		"keyboard: traps that cycle among several elements; dialogs opened by controls that do not declare them (aria-haspopup or aria-controls): not checked in this version"}
 }
 
 // record signs the audit: its findings, advisories, what was and was not

@@ -125,7 +125,16 @@ func Build(pages []Page, crit map[string]axe.Criterion) (findings, advisories []
 			fs = append(fs, keyboardFindings(k, p.URL, named)...)
 		}
 		fs = append(fs, formFindings(p.Forms, p.URL, named)...)
-		findings = append(findings, merge(fs)...)
+		// What no criterion requires is advice, from any pass.
+		var required []Finding
+		for _, f := range fs {
+			if len(f.WCAG) == 0 {
+				advisories = append(advisories, f)
+				continue
+			}
+			required = append(required, f)
+		}
+		findings = append(findings, merge(required)...)
 	}
 	order(findings)
 	order(advisories)
@@ -244,6 +253,29 @@ func keyboardFindings(k *keyboard.Result, page string, named func([]string) []ax
 			Detail: fmt.Sprintf("From the last stop, Shift+Tab reached %d stops, not the tab order reversed.", len(k.Backward)), Source: SourceKeyboard,
 			WCAG: named([]string{"2.4.3"}), Page: page, Element: Element{Selector: k.Backward[len(k.Backward)-1], Snippet: ""},
 			Fix: Fix{How: "Do not move focus from key handlers; let the document order set the tab order both ways."}})
+	}
+	for _, d := range k.Dialogs {
+		if !d.Opened {
+			continue
+		}
+		el := Element{Selector: d.Opener.Selector, Snippet: "<" + d.Opener.Tag + ">" + d.Opener.Name}
+		if !d.TookFocus {
+			out = append(out, Finding{Category: CatFocus, Priority: "P2", Title: fmt.Sprintf("The dialog %q opens does not take focus", d.Opener.Name),
+				Detail: "Pressed with Enter, the button shows a dialog, but focus stays behind it: a keyboard or screen reader user does not know it opened.", Source: SourceKeyboard,
+				WCAG: named([]string{"2.4.3"}), Page: page, Element: el,
+				Fix: Fix{How: "Move focus into the dialog when it opens (its first control, or the dialog itself with tabindex=\"-1\"); a <dialog> opened with showModal() does this.", Code: `dialog.showModal();`}})
+		}
+		if !d.EscapeClosed {
+			out = append(out, Finding{Category: CatKeyboard, Priority: "P4", Title: fmt.Sprintf("The dialog %q opens does not close with Escape", d.Opener.Name),
+				Detail: "Escape is how keyboard users expect to leave a dialog (WAI-ARIA Authoring Practices); no WCAG criterion requires it.", Source: SourceKeyboard,
+				WCAG: []axe.Criterion{}, Page: page, Element: el,
+				Fix: Fix{How: "Close the dialog on Escape and return focus to the button that opened it.", Code: `dialog.addEventListener("keydown", e => { if (e.key === "Escape") close(); });`}})
+		} else if !d.FocusReturned {
+			out = append(out, Finding{Category: CatFocus, Priority: "P3", Title: fmt.Sprintf("Closing the dialog %q opens loses focus", d.Opener.Name),
+				Detail: "After Escape closes the dialog, focus does not go back to the button that opened it.", Source: SourceKeyboard,
+				WCAG: named([]string{"2.4.3"}), Page: page, Element: el,
+				Fix: Fix{How: "Return focus to the opener when the dialog closes.", Code: `opener.focus();`}})
+		}
 	}
 	for _, l := range k.SkipLinks {
 		if l.Works {

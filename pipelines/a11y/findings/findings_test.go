@@ -37,6 +37,7 @@ func shop() []Page {
 				{Element: keyboard.Element{Selector: "#size-m", Tag: "div", Role: "button", Name: "Size M"}, FocusVisible: true, Change: 0.1, KeysWork: new(false)},
 			},
 			SkipLinks: []keyboard.SkipLink{{Element: keyboard.Element{Selector: "#skip", Tag: "a", Name: "Skip to content"}, Target: "#content", Works: false}},
+			Dialogs:   []keyboard.Dialog{{Opener: keyboard.Element{Selector: "#guide", Tag: "button", Name: "Size guide"}, Opened: true}},
 			Unreachable: []keyboard.Element{
 				{Selector: "#buy", Tag: "div", Role: "button", Name: "Add to cart"},
 				{Selector: "#reviews", Tag: "div", Name: "Reviews"},
@@ -109,11 +110,17 @@ func TestBuild(t *testing.T) {
 			practices++
 		}
 	}
-	if len(adv) != 2 || checks != 1 || practices != 1 {
+	escape := 0
+	for _, a := range adv {
+		if a.Title == `The dialog "Size guide" opens does not close with Escape` && a.Source == SourceKeyboard {
+			escape++
+		}
+	}
+	if len(adv) != 3 || checks != 1 || practices != 1 || escape != 1 {
 		t.Errorf("advisories %+v", adv)
 	}
 	s := Summarize(fs, adv, 1)
-	if s.Findings != len(fs) || s.ByPriority["P1"] != 3 || s.Advisories != 2 || s.Pages != 1 || s.WCAGCriteria[0] != "1.1.1" {
+	if s.Findings != len(fs) || s.ByPriority["P1"] != 3 || s.Advisories != 3 || s.Pages != 1 || s.WCAGCriteria[0] != "1.1.1" {
 		t.Errorf("summary %+v", s)
 	}
 }

@@ -58,6 +58,10 @@ type Result struct {
 	// SkipLinks are the page's in-page links that say "skip" (or come
 	// first), and whether following one moves focus to its target.
 	SkipLinks []SkipLink `json:"skip_links"`
+	// Dialogs are the dialogs the page's dialog buttons open (a button
+	// with aria-haspopup="dialog", or aria-controls naming a dialog),
+	// opened with Enter and closed with Escape.
+	Dialogs []Dialog `json:"dialogs"`
 	// Backward is what Shift+Tab reached from the last stop back to the
 	// first (selectors); BackwardMatches says it is the tab order
 	// reversed.
@@ -65,6 +69,18 @@ type Result struct {
 	BackwardMatches bool     `json:"backward_matches"`
 	// Presses is how many Tab key presses were sent.
 	Presses int `json:"presses"`
+}
+
+// Dialog is what happened when a dialog button was pressed.
+type Dialog struct {
+	Opener Element `json:"opener"`
+	// Opened: a dialog (role dialog or alertdialog, or an open <dialog>)
+	// showed; TookFocus: focus moved into it; EscapeClosed: Escape hid
+	// it; FocusReturned: focus then went back to the opener.
+	Opened        bool `json:"opened"`
+	TookFocus     bool `json:"took_focus"`
+	EscapeClosed  bool `json:"escape_closed"`
+	FocusReturned bool `json:"focus_returned"`
 }
 
 // SkipLink is a link to a place on the page that skips ahead.
@@ -191,6 +207,9 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		if res.SkipLinks, err = skipLinks(c, res.Stops); err != nil {
 			return nil, err
 		}
+		if res.Dialogs, err = dialogs(c, res.Stops); err != nil {
+			return nil, err
+		}
 	}
 	trapAt := len(all)
 	for i, e := range all {
@@ -210,10 +229,16 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 	return res, nil
 }
 
-// press sends one key down and up.
+// press sends one key down and up; Enter with its text ("\r"), which
+// is what makes a button or a link act on it.
 func press(c context.Context, key, code string, vk int64) error {
-	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
-		if _, err := chromedp.Call(c, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: typ, Key: key, Code: code, WindowsVirtualKeyCode: vk, NativeVirtualKeyCode: vk}); err != nil {
+	down := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeRawKeyDown, Key: key, Code: code, WindowsVirtualKeyCode: vk, NativeVirtualKeyCode: vk}
+	if key == "Enter" {
+		down.Type, down.Text = input.DispatchKeyEventTypeKeyDown, "\r"
+	}
+	up := input.DispatchKeyEventParams{Type: input.DispatchKeyEventTypeKeyUp, Key: key, Code: code, WindowsVirtualKeyCode: vk, NativeVirtualKeyCode: vk}
+	for _, p := range []input.DispatchKeyEventParams{down, up} {
+		if _, err := chromedp.Call(c, input.DispatchKeyEvent, p); err != nil {
 			return fmt.Errorf("keyboard: press %s: %w", key, err)
 		}
 	}
@@ -372,6 +397,74 @@ func backward(c context.Context, stops []Stop) ([]string, error) {
 			break
 		}
 		out = append(out, cur.Selector)
+	}
+	return out, nil
+}
+
+// dialogState reads whether a dialog shows, and whether focus is in it.
+const dialogState = `(() => {
+  const shown = [...document.querySelectorAll('[role=dialog],[role=alertdialog],dialog')].filter(d => {
+    if (d.tagName === "DIALOG" && !d.open) return false;
+    const r = d.getBoundingClientRect(), cs = getComputedStyle(d);
+    return r.width > 0 && r.height > 0 && cs.display !== "none" && cs.visibility !== "hidden";
+  });
+  const a = document.activeElement;
+  return {open: shown.length > 0, inside: shown.some(d => d.contains(a)), active: a ? __boxd.sel(a) : ""};
+})()`
+
+// dialogs presses each dialog button (aria-haspopup="dialog", or
+// aria-controls naming a dialog) with Enter, sees whether a dialog shows
+// and takes focus, presses Escape, and sees whether it closes and gives
+// focus back.
+func dialogs(c context.Context, stops []Stop) ([]Dialog, error) {
+	var out []Dialog
+	type state struct {
+		Open   bool   `json:"open"`
+		Inside bool   `json:"inside"`
+		Active string `json:"active"`
+	}
+	read := func() (state, error) {
+		st, err := chromedp.Run(c, chromedp.Evaluate[state](dialogState))
+		if err != nil {
+			return st, fmt.Errorf("keyboard: %w", err)
+		}
+		return st, nil
+	}
+	for _, s := range stops {
+		opener, err := chromedp.Run(c, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const e = document.querySelector(%q);
+  if (!e) return false;
+  if ((e.getAttribute("aria-haspopup") || "") === "dialog") return true;
+  const t = document.getElementById(e.getAttribute("aria-controls") || "");
+  return !!t && (t.tagName === "DIALOG" || /dialog/.test(t.getAttribute("role") || ""));
+})()`, s.Selector)))
+		if err != nil {
+			return nil, fmt.Errorf("keyboard: %w", err)
+		}
+		if !opener {
+			continue
+		}
+		if _, err := chromedp.Run(c, chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector(%q).focus({focusVisible: true}), true`, s.Selector))); err != nil {
+			return nil, fmt.Errorf("keyboard: %w", err)
+		}
+		d := Dialog{Opener: s.Element}
+		if err := press(c, "Enter", "Enter", 13); err != nil {
+			return nil, err
+		}
+		st, err := read()
+		if err != nil {
+			return nil, err
+		}
+		d.Opened, d.TookFocus = st.Open, st.Inside
+		if d.Opened {
+			if err := press(c, "Escape", "Escape", 27); err != nil {
+				return nil, err
+			}
+			if st, err = read(); err != nil {
+				return nil, err
+			}
+			d.EscapeClosed, d.FocusReturned = !st.Open, !st.Open && st.Active == s.Selector
+		}
+		out = append(out, d)
 	}
 	return out, nil
 }

@@ -166,3 +166,28 @@ func TestBackward(t *testing.T) {
 		t.Errorf("stops %d, backward %v (matches %v)", len(res.Stops), res.Backward, res.BackwardMatches)
 	}
 }
+
+// TestDialogs: a dialog button whose dialog takes focus, closes on Escape
+// and gives focus back; and one whose dialog does none of that.
+func TestDialogs(t *testing.T) {
+	tb := openPage(t, `<!doctype html><html lang="en"><body>
+<button id="good" aria-haspopup="dialog" onclick="const d = document.getElementById('gd'); d.hidden = false; d.querySelector('button').focus();">Size guide</button>
+<div id="gd" role="dialog" aria-label="Size guide" hidden onkeydown="if (event.key === 'Escape') { this.hidden = true; document.getElementById('good').focus(); }"><button>Close</button></div>
+<button id="bad" aria-controls="bd" onclick="document.getElementById('bd').hidden = false;">Shipping</button>
+<div id="bd" role="dialog" aria-label="Shipping" hidden><p>Free over $50</p><button onclick="this.parentElement.hidden = true">Close</button></div>
+</body></html>`)
+	res, err := Pass(context.Background(), tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Dialogs) != 2 {
+		t.Fatalf("dialogs %+v", res.Dialogs)
+	}
+	good, bad := res.Dialogs[0], res.Dialogs[1]
+	if !good.Opened || !good.TookFocus || !good.EscapeClosed || !good.FocusReturned {
+		t.Errorf("the good dialog %+v", good)
+	}
+	if !bad.Opened || bad.TookFocus || bad.EscapeClosed {
+		t.Errorf("the bad dialog %+v", bad)
+	}
+}
