@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"boxd/configs"
+
 	"boxd/pipelines/a11y/axe"
 )
 
@@ -103,5 +105,22 @@ func TestA11yRefusals(t *testing.T) {
 	}
 	if s := ts.do(t, call{method: "GET", path: "/a11y/samples"}); s.status != 200 || !strings.Contains(string(s.body), "product-page") {
 		t.Errorf("samples %d", s.status)
+	}
+}
+
+// TestA11yUnavailable: without the rule engine (a11y.axe_dir empty of it)
+// the audit is 503 naming the setting, and /a11y/info says why.
+func TestA11yUnavailable(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.A11y.AxeDir = t.TempDir()
+	ts := start(t, cfg, Probes{}, nil)
+	tok := session(t, ts, "storefront-accessibility-pass")
+	r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok, body: map[string]any{"sample_id": "clean-shop"}})
+	if r.status != 503 || !strings.Contains(string(r.body), "a11y.axe_dir") {
+		t.Errorf("no rule engine: %d %s", r.status, r.body)
+	}
+	info := ts.do(t, call{method: "GET", path: "/a11y/info"})
+	if !strings.Contains(string(info.body), `"available":false`) || !strings.Contains(string(info.body), "axe.min.js") {
+		t.Errorf("info %s", info.body)
 	}
 }

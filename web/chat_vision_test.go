@@ -256,11 +256,31 @@ func TestDocreaderChartModelRoute(t *testing.T) {
 	if out["method"] != "model" || !strings.Contains(out["note"].(string), "model's reading") || len(recs) != 1 {
 		t.Fatalf("method %v note %v receipts %v", out["method"], out["note"], out["receipts"])
 	}
-	if rc := env.do(t, call{method: "GET", path: "/receipts/" + recs[0].(map[string]any)["id"].(string)}); rc.status != 200 {
+	rid := recs[0].(map[string]any)["id"].(string)
+	if rc := env.do(t, call{method: "GET", path: "/receipts/" + rid}); rc.status != 200 {
 		t.Errorf("the reading's receipt: %d", rc.status)
+	}
+	if h := r.header.Get("x-service-receipt"); h != rid {
+		t.Errorf("x-service-receipt %q, want the model call's %s", h, rid)
 	}
 	if v := env.do(t, call{method: "POST", path: "/docreader/chart/verify", body: map[string]any{"chart": json.RawMessage(r.body)}}); v.status != 200 || v.json(t)["ok"] != true {
 		t.Errorf("verify: %d %s", v.status, v.body)
+	}
+}
+
+// TestDocreaderRereadNeedsVision: reread: true on a box whose chat model
+// does not see images is 503 naming the setting; without it the read
+// answers 200 and says why nothing was re-read.
+func TestDocreaderRereadNeedsVision(t *testing.T) {
+	env := chatServer(t, nil, 1024, 1, 0)
+	tok := session(t, env.testServer, "clinical")
+	r := env.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "scanned-chart", "reread": true}})
+	if r.status != 503 || !strings.Contains(string(r.body), "models.llm.projector") {
+		t.Errorf("reread true, blind model: %d %s", r.status, r.body)
+	}
+	r = env.do(t, call{method: "POST", path: "/docreader/read", token: tok, body: map[string]any{"sample": "scanned-chart"}})
+	if r.status != 200 || !strings.Contains(string(r.body), "does not see images") {
+		t.Errorf("a plain read, blind model: %d %s", r.status, r.body)
 	}
 }
 

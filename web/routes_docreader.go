@@ -55,15 +55,19 @@ func (s *Server) docreaderRoutes() {
 			}
 		},
 		Validate: func(r *docreader.ChartRequest) error { return r.Validate() },
+		// The run path: a model reading's receipt event (method model,
+		// hybrid's fallback or its labels) reaches x-service-receipt.
 		Serve: func(a *Admitted, req *docreader.ChartRequest) {
 			req.Budget = budget{a.Principal}
-			out, err := s.docreader.Chart(a.R.Context(), *req)
-			if err != nil {
-				writeProblem(a.W, err)
-				return
-			}
-			s.log.Info("docreader chart", "caller", a.Principal.LogID(), "result", out.ID, "receipt", out.Receipt.ID)
-			writeJSON(a.W, http.StatusOK, out)
+			s.serveRun(a, func(ctx context.Context, em *run.Emitter) (any, error) {
+				req.Events = em
+				out, err := s.docreader.Chart(ctx, *req)
+				if err != nil {
+					return nil, err
+				}
+				s.log.Info("docreader chart", "caller", a.Principal.LogID(), "result", out.ID, "receipt", out.Receipt.ID)
+				return out, nil
+			})
 		},
 	})
 	declareGated(s, s.bounds.verify, "verifications", Declared[docreader.ChartVerifyRequest]{

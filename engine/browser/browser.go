@@ -132,6 +132,9 @@ func NewPool(o Options) (*Pool, error) {
 	return &Pool{o: o, slot: make(chan struct{}, o.Slots)}, nil
 }
 
+// Viewport is the size of a tab opened with no size of its own.
+func (p *Pool) Viewport() (width, height int) { return p.o.Width, p.o.Height }
+
 // Binary is the chromium the pool runs.
 func (p *Pool) Binary() string { return p.o.Binary }
 

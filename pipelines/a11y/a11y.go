@@ -184,7 +184,7 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events) (*Result, e
 	if err != nil {
 		return nil, fmt.Errorf("a11y: %w", err)
 	}
-	w, h := 1280, 900
+	w, h := s.Browser.Viewport()
 	if req.Mobile {
 		w, h = MobileWidth, MobileHeight
 	}

@@ -1,15 +1,13 @@
 package axe
 
 import (
-	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"boxd/engine/browser"
+	"boxd/engine/browser/browsertest"
 )
 
 func engine(t *testing.T) *Engine {
@@ -26,22 +24,7 @@ func engine(t *testing.T) *Engine {
 
 func tab(t *testing.T) *browser.Tab {
 	t.Helper()
-	p, err := browser.NewPool(browser.Options{Slots: 1, TabTimeout: time.Minute})
-	if errors.Is(err, browser.ErrNoBrowser) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := p.Open(context.Background(), browser.Policy{Network: browser.Offline})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tb.Close)
-	return tb
+	return browsertest.Tab(t, browser.Policy{Network: browser.Offline})
 }
 
 // TestRunFindsPlantedProblems: axe-core, injected into an offline page with

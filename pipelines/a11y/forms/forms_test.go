@@ -2,17 +2,15 @@ package forms
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"boxd/engine/browser"
+	"boxd/engine/browser/browsertest"
 )
 
 // TestFormPass: on a page served from the audited origin (GET allowed),
@@ -46,21 +44,7 @@ func TestFormPass(t *testing.T) {
 		_, _ = w.Write([]byte(page))
 	}))
 	defer srv.Close()
-	p, err := browser.NewPool(browser.Options{Slots: 1, TabTimeout: time.Minute})
-	if errors.Is(err, browser.ErrNoBrowser) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := p.Open(context.Background(), browser.Policy{Network: browser.ReadOnly, Origins: []string{srv.URL}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tab.Close()
+	tab := browsertest.Tab(t, browser.Policy{Network: browser.ReadOnly, Origins: []string{srv.URL}})
 	if err := tab.Do(chromedp.Navigate(srv.URL + "/")); err != nil {
 		t.Fatal(err)
 	}

@@ -2,32 +2,16 @@ package keyboard
 
 import (
 	"context"
-	"errors"
-	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"boxd/engine/browser"
+	"boxd/engine/browser/browsertest"
 )
 
 func openPage(t *testing.T, html string) *browser.Tab {
 	t.Helper()
-	p, err := browser.NewPool(browser.Options{Slots: 1, TabTimeout: time.Minute})
-	if errors.Is(err, browser.ErrNoBrowser) {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb, err := p.Open(context.Background(), browser.Policy{Network: browser.Offline})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tb.Close)
+	tb := browsertest.Tab(t, browser.Policy{Network: browser.Offline})
 	if err := tb.LoadHTML(html); err != nil {
 		t.Fatal(err)
 	}
