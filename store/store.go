@@ -36,7 +36,7 @@ type Store struct {
 	path string
 }
 
-const schemaVersion = 2
+const schemaVersion = 3
 
 var migrations = []string{
 	// 1: keys, usage, receipts
@@ -96,6 +96,18 @@ var migrations = []string{
 		body BLOB NOT NULL
 	);
 	CREATE INDEX pairs_expires ON pairs(expires);`,
+	// 3: domains a developer key asked to verify (the accessibility
+	// audit's URL audits), with the challenge token and, once checked,
+	// how and when it was verified
+	`CREATE TABLE domains (
+		key_id TEXT NOT NULL,
+		domain TEXT NOT NULL,
+		token TEXT NOT NULL,
+		created INTEGER NOT NULL,
+		verified_at INTEGER,
+		method TEXT NOT NULL DEFAULT '',
+		PRIMARY KEY (key_id, domain)
+	);`,
 }
 
 // Open opens (creating if needed) the database in dir.

@@ -1,7 +1,11 @@
 package web
 
 import (
+	"bytes"
+	"encoding/base64"
+	"image/png"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,6 +18,13 @@ import (
 // make deps installs and the WCAG table from the test data.
 func a11yServer(t *testing.T) *testServer {
 	t.Helper()
+	return a11yServerWith(t, nil, nil)
+}
+
+// a11yServerWith is a11yServer with cfg (nil: the defaults) and more
+// set-up after the server is made.
+func a11yServerWith(t *testing.T, cfg *configs.Config, extra func(*Server)) *testServer {
+	t.Helper()
 	e, err := axe.Load("../pipelines/a11y/axe/npm/node_modules/axe-core")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -21,7 +32,7 @@ func a11yServer(t *testing.T) *testServer {
 		}
 		t.Skip(err)
 	}
-	return start(t, nil, Probes{}, func(s *Server) {
+	return start(t, cfg, Probes{}, func(s *Server) {
 		s.a11y.Axe, s.a11y.AxeErr = e, nil
 		if dir := os.Getenv("BOXD_TEST_DATA"); dir != "" {
 			s.a11y.Criteria, _ = axe.LoadCriteria(dir)
@@ -32,14 +43,29 @@ func a11yServer(t *testing.T) *testServer {
 			}
 			t.Skip(s.a11y.BrowserErr)
 		}
+		if extra != nil {
+			extra(s)
+		}
 	})
+}
+
+// sseTypes lists the types of a stream's events.
+func sseTypes(body []byte) []string {
+	var types []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			i := strings.Index(d, `"type":"`)
+			types = append(types, strings.SplitN(d[i+8:], `"`, 2)[0])
+		}
+	}
+	return types
 }
 
 // TestA11yAudit: POST /a11y/audit on the shop sample answers the audit:
 // findings ranked with the unreachable add-to-cart first, the summary,
 // checked with the rule engine's version and hash, not_checked, and a
 // signed record that /record/verify accepts; the same streamed sends
-// start, page, findings, result, done.
+// start, page, names, errors, findings, result, budget, done.
 func TestA11yAudit(t *testing.T) {
 	ts := a11yServer(t)
 	tok := session(t, ts, "storefront-accessibility-pass")
@@ -51,7 +77,7 @@ func TestA11yAudit(t *testing.T) {
 	fs := out["findings"].([]any)
 	first := fs[0].(map[string]any)
 	checked := out["checked"].(map[string]any)
-	if len(fs) < 6 || first["priority"] != "P1" || checked["rule_engine"].(map[string]any)["version"] != "4.14.1" || len(out["not_checked"].([]any)) == 0 {
+	if len(fs) < 6 || first["priority"] != "P1" || checked["rule_engine"].(map[string]any)["version"] != "4.14.1" || len(out["not_checked"].([]any)) == 0 || out["receipt_events"] == nil {
 		t.Fatalf("audit %s", r.body)
 	}
 	if v := ts.do(t, call{method: "POST", path: "/record/verify", body: map[string]any{"record": out["record"]}}); v.status != 200 || !strings.Contains(string(v.body), `"ok":true`) {
@@ -59,15 +85,22 @@ func TestA11yAudit(t *testing.T) {
 	}
 	tok2 := session(t, ts, "storefront-accessibility-pass")
 	sr := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok2, body: map[string]any{"sample_id": "clean-shop", "stream": true, "mobile": true}})
-	var types []string
-	for _, line := range strings.Split(string(sr.body), "\n") {
-		if d, ok := strings.CutPrefix(line, "data: "); ok {
-			i := strings.Index(d, `"type":"`)
-			types = append(types, strings.SplitN(d[i+8:], `"`, 2)[0])
-		}
-	}
-	if sr.status != 200 || strings.Join(types, " ") != "start page result done" {
+	types := sseTypes(sr.body)
+	if sr.status != 200 || strings.Join(types, " ") != "start page names errors result budget done" {
 		t.Errorf("stream %d: %v", sr.status, types)
+	}
+	// mobile: the page is laid out and shot at 390 x 844.
+	shot := regexp.MustCompile(`"screenshot_png_b64":"([^"]+)"`).FindSubmatch(sr.body)
+	if shot == nil {
+		t.Fatal("no screenshot in the page event")
+	}
+	raw, err := base64.StdEncoding.DecodeString(string(shot[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.DecodeConfig(bytes.NewReader(raw))
+	if err != nil || img.Width != 390 || img.Height != 844 || !strings.Contains(string(sr.body), `"width":390,"height":844`) {
+		t.Errorf("mobile screenshot %+v %v", img, err)
 	}
 }
 

@@ -22,6 +22,8 @@ const (
 	Bearer
 	// Admin routes need the admin secret, server to server.
 	Admin
+	// KeyOnly routes need a developer key: a demo session token is 403.
+	KeyOnly
 )
 
 // Route declares how one route is admitted. Every route family joins the
@@ -134,7 +136,7 @@ func admit[Req any](s *Server, d Declared[Req], w http.ResponseWriter, r *http.R
 			writeProblem(w, err)
 			return
 		}
-	case Bearer:
+	case Bearer, KeyOnly:
 		token, ok := bearer(r)
 		if !ok {
 			writeProblem(w, problem.New(problem.Unauthorized, "the Authorization header must be Bearer <demo session token or dk_ developer key>"))
@@ -143,6 +145,10 @@ func admit[Req any](s *Server, d Declared[Req], w http.ResponseWriter, r *http.R
 		pr, err := s.platform.Authenticate(r.Context(), token, "")
 		if err != nil {
 			writeProblem(w, err)
+			return
+		}
+		if d.Auth == KeyOnly && !pr.IsKey() {
+			writeProblem(w, problem.New(problem.Forbidden, "%s %s needs a developer key (Bearer dk_...): a demo session cannot use it", d.Method, d.Path))
 			return
 		}
 		a.Principal = pr

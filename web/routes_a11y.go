@@ -38,20 +38,25 @@ func (s *Server) a11yRoutes() {
 		Validate: func(r *a11y.Request) error { return r.Validate() },
 		StreamOf: func(r *a11y.Request) bool { return r.Stream },
 		Serve: func(a *Admitted, req *a11y.Request) {
+			who := a11y.Caller{Budget: budget{a.Principal}}
 			if len(req.URLs) > 0 {
 				if !a.Principal.IsKey() {
 					writeProblem(a.W, problem.New(problem.Forbidden, "a demo session may audit the samples and pasted HTML only: URLs need a developer key and a verified domain"))
 					return
 				}
-				writeProblem(a.W, problem.New(problem.Forbidden, "the origin of %s is not verified for this key: this version cannot verify domains yet (POST /a11y/domains is not built); audit pasted HTML instead", req.URLs[0]))
-				return
+				v, err := s.a11yDomains.VerifiedFor(a.R.Context(), *a.Principal.KeyID())
+				if err != nil {
+					writeProblem(a.W, err)
+					return
+				}
+				who.Verified = v
 			}
 			if err := s.a11y.Ready(); err != nil {
 				writeProblem(a.W, err)
 				return
 			}
 			s.serveRun(a, func(ctx context.Context, em *run.Emitter) (any, error) {
-				out, err := s.a11y.Audit(ctx, *req, em)
+				out, err := s.a11y.Audit(ctx, *req, em, who)
 				if err != nil {
 					return nil, err
 				}
@@ -59,6 +64,53 @@ func (s *Server) a11yRoutes() {
 				em.End(run.TypeDone, out)
 				return out, nil
 			})
+		},
+	})
+	type domainBody struct {
+		Domain string `json:"domain"`
+	}
+	domainRoute := func(path, example string, do func(ctx context.Context, keyID, domain string) (any, error)) {
+		declare(s, Declared[domainBody]{
+			Route: Route{Method: http.MethodPost, Path: path, Auth: KeyOnly, Verticals: []string{a11yVertical}, Body: 4 << 10, Example: example},
+			Validate: func(b *domainBody) error {
+				if b.Domain == "" {
+					return problem.New(problem.Invalid, "domain is required, like {\"domain\": \"shop.example.com\"}")
+				}
+				return nil
+			},
+			Serve: func(a *Admitted, b *domainBody) {
+				out, err := do(a.R.Context(), *a.Principal.KeyID(), b.Domain)
+				if err != nil {
+					writeProblem(a.W, err)
+					return
+				}
+				writeJSON(a.W, http.StatusOK, out)
+			},
+		})
+	}
+	domainRoute("/a11y/domains", `{"domain": "shop.example.com"}`, func(ctx context.Context, keyID, domain string) (any, error) {
+		v, err := s.a11yDomains.Ask(ctx, keyID, domain)
+		if err == nil {
+			s.log.Info("a11y domain challenge", "caller", keyID, "domain", v.Domain, "verified", v.Verified)
+		}
+		return v, err
+	})
+	domainRoute("/a11y/domains/check", `{"domain": "shop.example.com"}`, func(ctx context.Context, keyID, domain string) (any, error) {
+		v, err := s.a11yDomains.Check(ctx, keyID, domain)
+		if err == nil {
+			s.log.Info("a11y domain check", "caller", keyID, "domain", v.Domain, "verified", v.Verified, "method", v.Method)
+		}
+		return v, err
+	})
+	declare(s, Declared[struct{}]{
+		Route: Route{Method: http.MethodGet, Path: "/a11y/domains", Auth: KeyOnly, Verticals: []string{a11yVertical}},
+		Serve: func(a *Admitted, _ *struct{}) {
+			ds, err := s.a11yDomains.List(a.R.Context(), *a.Principal.KeyID())
+			if err != nil {
+				writeProblem(a.W, err)
+				return
+			}
+			writeJSON(a.W, http.StatusOK, map[string]any{"domains": ds})
 		},
 	})
 	s.Handle(http.MethodGet, "/a11y/info", func(w http.ResponseWriter, r *http.Request) {
@@ -88,9 +140,9 @@ func (s *Server) a11yInfo() map[string]any {
 	}
 	return map[string]any{
 		"rule_engine": engine, "browser": br, "wcag": map[string]any{"version": "2.2", "criteria": len(s.a11y.Criteria), "levels": []string{"A", "AA"}},
-		"limits":  map[string]any{"urls": a11y.MaxURLs, "html_characters": a11y.MaxHTMLChars, "mobile_viewport": []int{a11y.MobileWidth, a11y.MobileHeight}},
+		"limits":  map[string]any{"urls": a11y.MaxURLs, "resource_bytes": a11y.MaxResource, "url_audits": s.a11y.Fetch != nil, "html_characters": a11y.MaxHTMLChars, "mobile_viewport": []int{a11y.MobileWidth, a11y.MobileHeight}},
 		"samples": a11y.SampleIDs,
-		"not_checked": []string{"URL audits: this version cannot verify domains yet", "the vision judge: not built in this version",
+		"not_checked": []string{"the vision judge: not built in this version",
 			"keyboard: traps among several elements, undeclared dialogs"},
 		"laws": []map[string]string{
 			{"name": "European Accessibility Act (Directive (EU) 2019/882)", "applies_from": "2025-06-28", "url": "https://eur-lex.europa.eu/eli/dir/2019/882/oj"},

@@ -22,6 +22,7 @@ import (
 	"boxd/engine/attest"
 	"boxd/ids"
 	"boxd/pipelines/a11y"
+	"boxd/pipelines/a11y/domains"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/hcc"
@@ -77,6 +78,9 @@ type Deps struct {
 	// Codes are the ICD-10-CM and RxNorm tables (data_dir); nil: the
 	// chart reader (/hcc/read-chart) answers 503.
 	Codes *codes.Tables
+	// Resolver looks up the accessibility audit's DNS challenges (nil:
+	// the system's resolver).
+	Resolver *net.Resolver
 }
 
 // Server serves the API on one listener.
@@ -94,6 +98,8 @@ type Server struct {
 	docreader *docreader.Service
 	hcc       *hcc.Service
 	a11y      *a11y.Service
+	// a11yDomains verifies the domains URL audits may visit.
+	a11yDomains *domains.Registry
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker
@@ -182,7 +188,16 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	}
 	if ob != nil {
 		s.sitecheck = &sitecheck.Checker{Client: ob, Key: s.key, Now: s.now}
+		s.a11y.Fetch = a11y.Outbound{Client: ob}
 	}
+	ver := &domains.Verifier{}
+	if ob != nil {
+		ver.Client = ob
+	}
+	if deps.Resolver != nil {
+		ver.Resolver = deps.Resolver
+	}
+	s.a11yDomains = &domains.Registry{Store: s.platform.Store(), Verifier: ver, Now: s.now}
 	s.metrics = newMetrics(s)
 	if s.chat != nil && s.chat.Meter == nil {
 		s.chat.Meter = s.metrics.llm // chat and live lanes count their tokens in /metrics

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -152,9 +151,7 @@ func newModelsInspect() *cobra.Command {
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
-				enc := json.NewEncoder(out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
+				return printJSON(out, info)
 			}
 			tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 			name := info.Name

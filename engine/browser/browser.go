@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os/exec"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
@@ -54,8 +56,43 @@ type Policy struct {
 	// reach.
 	Origins []string
 	// Width and Height set the tab's viewport (0: the pool's): a phone's
-	// 390 × 844 for a mobile audit.
+	// 390 × 844 for a mobile audit. The page is laid out at exactly that
+	// size (device metrics are emulated: a headless window is never
+	// narrower than 500 pixels).
 	Width, Height int
+	// Mobile emulates a phone's screen: the page's viewport meta tag is
+	// honoured as a phone honours it.
+	Mobile bool
+	// Fetch, when set, fetches every request the policy lets out in the
+	// browser's stead (its answer fulfils the paused request), so the
+	// browser connects to nothing itself and the fetcher's address rules
+	// (outbound's: no private, loopback or link-local address) hold for
+	// every hop: a redirect comes back to the browser, which asks again
+	// and is checked again.
+	Fetch Fetcher
+	// Subresources lets a ReadOnly page with a Fetch load images, style
+	// sheets, scripts, fonts and media from other origins, by GET through
+	// the fetcher; navigations, scripts' requests, beacons and pings to
+	// other origins stay refused.
+	Subresources bool
+}
+
+// Fetcher fetches one request for a tab: one hop, no redirect followed.
+type Fetcher interface {
+	Fetch(ctx context.Context, method, url, accept string) (Fetched, error)
+}
+
+// Fetched is a fetcher's answer.
+type Fetched struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// subresource are the resource types a page loads to show itself.
+var subresource = map[network.ResourceType]bool{
+	network.ResourceTypeImage: true, network.ResourceTypeStylesheet: true, network.ResourceTypeScript: true,
+	network.ResourceTypeFont: true, network.ResourceTypeMedia: true, network.ResourceTypeTextTrack: true, network.ResourceTypeManifest: true,
 }
 
 // Refused is a request the policy refused: it never left the browser.
@@ -207,6 +244,11 @@ func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
 		},
 		func() error { _, err := chromedp.Call(bctx, inspector.Enable, cdp.Empty{}); return err },
 		func() error {
+			_, err := chromedp.Call(bctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+				Width: int64(cmp.Or(pol.Width, p.o.Width)), Height: int64(cmp.Or(pol.Height, p.o.Height)), DeviceScaleFactor: 1, Mobile: pol.Mobile})
+			return err
+		},
+		func() error {
 			_, err := chromedp.Call(bctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}})
 			return err
 		},
@@ -234,18 +276,19 @@ func (t *Tab) listen(ev any) {
 			}()
 			return
 		}
-		why := t.refuse(e.Request.Method, e.Request.URL)
+		why := t.refuse(e.Request.Method, e.Request.URL, e.ResourceType)
 		if why != "" {
-			t.mu.Lock()
-			t.refused = append(t.refused, Refused{Method: e.Request.Method, URL: e.Request.URL, Type: string(e.ResourceType), Why: why})
-			t.mu.Unlock()
+			t.note(Refused{Method: e.Request.Method, URL: e.Request.URL, Type: string(e.ResourceType), Why: why})
 		}
 		go func() {
-			if why == "" {
+			switch {
+			case why != "":
+				_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+			case t.policy.Fetch != nil && isHTTP(e.Request.URL):
+				t.fetchFor(e)
+			default:
 				_, _ = chromedp.Call(t.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
-				return
 			}
-			_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 		}()
 	case *inspector.EventTargetCrashed:
 		t.mu.Lock()
@@ -258,8 +301,48 @@ func (t *Tab) listen(ev any) {
 	}
 }
 
+// note counts a request that did not leave the browser.
+func (t *Tab) note(r Refused) {
+	t.mu.Lock()
+	t.refused = append(t.refused, r)
+	t.mu.Unlock()
+}
+
+func isHTTP(raw string) bool {
+	return strings.HasPrefix(raw, "http://") || strings.HasPrefix(raw, "https://")
+}
+
+// fetchFor fetches a paused request through the policy's fetcher and
+// answers the browser with what came back; a fetch that fails (an
+// address the outbound rules refuse, a timeout) fails the request and is
+// counted.
+func (t *Tab) fetchFor(e *fetch.EventRequestPaused) {
+	accept := ""
+	if v, ok := e.Request.Headers["Accept"].(string); ok {
+		accept = v
+	}
+	got, err := t.policy.Fetch.Fetch(t.ctx, e.Request.Method, e.Request.URL, accept)
+	if err != nil {
+		t.note(Refused{Method: e.Request.Method, URL: e.Request.URL, Type: string(e.ResourceType), Why: "not fetched: " + err.Error()})
+		_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonAccessDenied})
+		return
+	}
+	var hs []*fetch.HeaderEntry
+	for k, vs := range got.Header {
+		switch http.CanonicalHeaderKey(k) {
+		case "Content-Length", "Content-Encoding", "Transfer-Encoding", "Connection", "Keep-Alive":
+			continue // the body comes decoded and whole
+		}
+		for _, v := range vs {
+			hs = append(hs, &fetch.HeaderEntry{Name: k, Value: v})
+		}
+	}
+	_, _ = chromedp.Call(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: int64(got.Status),
+		ResponseHeaders: hs, Body: got.Body})
+}
+
 // refuse says why the policy refuses a request ("" when it may go).
-func (t *Tab) refuse(method, raw string) string {
+func (t *Tab) refuse(method, raw string, typ network.ResourceType) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return "the URL does not parse"
@@ -285,6 +368,9 @@ func (t *Tab) refuse(method, raw string) string {
 		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
 			return ""
 		}
+	}
+	if t.policy.Subresources && t.policy.Fetch != nil && subresource[typ] {
+		return ""
 	}
 	return "the origin " + origin + " is not the audited one"
 }

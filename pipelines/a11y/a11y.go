@@ -7,12 +7,16 @@
 package a11y
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -23,10 +27,13 @@ import (
 	"boxd/engine/browser"
 	"boxd/ids"
 	"boxd/pipelines/a11y/axe"
+	"boxd/pipelines/a11y/domains"
 	"boxd/pipelines/a11y/findings"
 	"boxd/pipelines/a11y/forms"
 	"boxd/pipelines/a11y/keyboard"
+	"boxd/pipelines/outbound"
 	"boxd/problem"
+	"boxd/run"
 )
 
 // Limits (contract 2, section 8).
@@ -72,6 +79,19 @@ func (r *Request) Validate() error {
 	case len(r.URLs) > MaxURLs:
 		return problem.New(problem.Invalid, "urls holds %d pages; at most %d on one origin", len(r.URLs), MaxURLs)
 	}
+	var origin string
+	for i, raw := range r.URLs {
+		u, err := url.Parse(raw)
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Hostname() == "":
+			return problem.New(problem.Invalid, "urls[%d] is not an http or https URL", i)
+		case u.User != nil:
+			return problem.New(problem.Invalid, "urls[%d] carries a user name or password: audits fetch public pages only", i)
+		case i > 0 && u.Scheme+"://"+strings.ToLower(u.Host) != origin:
+			return problem.New(problem.Invalid, "urls[%d] is on %s, not %s: the pages of one audit are on one origin", i, u.Scheme+"://"+u.Host, origin)
+		}
+		origin = u.Scheme + "://" + strings.ToLower(u.Host)
+	}
 	return nil
 }
 
@@ -87,9 +107,12 @@ type Service struct {
 	Axe        *axe.Engine   // nil: no rule engine (503)
 	AxeErr     error
 	Criteria   map[string]axe.Criterion
-	Key        *attest.Key
-	Log        *slog.Logger
-	Now        func() time.Time
+	// Fetch fetches a URL audit's requests under the outbound rules (nil:
+	// URL audits answer 503).
+	Fetch browser.Fetcher
+	Key   *attest.Key
+	Log   *slog.Logger
+	Now   func() time.Time
 }
 
 // Checked says what the audit checked (contract 2, section 2).
@@ -118,9 +141,17 @@ type Result struct {
 	Checked    Checked            `json:"checked"`
 	NotChecked []string           `json:"not_checked"`
 	Record     *attest.Record     `json:"record"`
-	ModelCalls int                `json:"model_calls"`
-	ElapsedS   float64            `json:"elapsed_s"`
+	// ReceiptEvents are the receipts of the audit's model calls (the
+	// vision judge's), as its stream sent them.
+	ReceiptEvents []run.ReceiptBody `json:"receipt_events"`
+	ModelCalls    int               `json:"model_calls"`
+	ElapsedS      float64           `json:"elapsed_s"`
 }
+
+var _ run.Tallied = (*Result)(nil)
+
+// SetTally fills receipt_events from the run's events.
+func (r *Result) SetTally(t run.Tally) { r.ReceiptEvents = append([]run.ReceiptBody{}, t.Receipts...) }
 
 // PageEvent is the page event: the page as audited, with a screenshot.
 type PageEvent struct {
@@ -143,84 +174,255 @@ func (s *Service) Ready() error {
 	return nil
 }
 
-// Audit audits the request's page: pasted HTML or a sample (URL audits
-// are refused before: they need a verified domain).
-func (s *Service) Audit(ctx context.Context, req Request, ev Events) (*Result, error) {
+// Caller is who asked for an audit, as the audit needs it: the domains
+// its key verified (URL audits), and its budget (the budget event).
+type Caller struct {
+	Verified []domains.Verified
+	Budget   run.Budget // nil: no budget event
+}
+
+// source is one page to audit: a URL, or HTML served by the tab.
+type source struct {
+	name, url, html string
+}
+
+// pageResult is one audited page.
+type pageResult struct {
+	findings.Page
+	shot []byte
+}
+
+// Audit audits the request's pages: pasted HTML or a sample with no
+// network; or one to five URLs of an origin the caller verified, loaded
+// read-only (GET and HEAD), every request fetched through the outbound
+// rules. Events: start; per page, page (with its screenshot) or
+// page_error, then names (the tab stops' accessible names) and errors
+// (what the empty forms showed); each finding; result; budget.
+func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller) (*Result, error) {
 	if err := s.Ready(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	html, name := req.HTML, "pasted"
-	if req.SampleID != "" {
-		html, name = Sample(req.SampleID), "sample:"+req.SampleID
-	}
-	ev.Emit("start", map[string]any{"pages": 1, "mobile": req.Mobile, "rule_engine": s.Axe.Version})
+	var srcs []source
 	pol := browser.Policy{Network: browser.Offline}
+	switch {
+	case len(req.URLs) > 0:
+		origin, err := s.allowURLs(req.URLs, who.Verified)
+		if err != nil {
+			return nil, err
+		}
+		pol = browser.Policy{Network: browser.ReadOnly, Origins: []string{origin}, Fetch: s.Fetch, Subresources: true}
+		for _, u := range req.URLs {
+			srcs = append(srcs, source{name: u, url: u})
+		}
+	case req.SampleID != "":
+		srcs = []source{{name: "sample:" + req.SampleID, html: Sample(req.SampleID)}}
+	default:
+		srcs = []source{{name: "pasted", html: req.HTML}}
+	}
 	if req.Mobile {
-		pol.Width, pol.Height = MobileWidth, MobileHeight
-	}
-	tab, err := s.Browser.Open(ctx, pol)
-	if err != nil {
-		return nil, fmt.Errorf("a11y: %w", err)
-	}
-	defer tab.Close()
-	if err := tab.LoadHTML(html); err != nil {
-		ev.Emit("page_error", map[string]string{"page": name, "error": err.Error()})
-		return nil, problem.Wrap(problem.Unprocessable, err, "the page did not load in the browser: %v", err)
-	}
-	shot, err := chromedp.Call(tab.Context(), page.CaptureScreenshot, page.CaptureScreenshotParams{})
-	if err != nil {
-		return nil, fmt.Errorf("a11y: screenshot: %w", err)
-	}
-	rules, err := s.Axe.Run(tab)
-	if err != nil {
-		return nil, fmt.Errorf("a11y: %w", err)
-	}
-	kb, err := keyboard.Pass(ctx, tab, 0)
-	if err != nil {
-		return nil, fmt.Errorf("a11y: %w", err)
-	}
-	fm, err := forms.Pass(ctx, tab)
-	if err != nil {
-		return nil, fmt.Errorf("a11y: %w", err)
+		pol.Width, pol.Height, pol.Mobile = MobileWidth, MobileHeight, true
 	}
 	w, h := s.Browser.Viewport()
 	if req.Mobile {
 		w, h = MobileWidth, MobileHeight
 	}
-	ev.Emit("page", PageEvent{Page: name, Width: w, Height: h, ScreenshotPNG: base64.StdEncoding.EncodeToString(shot.Data), TabStops: len(kb.Stops), Forms: len(fm)})
-	fs, adv := findings.Build([]findings.Page{{URL: name, Rules: rules, Keyboard: kb, Forms: fm}}, s.Criteria)
+	ev.Emit("start", map[string]any{"pages": len(srcs), "mobile": req.Mobile, "viewport": []int{w, h}, "rule_engine": s.Axe.Version})
+	tab, err := s.Browser.Open(ctx, pol)
+	if err != nil {
+		return nil, fmt.Errorf("a11y: %w", err)
+	}
+	defer tab.Close()
+	var pages []findings.Page
+	var stops, submitted int
+	var pageErrors []string
+	for _, src := range srcs {
+		pr, err := s.auditPage(ctx, tab, src)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			if errors.Is(err, browser.ErrCrashed) {
+				return nil, fmt.Errorf("a11y: %s: %w", src.name, err)
+			}
+			ev.Emit("page_error", map[string]string{"page": src.name, "error": err.Error()})
+			pageErrors = append(pageErrors, src.name+": "+err.Error())
+			continue
+		}
+		ev.Emit("page", PageEvent{Page: src.name, Width: w, Height: h, ScreenshotPNG: base64.StdEncoding.EncodeToString(pr.shot),
+			TabStops: len(pr.Keyboard.Stops), Forms: len(pr.Forms)})
+		ev.Emit("names", namesOf(pr.Page))
+		ev.Emit("errors", errorsOf(pr.Page))
+		pages = append(pages, pr.Page)
+		stops += len(pr.Keyboard.Stops)
+		submitted += len(pr.Forms)
+	}
+	if len(pages) == 0 {
+		return nil, problem.New(problem.Unprocessable, "no page could be audited: %s", strings.Join(pageErrors, "; "))
+	}
+	fs, adv := findings.Build(pages, s.Criteria)
 	for _, f := range fs {
 		ev.Emit("finding", f)
 	}
 	out := &Result{ID: ids.New("a11y-", 12), Findings: fs, Advisories: adv, ModelCalls: 0,
-		Checked: Checked{RuleEngine: RuleEngine{Name: "axe-core", Version: s.Axe.Version, SHA256: s.Axe.SHA256}, Pages: 1,
-			TabStops: len(kb.Stops), FormsSubmitted: len(fm), PromptHashes: []string{}},
-		NotChecked: notChecked(req)}
+		Checked: Checked{RuleEngine: RuleEngine{Name: "axe-core", Version: s.Axe.Version, SHA256: s.Axe.SHA256}, Pages: len(pages),
+			TabStops: stops, FormsSubmitted: submitted, PromptHashes: []string{}},
+		NotChecked: notChecked(req, pageErrors)}
+	out.ReceiptEvents = []run.ReceiptBody{}
 	if out.Findings == nil {
 		out.Findings = []findings.Finding{}
 	}
 	if out.Advisories == nil {
 		out.Advisories = []findings.Finding{}
 	}
-	out.Summary = findings.Summarize(out.Findings, out.Advisories, 1)
+	out.Summary = findings.Summarize(out.Findings, out.Advisories, len(pages))
 	if out.Record, err = s.record(out); err != nil {
 		return nil, fmt.Errorf("a11y: sign the record: %w", err)
 	}
 	out.ElapsedS = float64(time.Since(start).Milliseconds()) / 1000
 	ev.Emit("result", map[string]any{"id": out.ID, "summary": out.Summary, "record": out.Record.ID})
-	s.log().Info("a11y audit", "id", out.ID, "page", name, "findings", len(fs), "advisories", len(adv), "record", out.Record.ID)
+	if who.Budget != nil {
+		if left, err := who.Budget.TokensLeft(ctx); err == nil {
+			b := run.BudgetBody{LLMTokensLeft: left, KeyID: who.Budget.KeyID()}
+			if who.Budget.Daily() {
+				b.Period = "day"
+			}
+			ev.Emit(run.TypeBudget, b)
+		}
+	}
+	s.log().Info("a11y audit", "id", out.ID, "pages", len(pages), "page_errors", len(pageErrors), "findings", len(fs), "advisories", len(adv), "record", out.Record.ID)
 	return out, nil
 }
 
+// auditPage loads one page in the tab and runs the rule engine, the
+// keyboard pass and the form pass over it.
+func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (*pageResult, error) {
+	if src.url == "" {
+		if err := tab.LoadHTML(src.html); err != nil {
+			return nil, fmt.Errorf("the page did not load in the browser: %w", err)
+		}
+	} else {
+		resp, err := chromedp.RunResponse(tab.Context(), chromedp.Navigate(src.url))
+		switch {
+		case err != nil:
+			why := err.Error()
+			for _, r := range tab.Refused() {
+				if r.Type == "Document" {
+					why = r.Why
+				}
+			}
+			return nil, fmt.Errorf("%s did not load: %s", src.url, why)
+		case resp == nil:
+			return nil, fmt.Errorf("%s did not load: no response", src.url)
+		case resp.Status >= 400:
+			return nil, fmt.Errorf("%s answered %d", src.url, resp.Status)
+		}
+	}
+	shot, err := chromedp.Call(tab.Context(), page.CaptureScreenshot, page.CaptureScreenshotParams{})
+	if err != nil {
+		return nil, fmt.Errorf("screenshot: %w", err)
+	}
+	rules, err := s.Axe.Run(tab)
+	if err != nil {
+		return nil, err
+	}
+	kb, err := keyboard.Pass(ctx, tab, 0)
+	if err != nil {
+		return nil, err
+	}
+	fm, err := forms.Pass(ctx, tab)
+	if err != nil {
+		return nil, err
+	}
+	return &pageResult{Page: findings.Page{URL: src.name, Rules: rules, Keyboard: kb, Forms: fm}, shot: shot.Data}, nil
+}
+
+// NamesEvent is the names event: a page's tab stops, in order, with the
+// accessible names a screen reader would read.
+type NamesEvent struct {
+	Page  string     `json:"page"`
+	Stops []StopName `json:"stops"`
+}
+
+// StopName is one tab stop.
+type StopName struct {
+	Selector string `json:"selector"`
+	Role     string `json:"role"`
+	Name     string `json:"name"`
+}
+
+func namesOf(p findings.Page) NamesEvent {
+	out := NamesEvent{Page: p.URL, Stops: []StopName{}}
+	for _, st := range p.Keyboard.Stops {
+		out.Stops = append(out.Stops, StopName{Selector: st.Selector, Role: cmp.Or(st.Role, st.Tag), Name: st.Name})
+	}
+	return out
+}
+
+// ErrorsEvent is the errors event: what each form showed when submitted
+// empty.
+type ErrorsEvent struct {
+	Page  string       `json:"page"`
+	Forms []forms.Form `json:"forms"`
+}
+
+func errorsOf(p findings.Page) ErrorsEvent {
+	out := ErrorsEvent{Page: p.URL, Forms: p.Forms}
+	if out.Forms == nil {
+		out.Forms = []forms.Form{}
+	}
+	return out
+}
+
+// MaxResource bounds one resource a URL audit's page loads.
+const MaxResource = 16 << 20
+
+// Outbound is the browser's fetcher over the outbound client: one hop at
+// a time (the browser follows redirects and its policy sees each), at
+// most MaxResource a resource, public addresses only unless the operator
+// allows others.
+type Outbound struct{ Client *outbound.Client }
+
+var _ browser.Fetcher = Outbound{}
+
+// Fetch fetches one request for the browser.
+func (o Outbound) Fetch(ctx context.Context, method, rawURL, accept string) (browser.Fetched, error) {
+	r, err := o.Client.Hop(ctx, method, rawURL, accept, MaxResource)
+	if err != nil {
+		return browser.Fetched{}, err
+	}
+	return browser.Fetched{Status: r.Status, Header: r.Header, Body: r.Body}, nil
+}
+
+// allowURLs checks a URL audit against the caller's verified domains and
+// returns the origin it stays on (403 naming the host and how to verify
+// it when it is not covered).
+func (s *Service) allowURLs(urls []string, verified []domains.Verified) (string, error) {
+	if s.Fetch == nil {
+		return "", problem.New(problem.Unavailable, "this box makes no outbound fetches (outbound settings), so it cannot audit URLs; audit pasted HTML instead")
+	}
+	u, err := url.Parse(urls[0])
+	if err != nil {
+		return "", problem.New(problem.Invalid, "urls[0] is not a URL")
+	}
+	if !domains.Covers(verified, u.Hostname()) {
+		return "", problem.New(problem.Forbidden, "%s is not a domain this key verified: ask for a challenge with POST /a11y/domains {\"domain\": %q}, publish it, then POST /a11y/domains/check", u.Hostname(), u.Hostname())
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
 // notChecked lists what this audit did not check, and why.
-func notChecked(req Request) []string {
+func notChecked(req Request, pageErrors []string) []string {
 	judge := "the vision judge (alt text that does not describe its image, text in images, contrast the rule engine could not decide): not built in this version"
 	if req.Judge != nil && !*req.Judge {
 		judge = "the vision judge: judge is false"
 	}
-	return []string{judge,
+	out := []string{judge,
 		"keyboard: traps that cycle among several elements; dialogs opened by controls that do not declare them (aria-haspopup or aria-controls): not checked in this version"}
+	for _, e := range pageErrors {
+		out = append(out, "the page "+e)
+	}
+	return out
 }
 
 // record signs the audit: its findings, advisories, what was and was not

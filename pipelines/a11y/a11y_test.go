@@ -70,7 +70,7 @@ func TestSamples(t *testing.T) {
 	s := service(t)
 	audit := func(id string) (*Result, *events) {
 		ev := &events{}
-		r, err := s.Audit(context.Background(), Request{SampleID: id}, ev)
+		r, err := s.Audit(context.Background(), Request{SampleID: id}, ev, Caller{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestSamples(t *testing.T) {
 	if !strings.HasPrefix(got, "P1") || shop.Checked.RuleEngine.Version != "4.14.1" || shop.Checked.TabStops == 0 || shop.Checked.FormsSubmitted != 2 || shop.Record == nil {
 		t.Errorf("shop %+v", shop.Checked)
 	}
-	if strings.Join(ev.types, " ") != "start page "+strings.Repeat("finding ", len(shop.Findings))+"result" {
+	if strings.Join(ev.types, " ") != "start page names errors "+strings.Repeat("finding ", len(shop.Findings))+"result" {
 		t.Errorf("events %v", ev.types)
 	}
 	product, _ := audit(SampleProductPage)

@@ -251,38 +251,58 @@ type Response struct {
 // Get fetches rawURL (http or https), reading at most limit bytes of body:
 // a longer body is an error of kind too_large.
 func (c *Client) Get(ctx context.Context, rawURL string, limit int64) (*Response, error) {
-	return c.get(ctx, rawURL, limit, false)
+	return c.get(ctx, http.MethodGet, rawURL, pageAccept, limit, false, true)
+}
+
+// pageAccept is the Accept header of Get.
+const pageAccept = "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8"
+
+// Hop fetches rawURL once with method (GET or HEAD), following no
+// redirect: a 3xx comes back as it is, its Location for the caller to
+// check and fetch in turn (a browser that fetches through the client
+// follows the redirect itself, and its own policy sees the next URL).
+// accept, when not "", is sent as the Accept header. The address is
+// checked as for Get; the body is read up to limit (too_large beyond).
+func (c *Client) Hop(ctx context.Context, method, rawURL, accept string, limit int64) (*Response, error) {
+	if method != http.MethodGet && method != http.MethodHead {
+		return nil, &Error{Kind: KindBadURL, URL: rawURL, Msg: fmt.Sprintf("only GET and HEAD are fetched, not %s", method)}
+	}
+	return c.get(ctx, method, rawURL, accept, limit, false, false)
 }
 
 // GetPrefix fetches rawURL like Get but keeps the first limit bytes of a
 // longer body, setting Truncated (robots.txt parsers read a prefix).
 func (c *Client) GetPrefix(ctx context.Context, rawURL string, limit int64) (*Response, error) {
-	return c.get(ctx, rawURL, limit, true)
+	return c.get(ctx, http.MethodGet, rawURL, pageAccept, limit, true, true)
 }
 
-func (c *Client) get(ctx context.Context, rawURL string, limit int64, prefix bool) (*Response, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &Error{Kind: KindBadURL, URL: rawURL, Msg: fmt.Sprintf("%q is not an http or https URL", rawURL)}
-	}
-	if u.User != nil {
-		return nil, &Error{Kind: KindBadURL, URL: rawURL, Msg: "URLs with user names or passwords are not fetched"}
+// get fetches rawURL with method; prefix keeps the first limit bytes of
+// a longer body; follow follows redirects (each checked).
+func (c *Client) get(ctx context.Context, method, rawURL, accept string, limit int64, prefix, follow bool) (*Response, error) {
+	u, uerr := fetchable(rawURL)
+	if uerr != nil {
+		return nil, uerr
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.p.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
 	if err != nil {
 		return nil, &Error{Kind: KindBadURL, URL: rawURL, Msg: err.Error(), Err: err}
 	}
 	if c.p.UserAgent != "" {
 		req.Header.Set("User-Agent", c.p.UserAgent)
 	}
-	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.8")
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
 	start := time.Now()
 	var redirects []string
 	hc := *c.hc
 	inner := hc.CheckRedirect
 	hc.CheckRedirect = func(r *http.Request, via []*http.Request) error {
+		if !follow {
+			return http.ErrUseLastResponse
+		}
 		redirects = append(redirects, via[len(via)-1].URL.String())
 		return inner(r, via)
 	}
@@ -306,6 +326,18 @@ func (c *Client) get(ctx context.Context, rawURL string, limit int64, prefix boo
 		URL: resp.Request.URL.String(), Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"),
 		Header: resp.Header, Body: body, Redirects: redirects, Elapsed: time.Since(start), Truncated: truncated,
 	}, nil
+}
+
+// fetchable parses rawURL: http or https with a host, no credentials.
+func fetchable(rawURL string) (*url.URL, *Error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &Error{Kind: KindBadURL, URL: rawURL, Msg: fmt.Sprintf("%q is not an http or https URL", rawURL)}
+	}
+	if u.User != nil {
+		return nil, &Error{Kind: KindBadURL, URL: rawURL, Msg: "URLs with user names or passwords are not fetched"}
+	}
+	return u, nil
 }
 
 // classify turns a transport error into an *Error with a message.

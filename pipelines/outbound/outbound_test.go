@@ -203,3 +203,44 @@ func TestFailuresSayWhatWentWrong(t *testing.T) {
 		t.Errorf("trusted TLS: %v %+v", err, resp)
 	}
 }
+
+// TestHop: one hop, no redirect followed (the 302 and its Location come
+// back), HEAD allowed, POST refused before anything is sent, the address
+// checked as for Get.
+func TestHop(t *testing.T) {
+	var posts atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			posts.Add(1)
+		}
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, "/new", http.StatusFound)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("accept=" + r.Header.Get("Accept")))
+	}))
+	defer srv.Close()
+	c := New(Policy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	ctx := context.Background()
+	r, err := c.Hop(ctx, http.MethodGet, srv.URL+"/old", "", 1024)
+	if err != nil || r.Status != http.StatusFound || r.Header.Get("Location") != "/new" {
+		t.Fatalf("a redirect is not followed: %+v %v", r, err)
+	}
+	r, err = c.Hop(ctx, http.MethodGet, srv.URL+"/new", "image/*", 1024)
+	if err != nil || r.Status != 200 || string(r.Body) != "accept=image/*" {
+		t.Fatalf("get: %+v %v", r, err)
+	}
+	if r, err = c.Hop(ctx, http.MethodHead, srv.URL+"/new", "", 1024); err != nil || r.Status != 200 || len(r.Body) != 0 {
+		t.Fatalf("head: %+v %v", r, err)
+	}
+	if _, err := c.Hop(ctx, http.MethodPost, srv.URL+"/new", "", 1024); err == nil || posts.Load() != 0 {
+		t.Fatalf("a POST was fetched: %v, %d reached the server", err, posts.Load())
+	}
+	if _, err := c.Hop(ctx, http.MethodGet, srv.URL+"/new", "", 3); kindOf(t, err).Kind != KindTooLarge {
+		t.Errorf("limit: %v", err)
+	}
+	if _, err := New(Policy{}).Hop(ctx, http.MethodGet, srv.URL+"/new", "", 1024); kindOf(t, err).Kind != KindRefused {
+		t.Errorf("loopback fetched without being allowed: %v", err)
+	}
+}

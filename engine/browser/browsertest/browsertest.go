@@ -5,7 +5,11 @@ package browsertest
 import (
 	"context"
 	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,4 +35,27 @@ func Tab(t testing.TB, pol browser.Policy) *browser.Tab {
 	}
 	t.Cleanup(tb.Close)
 	return tb
+}
+
+// Host serves h on addr (127.0.0.2:0 is another loopback host, so another
+// origin; skipped where it cannot listen) until the test ends, and
+// returns its URL and a list of what it was asked: "METHOD /path
+// user-agent" for each request.
+func Host(t testing.TB, addr string, h http.HandlerFunc) (base string, seen func() []string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", addr, err)
+	}
+	var mu sync.Mutex
+	var got []string
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.Path+" "+r.UserAgent())
+		mu.Unlock()
+		h(w, r)
+	})}}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), got...) }
 }

@@ -81,32 +81,57 @@ type Result struct {
 }
 
 // run is the script run in the page: axe-core's results, kept small.
-const run = `(async () => {
-  const r = await axe.run(document, {resultTypes: ["violations", "incomplete"], reporter: "v2"});
+const run = `(async (only) => {
+  const opts = {resultTypes: ["violations", "incomplete"], reporter: "v2"};
+  if (only.length) opts.runOnly = {type: "rule", values: only};
+  const r = await axe.run(document, opts);
   const pick = (outcome) => (x) => ({rule: x.id, outcome, impact: x.impact || "", help: x.help, help_url: x.helpUrl,
     description: x.description, tags: x.tags,
     nodes: (x.nodes || []).map(n => ({target: n.target.map(String), html: n.html, failure_summary: n.failureSummary || ""}))});
   return [].concat(r.violations.map(pick("violation")), r.incomplete.map(pick("incomplete")),
     r.passes.map(x => ({rule: x.id, outcome: "pass", help: x.help, help_url: x.helpUrl, description: x.description, tags: x.tags, nodes: []})),
     r.inapplicable.map(x => ({rule: x.id, outcome: "inapplicable", help: x.help, help_url: x.helpUrl, description: x.description, tags: x.tags, nodes: []})));
-})()`
+})`
 
 // Run injects axe-core into the tab's page and runs every rule: the
 // violations and the rules it could not decide with their elements, the
 // passed and inapplicable rules without.
 func (e *Engine) Run(tab *browser.Tab) ([]Result, error) {
+	return e.RunRules(tab, nil)
+}
+
+// RunRules runs only the named rules (rules the engine leaves off by
+// default, like color-contrast-enhanced, run too); nil runs the default
+// set.
+func (e *Engine) RunRules(tab *browser.Tab, rules []string) ([]Result, error) {
 	if _, err := chromedp.Run(tab.Context(), chromedp.Evaluate[bool](e.Script+"\n;typeof axe === 'object'")); err != nil {
 		return nil, fmt.Errorf("axe: inject the rule engine: %w", err)
 	}
-	rs, err := chromedp.Run(tab.Context(), chromedp.Evaluate[[]Result](run, chromedp.EvalAwaitPromise))
+	return e.run(tab, rules)
+}
+
+func (e *Engine) run(tab *browser.Tab, only []string) ([]Result, error) {
+	if only == nil {
+		only = []string{}
+	}
+	arg, err := json.Marshal(only)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := chromedp.Run(tab.Context(), chromedp.Evaluate[[]Result](run+"("+string(arg)+")", chromedp.EvalAwaitPromise))
 	if err != nil {
 		return nil, fmt.Errorf("axe: run the rules: %w", err)
 	}
 	for i := range rs {
-		rs[i].WCAG = Criteria(rs[i].Tags)
 		if rs[i].Nodes == nil {
 			rs[i].Nodes = []Node{}
 		}
+	}
+	if err := refine(tab, rs); err != nil {
+		return nil, err
+	}
+	for i := range rs {
+		rs[i].WCAG = Criteria(rs[i].Tags)
 	}
 	return rs, nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"boxd/engine/browser"
@@ -95,5 +96,64 @@ func TestCriteria(t *testing.T) {
 	}
 	if c := cs["1.4.3"]; len(cs) != 86 || c.Name != "Contrast (Minimum)" || c.Level != "AA" || c.URL != "https://www.w3.org/TR/WCAG22/#contrast-minimum" {
 		t.Errorf("%d criteria; 1.4.3 %+v", len(cs), c)
+	}
+}
+
+// TestRefine: the corrections boxd makes to the rule engine's answers.
+// The ACT test case 0ssw9k "Inapplicable Example 5" (from the test data),
+// whose region scrolls 56 pixels with 30 of padding above and 30 below,
+// is not reported (the rule engine alone reports it); a region that
+// scrolls further is. An iframe with tabindex=-1 holding a link is
+// reported, one holding only text and one made inert are not.
+func TestRefine(t *testing.T) {
+	e := engine(t)
+	dir := os.Getenv("BOXD_TEST_DATA")
+	if dir == "" {
+		t.Skip("BOXD_TEST_DATA is not set")
+	}
+	small, err := os.ReadFile(filepath.Join(dir, "act-rules", "testcases", "0ssw9k", "8f9b5bf5fc8345b8e7aa016621fb5dee6c13c8f2.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(page string, rules ...string) map[string]Result {
+		t.Helper()
+		tb := tab(t)
+		if err := tb.LoadHTML(page); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := e.RunRules(tb, rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]Result{}
+		for _, r := range rs {
+			got[r.Rule] = r
+		}
+		return got
+	}
+	targets := func(r Result) (out []string) {
+		for _, n := range r.Nodes {
+			out = append(out, n.Target[len(n.Target)-1])
+		}
+		return out
+	}
+	if r := run(string(small), "scrollable-region-focusable")["scrollable-region-focusable"]; r.Outcome == Violation {
+		t.Errorf("a region scrolling less than its padding: %s %v", r.Outcome, targets(r))
+	}
+	words := strings.Repeat("Web Content Accessibility Guidelines cover a wide range of recommendations for making Web content more accessible. ", 10)
+	got := run(`<!doctype html><html lang="en"><head><title>Frames</title></head><body><main>
+<section id="big" style="height:100px;width:300px;overflow-y:scroll"><p>`+words+`</p></section>
+<iframe id="links" tabindex="-1" title="Links" srcdoc="<a href='/'>Home</a>"></iframe>
+<iframe id="words" tabindex="-1" title="Words" srcdoc="<p>Hello</p>"></iframe>
+<iframe id="sleeping" tabindex="-1" inert title="Asleep" srcdoc="<a href='/'>Home</a>"></iframe>
+</main></body></html>`, "scrollable-region-focusable", "frame-focusable-content", "html-has-lang")
+	if r := got["scrollable-region-focusable"]; r.Outcome != Violation || !slices.Equal(targets(r), []string{"#big"}) {
+		t.Errorf("scrollable regions %s %v", r.Outcome, targets(r))
+	}
+	if r := got["frame-focusable-content"]; r.Outcome != Violation || !slices.Equal(targets(r), []string{"#links"}) || !slices.Contains(r.WCAG, "2.1.1") {
+		t.Errorf("frames %s %v %v", r.Outcome, targets(r), r.WCAG)
+	}
+	if r := got["html-has-lang"]; r.Outcome != Passed {
+		t.Errorf("html-has-lang on an HTML page: %s", r.Outcome)
 	}
 }

@@ -34,9 +34,13 @@ type Element struct {
 type Stop struct {
 	Element
 	// FocusVisible: the element's pixels (and 4 around it) change when it
-	// takes focus; Change is the share of them that did.
-	FocusVisible bool    `json:"focus_visible"`
-	Change       float64 `json:"change"`
+	// takes focus (Change is the share of them that did), or, when they
+	// hardly do, an indicator elsewhere in the viewport does
+	// (ChangedElsewhere pixels outside them changed: a marker beside the
+	// element, a highlighted row).
+	FocusVisible     bool    `json:"focus_visible"`
+	Change           float64 `json:"change"`
+	ChangedElsewhere int     `json:"changed_elsewhere"`
 	// KeysWork is set for a stop that is not a native control (a div or
 	// span made a button): whether Enter or Space activates it (fires its
 	// click) as they do a real button. Nil for native controls.
@@ -93,8 +97,12 @@ type SkipLink struct {
 }
 
 // minChange is the least share of an element's pixels that must change
-// when it takes focus for the focus to count as visible.
-const minChange = 0.02
+// when it takes focus for the focus to count as visible; minElsewhere the
+// least pixels elsewhere in the viewport that must, when its own do not.
+const (
+	minChange    = 0.02
+	minElsewhere = 16
+)
 
 // helpers is injected into the page: a selector for an element, its
 // name and box, and the page's interactive elements.
@@ -181,10 +189,17 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		seen[cur.Selector] = true
 		last = cur.Selector
 		stop := Stop{Element: *cur}
-		if stop.Change, err = focusChange(c, cur); err != nil {
+		if stop.Change, err = focusChange(c, cur, false); err != nil {
 			return nil, err
 		}
-		stop.FocusVisible = stop.Change >= minChange
+		if stop.Change < minChange {
+			elsewhere, err := focusChange(c, cur, true)
+			if err != nil {
+				return nil, err
+			}
+			stop.ChangedElsewhere = int(elsewhere)
+		}
+		stop.FocusVisible = stop.Change >= minChange || stop.ChangedElsewhere >= minElsewhere
 		if !native[stop.Tag] {
 			works, err := keysWork(c)
 			if err != nil {
@@ -247,11 +262,16 @@ func press(c context.Context, key, code string, vk int64) error {
 
 // focusChange is the share of the element's pixels (and 4 around it)
 // that differ between it focused and not: the element is blurred for a
-// screenshot and focused again for another.
-func focusChange(c context.Context, e *Element) (float64, error) {
+// screenshot and focused again for another. With elsewhere, it is instead
+// the count of pixels of the viewport outside that box that differ.
+func focusChange(c context.Context, e *Element, elsewhere bool) (float64, error) {
 	clip := &page.Viewport{X: math.Max(0, e.Box[0]-4), Y: math.Max(0, e.Box[1]-4), Width: e.Box[2] + 8, Height: e.Box[3] + 8, Scale: 1}
+	params := page.CaptureScreenshotParams{Clip: clip}
+	if elsewhere {
+		params = page.CaptureScreenshotParams{}
+	}
 	shot := func() (image.Image, error) {
-		res, err := chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{Clip: clip})
+		res, err := chromedp.Call(c, page.CaptureScreenshot, params)
 		if err != nil {
 			return nil, err
 		}
@@ -279,15 +299,24 @@ func focusChange(c context.Context, e *Element) (float64, error) {
 	if blurred.Bounds() != b || b.Empty() {
 		return 1, nil
 	}
+	// The element's own box in the viewport's pixels (CSS pixels: the
+	// screenshots are at scale 1).
+	own := image.Rect(int(clip.X), int(clip.Y), int(math.Ceil(clip.X+clip.Width)), int(math.Ceil(clip.Y+clip.Height)))
 	diff := 0
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
+			if elsewhere && image.Pt(x, y).In(own) {
+				continue
+			}
 			r1, g1, b1, _ := focused.At(x, y).RGBA()
 			r2, g2, b2, _ := blurred.At(x, y).RGBA()
 			if absDiff(r1, r2)+absDiff(g1, g2)+absDiff(b1, b2) > 3*0x1000 {
 				diff++
 			}
 		}
+	}
+	if elsewhere {
+		return float64(diff), nil
 	}
 	return float64(diff) / float64(b.Dx()*b.Dy()), nil
 }

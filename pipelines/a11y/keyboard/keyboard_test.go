@@ -63,15 +63,20 @@ func TestTabOrderAndReach(t *testing.T) {
 }
 
 // TestInvisibleFocus: a button whose focus style is removed (outline: none)
-// is reached but its focus does not show; its neighbour's does.
+// is reached but its focus does not show; its neighbour's does; a third
+// without an outline whose focus lights a marker far from it (a status
+// line at the top of the page) shows its focus elsewhere.
 func TestInvisibleFocus(t *testing.T) {
-	tb := openPage(t, `<!doctype html><html lang="en"><head><style>#quiet:focus{outline:none}</style></head><body>
-<button>Loud</button> <button id="quiet">Quiet</button></body></html>`)
+	tb := openPage(t, `<!doctype html><html lang="en"><head><style>#quiet:focus,#far:focus{outline:none}
+#marker{width:200px;height:20px} body:has(#far:focus) #marker{background:#000}</style></head><body>
+<div id="marker"></div><div style="height:300px"></div>
+<button>Loud</button> <button id="quiet">Quiet</button> <button id="far">Far</button></body></html>`)
 	res, err := Pass(context.Background(), tb, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Stops) != 2 || !res.Stops[0].FocusVisible || res.Stops[1].FocusVisible {
+	if len(res.Stops) != 3 || !res.Stops[0].FocusVisible || res.Stops[1].FocusVisible || res.Stops[1].ChangedElsewhere != 0 ||
+		!res.Stops[2].FocusVisible || res.Stops[2].ChangedElsewhere < 200*20 {
 		t.Errorf("stops %+v", res.Stops)
 	}
 }
