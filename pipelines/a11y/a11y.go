@@ -326,6 +326,10 @@ func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (
 	if err != nil {
 		return nil, err
 	}
+	measured, err := measureContrast(tab, rules)
+	if err != nil {
+		return nil, err
+	}
 	kb, err := keyboard.Pass(ctx, tab, 0)
 	if err != nil {
 		return nil, err
@@ -334,7 +338,7 @@ func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (
 	if err != nil {
 		return nil, err
 	}
-	return &pageResult{Page: findings.Page{URL: src.name, Rules: rules, Keyboard: kb, Forms: fm}, shot: shot.Data}, nil
+	return &pageResult{Page: findings.Page{URL: src.name, Rules: rules, Keyboard: kb, Forms: fm, Contrast: measured}, shot: shot.Data}, nil
 }
 
 // NamesEvent is the names event: a page's tab stops, in order, with the

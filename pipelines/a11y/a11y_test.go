@@ -113,3 +113,34 @@ func TestSamples(t *testing.T) {
 		t.Errorf("clean-shop findings:\n%s", titles(clean.Findings))
 	}
 }
+
+// TestContrastFromPixels: text over gradients, which the rule engine
+// cannot decide, is measured from the rendered pixels: grey on grey is a
+// finding that gives the measured ratio and colours; black on near-white
+// is settled and leaves no advisory.
+func TestContrastFromPixels(t *testing.T) {
+	s := service(t)
+	yes := true
+	page := `<!doctype html><html lang="en"><head><title>Sale</title></head><body><main><h1>Sale</h1>
+<p id="faint" style="background:linear-gradient(#888888,#8a8a8a);color:#777777;font-size:16px">Free shipping on orders over 50 euros</p>
+<p id="clear" style="background:linear-gradient(#ffffff,#fdfdfd);color:#000000;font-size:16px">Returns are free for 30 days</p>
+</main></body></html>`
+	out, err := s.Audit(context.Background(), Request{HTML: page, Synthetic: &yes}, &events{}, Caller{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var faint *findings.Finding
+	for i, f := range out.Findings {
+		if f.Element.Selector == "#faint" {
+			faint = &out.Findings[i]
+		}
+	}
+	if faint == nil || !strings.Contains(faint.Detail, "the rendered pixels measure 1.") || !strings.Contains(faint.Detail, "under the 4.5:1 required") || faint.Source != findings.SourceRules {
+		t.Fatalf("faint: %+v\nfindings:\n%s\nadv %+v", faint, titles(out.Findings), out.Advisories)
+	}
+	for _, a := range append(out.Advisories, out.Findings...) {
+		if a.Element.Selector == "#clear" {
+			t.Errorf("black on white left a finding or advisory: %+v", a)
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"boxd/pipelines/a11y/axe"
+	"boxd/pipelines/a11y/contrast"
 	"boxd/pipelines/a11y/forms"
 	"boxd/pipelines/a11y/keyboard"
 )
@@ -75,6 +76,10 @@ type Page struct {
 	Rules    []axe.Result
 	Keyboard *keyboard.Result
 	Forms    []forms.Form
+	// Contrast are the rendered pixels' measurements of the elements the
+	// rule engine could not decide, by selector: one under its required
+	// ratio is a finding, one over it is settled.
+	Contrast map[string]contrast.Measured
 }
 
 // purchaseRE finds the controls and fields of the way to buy.
@@ -109,6 +114,14 @@ func Build(pages []Page, crit map[string]axe.Criterion) (findings, advisories []
 			for _, n := range r.Nodes {
 				f := fromRule(r, n, p.URL)
 				f.WCAG = named(r.WCAG)
+				if m, ok := p.Contrast[f.Element.Selector]; ok && r.Outcome == axe.NeedsReview && r.Rule == "color-contrast" {
+					if m.Passes() {
+						continue // settled by the pixels
+					}
+					f.Detail = fmt.Sprintf("The rule engine could not decide this (%s); the rendered pixels measure %.2f:1 (%s on %s), under the %.1f:1 required.", f.Detail, m.Ratio, m.FG, m.BG, m.Required)
+					fs = append(fs, f)
+					continue
+				}
 				if r.Outcome == axe.NeedsReview || len(r.WCAG) == 0 {
 					f.Priority = "P4"
 					if r.Outcome == axe.NeedsReview {
