@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"image/png"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"testing"
 
 	"boxd/configs"
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/pipelines/chat"
 
 	"boxd/pipelines/a11y/axe"
 )
@@ -155,5 +159,59 @@ func TestA11yUnavailable(t *testing.T) {
 	info := ts.do(t, call{method: "GET", path: "/a11y/info"})
 	if !strings.Contains(string(info.body), `"available":false`) || !strings.Contains(string(info.body), "axe.min.js") {
 		t.Errorf("info %s", info.body)
+	}
+}
+
+// TestA11yJudgeRoute: with a model that reads images, an audit with the
+// judge on needs about 4,200 tokens a page left (402 below, naming the
+// way out: judge false), and its model calls' receipts are served: in
+// receipt_events, the x-service-receipt header and GET /receipts/{id}.
+// With judge: false the same caller, out of tokens, is audited.
+func TestA11yJudgeRoute(t *testing.T) {
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{
+		Path: testmodels.Generated(t, testmodels.ChatFile), Projector: testmodels.Generated(t, testmodels.VisionFile), ContextLength: 4096, Parallel: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	ts := a11yServerWith(t, nil, func(s *Server) {
+		s.chat = &chat.Service{Engine: e, ModelID: "tiny-chat", WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: s.key.ID(), Receipts: s.receipts}
+		s.a11y.Chat = s.chat
+	})
+	yes := true
+	page := `<!doctype html><html lang="en"><head><title>Shoe</title></head><body><main><h1>Shoe</h1>
+<img alt="Red running shoe" width="48" height="48" src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="></main></body></html>`
+	tok := session(t, ts, "storefront-accessibility-pass")
+	r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok, body: map[string]any{"html": page, "synthetic": &yes}})
+	if r.status != 200 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	out := r.json(t)
+	rcpts := out["receipt_events"].([]any)
+	if out["model_calls"] != 1.0 || len(rcpts) != 1 || out["checked"].(map[string]any)["images_judged"] != 1.0 {
+		t.Fatalf("judged audit %s", r.body)
+	}
+	id := rcpts[0].(map[string]any)["id"].(string)
+	if r.header.Get("x-service-receipt") != id {
+		t.Errorf("x-service-receipt %q, want %s", r.header.Get("x-service-receipt"), id)
+	}
+	if g := ts.do(t, call{method: "GET", path: "/receipts/" + id}); g.status != 200 {
+		t.Errorf("receipt %s: %d", id, g.status)
+	}
+	// Out of tokens: 402 with the judge on, an audit with it off.
+	pr, perr := ts.platform.Authenticate(context.Background(), tok, "")
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	res, d := pr.ReserveTokens(context.Background(), 1<<40)
+	if d != nil {
+		t.Fatal(d)
+	}
+	_ = res.Commit(context.Background(), res.Granted)
+	if r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok, body: map[string]any{"html": page, "synthetic": &yes}}); r.status != 402 || !strings.Contains(string(r.body), "judge") {
+		t.Errorf("no budget, judge on: %d %s", r.status, r.body)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok, body: map[string]any{"html": page, "synthetic": &yes, "judge": false}}); r.status != 200 || !strings.Contains(string(r.body), "judge is false") {
+		t.Errorf("no budget, judge off: %d %.300s", r.status, r.body)
 	}
 }

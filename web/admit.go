@@ -95,6 +95,9 @@ type Declared[Req any] struct {
 	// TokensFor is the minimum tokens this body needs when it depends on
 	// the body (added to MinTokens' check; 0 for none).
 	TokensFor func(*Req) int64
+	// BudgetHint, when set, adds to a 402 what the caller can do about it
+	// with this body (a model pass it can turn off).
+	BudgetHint func(*Req) string
 	// StreamOf reports the body's stream flag.
 	StreamOf func(*Req) bool
 	// Serve runs the admitted request and writes its answer.
@@ -231,6 +234,13 @@ func admit[Req any](s *Server, d Declared[Req], w http.ResponseWriter, r *http.R
 		}
 		if need > 0 {
 			if err := pr.RequireTokens(r.Context(), need); err != nil {
+				if d.BudgetHint != nil && problem.Is(err, problem.Budget) {
+					if h := d.BudgetHint(req); h != "" {
+						e := *err
+						e.Message += ": " + h
+						err = &e
+					}
+				}
 				writeProblem(w, err)
 				return
 			}

@@ -2,11 +2,13 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"boxd/engine/browser"
 	"boxd/pipelines/a11y"
 	"boxd/pipelines/a11y/axe"
+	"boxd/pipelines/a11y/judge"
 	"boxd/problem"
 	"boxd/run"
 )
@@ -22,7 +24,7 @@ const a11yVertical = "storefront-accessibility-pass"
 // engine from a11y.axe_dir, the WCAG 2.2 table from data_dir. What is
 // missing is kept, and /a11y/audit answers 503 saying so.
 func (s *Server) newA11y() *a11y.Service {
-	svc := &a11y.Service{Key: s.key, Log: s.log, Now: s.now}
+	svc := &a11y.Service{Key: s.key, Log: s.log, Now: s.now, Chat: s.chat}
 	svc.Browser, svc.BrowserErr = browser.NewPool(browser.Options{Slots: 2})
 	svc.Axe, svc.AxeErr = axe.Load(s.cfg.A11y.AxeDir)
 	if crit, err := axe.LoadCriteria(s.cfg.DataDir); err == nil {
@@ -35,7 +37,11 @@ func (s *Server) a11yRoutes() {
 	declare(s, Declared[a11y.Request]{
 		Route: Route{Method: http.MethodPost, Path: "/a11y/audit", Auth: Bearer, Verticals: []string{a11yVertical},
 			Body: a11yBody, OneRun: true, Stream: true, Example: `{"sample_id": "shop-with-issues"}`},
-		Validate: func(r *a11y.Request) error { return r.Validate() },
+		Validate:  func(r *a11y.Request) error { return r.Validate() },
+		TokensFor: func(r *a11y.Request) int64 { return s.a11y.TokensFor(r) },
+		BudgetHint: func(r *a11y.Request) string {
+			return fmt.Sprintf("an audit with the vision judge needs about %d tokens a page (%d for this one); send judge: false to audit without the model", judge.TokensPerPage, s.a11y.TokensFor(r))
+		},
 		StreamOf: func(r *a11y.Request) bool { return r.Stream },
 		Serve: func(a *Admitted, req *a11y.Request) {
 			who := a11y.Caller{Budget: budget{a.Principal}}
@@ -142,7 +148,8 @@ func (s *Server) a11yInfo() map[string]any {
 		"rule_engine": engine, "browser": br, "wcag": map[string]any{"version": "2.2", "criteria": len(s.a11y.Criteria), "levels": []string{"A", "AA"}},
 		"limits":  map[string]any{"urls": a11y.MaxURLs, "resource_bytes": a11y.MaxResource, "url_audits": s.a11y.Fetch != nil, "html_characters": a11y.MaxHTMLChars, "mobile_viewport": []int{a11y.MobileWidth, a11y.MobileHeight}},
 		"samples": a11y.SampleIDs,
-		"not_checked": []string{"the vision judge: not built in this version",
+		"judge":   map[string]any{"available": s.a11y.Chat.Sees(), "model": s.a11y.Chat.ModelID, "tokens_per_page": judge.TokensPerPage, "images_per_page": judge.MaxPerPage},
+		"not_checked": []string{
 			"keyboard: traps among several elements, undeclared dialogs"},
 		"laws": []map[string]string{
 			{"name": "European Accessibility Act (Directive (EU) 2019/882)", "applies_from": "2025-06-28", "url": "https://eur-lex.europa.eu/eli/dir/2019/882/oj"},

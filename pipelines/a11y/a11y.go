@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +31,9 @@ import (
 	"boxd/pipelines/a11y/domains"
 	"boxd/pipelines/a11y/findings"
 	"boxd/pipelines/a11y/forms"
+	"boxd/pipelines/a11y/judge"
 	"boxd/pipelines/a11y/keyboard"
+	"boxd/pipelines/llmcall"
 	"boxd/pipelines/outbound"
 	"boxd/problem"
 	"boxd/run"
@@ -110,9 +113,12 @@ type Service struct {
 	// Fetch fetches a URL audit's requests under the outbound rules (nil:
 	// URL audits answer 503).
 	Fetch browser.Fetcher
-	Key   *attest.Key
-	Log   *slog.Logger
-	Now   func() time.Time
+	// Chat is the vision judge's model (nil or blind: not judged, and
+	// not_checked says so).
+	Chat *llmcall.Model
+	Key  *attest.Key
+	Log  *slog.Logger
+	Now  func() time.Time
 }
 
 // Checked says what the audit checked (contract 2, section 2).
@@ -234,8 +240,10 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 	}
 	defer tab.Close()
 	var pages []findings.Page
-	var stops, submitted int
-	var pageErrors []string
+	var stops, submitted, imagesJudged int
+	var pageErrors, prompts []string
+	var judged []judge.Summary
+	judging := req.judging() && s.Chat.Sees()
 	for _, src := range srcs {
 		pr, err := s.auditPage(ctx, tab, src)
 		if ctx.Err() != nil {
@@ -251,6 +259,20 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 		}
 		ev.Emit("page", PageEvent{Page: src.name, Width: w, Height: h, ScreenshotPNG: base64.StdEncoding.EncodeToString(pr.shot),
 			TabStops: len(pr.Keyboard.Stops), Forms: len(pr.Forms)})
+		if judging {
+			vs, sum, err := s.judgePage(ctx, tab, who, ev, src.name)
+			if err != nil {
+				return nil, err
+			}
+			pr.Judged = vs
+			judged = append(judged, sum)
+			for _, v := range vs {
+				imagesJudged++
+				if !slices.Contains(prompts, v.PromptHash) {
+					prompts = append(prompts, v.PromptHash)
+				}
+			}
+		}
 		ev.Emit("names", namesOf(pr.Page))
 		ev.Emit("errors", errorsOf(pr.Page))
 		pages = append(pages, pr.Page)
@@ -264,10 +286,13 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 	for _, f := range fs {
 		ev.Emit("finding", f)
 	}
-	out := &Result{ID: ids.New("a11y-", 12), Findings: fs, Advisories: adv, ModelCalls: 0,
+	if prompts == nil {
+		prompts = []string{}
+	}
+	out := &Result{ID: ids.New("a11y-", 12), Findings: fs, Advisories: adv, ModelCalls: imagesJudged,
 		Checked: Checked{RuleEngine: RuleEngine{Name: "axe-core", Version: s.Axe.Version, SHA256: s.Axe.SHA256}, Pages: len(pages),
-			TabStops: stops, FormsSubmitted: submitted, PromptHashes: []string{}},
-		NotChecked: notChecked(req, pageErrors)}
+			TabStops: stops, FormsSubmitted: submitted, ImagesJudged: imagesJudged, PromptHashes: prompts},
+		NotChecked: s.notChecked(req, pageErrors, judged)}
 	out.ReceiptEvents = []run.ReceiptBody{}
 	if out.Findings == nil {
 		out.Findings = []findings.Finding{}
@@ -415,14 +440,57 @@ func (s *Service) allowURLs(urls []string, verified []domains.Verified) (string,
 	return u.Scheme + "://" + u.Host, nil
 }
 
-// notChecked lists what this audit did not check, and why.
-func notChecked(req Request, pageErrors []string) []string {
-	judge := "the vision judge (alt text that does not describe its image, text in images, contrast the rule engine could not decide): not built in this version"
-	if req.Judge != nil && !*req.Judge {
-		judge = "the vision judge: judge is false"
+// judging says whether the request wants the vision judge (judge: true
+// or left out).
+func (r *Request) judging() bool { return r.Judge == nil || *r.Judge }
+
+// Pages is how many pages the request audits.
+func (r *Request) Pages() int { return max(1, len(r.URLs)) }
+
+// TokensFor is what the request needs left of the caller's budget to
+// start (contract 2, section 7: about 4,200 tokens a page with the model
+// on); 0 when the judge is off or this box's model cannot see.
+func (s *Service) TokensFor(r *Request) int64 {
+	if !r.judging() || !s.Chat.Sees() {
+		return 0
 	}
-	out := []string{judge,
-		"keyboard: traps that cycle among several elements; dialogs opened by controls that do not declare them (aria-haspopup or aria-controls): not checked in this version"}
+	return int64(r.Pages()) * judge.TokensPerPage
+}
+
+// judgePage asks the vision model about the page's images, emitting each
+// call's receipt and an image event per verdict.
+func (s *Service) judgePage(ctx context.Context, tab *browser.Tab, who Caller, ev Events, name string) ([]judge.Verdict, judge.Summary, error) {
+	imgs, err := judge.Collect(tab)
+	if err != nil {
+		return nil, judge.Summary{}, err
+	}
+	j := &judge.Judge{Chat: s.Chat, Budget: who.Budget, Events: ev, Verdict: func(v judge.Verdict) { ev.Emit("image", ImageEvent{Page: name, Verdict: v}) }}
+	return j.Page(ctx, tab, imgs)
+}
+
+// ImageEvent is the image event: the judge's verdict on one image.
+type ImageEvent struct {
+	Page string `json:"page"`
+	judge.Verdict
+}
+
+// notChecked lists what this audit did not check, and why.
+func (s *Service) notChecked(req Request, pageErrors []string, judged []judge.Summary) []string {
+	var out []string
+	switch {
+	case !req.judging():
+		out = append(out, "the vision judge (whether alt text describes its image, text in images): judge is false, so no model was asked")
+	case !s.Chat.Sees():
+		out = append(out, "the vision judge (whether alt text describes its image, text in images): this box's chat model does not read images (models.llm.projector)")
+	default:
+		for _, j := range judged {
+			if j.Skipped > 0 {
+				out = append(out, fmt.Sprintf("the vision judge: %d of %d images not judged (%s)", j.Skipped, j.Images, j.Note))
+			}
+		}
+	}
+	out = append(out,
+		"keyboard: traps that cycle among several elements; dialogs opened by controls that do not declare them (aria-haspopup or aria-controls): not checked in this version")
 	for _, e := range pageErrors {
 		out = append(out, "the page "+e)
 	}

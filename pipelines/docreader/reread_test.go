@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/engine/llm"
-	"boxd/engine/models/testmodels"
 	"boxd/pipelines/docreader/raster"
 	"boxd/pipelines/docreader/reread"
 	"boxd/pipelines/llmcall"
@@ -18,17 +16,7 @@ import (
 // seeingChat is the tiny chat model with its tiny vision projector.
 func seeingChat(t *testing.T, projector bool) (*llmcall.Model, *llmcalltest.Issuer) {
 	t.Helper()
-	o := llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 1, Threads: 1}
-	if projector {
-		o.Projector = testmodels.Generated(t, testmodels.VisionFile)
-	}
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: o})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	iss := &llmcalltest.Issuer{}
-	return &llmcall.Model{Engine: e, ModelID: "tiny-chat", WeightsRoot: strings.Repeat("cd", 32), Upstream: "tiny", Provider: "test", Receipts: iss}, iss
+	return llmcalltest.Tiny(t, projector)
 }
 
 // TestRereadRule: on the scanned chart, the one line Tesseract read under

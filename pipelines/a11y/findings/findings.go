@@ -17,6 +17,7 @@ import (
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/contrast"
 	"boxd/pipelines/a11y/forms"
+	"boxd/pipelines/a11y/judge"
 	"boxd/pipelines/a11y/keyboard"
 )
 
@@ -80,6 +81,8 @@ type Page struct {
 	// rule engine could not decide, by selector: one under its required
 	// ratio is a finding, one over it is settled.
 	Contrast map[string]contrast.Measured
+	// Judged are the vision judge's verdicts on the page's images.
+	Judged []judge.Verdict
 }
 
 // purchaseRE finds the controls and fields of the way to buy.
@@ -138,6 +141,7 @@ func Build(pages []Page, crit map[string]axe.Criterion) (findings, advisories []
 			fs = append(fs, keyboardFindings(k, p.URL, named)...)
 		}
 		fs = append(fs, formFindings(p.Forms, p.URL, named)...)
+		fs = append(fs, judgeFindings(p.Judged, p.URL, named)...)
 		// What no criterion requires is advice, from any pass.
 		var required []Finding
 		for _, f := range fs {
@@ -374,6 +378,40 @@ func anyInvalid(f forms.Form) bool {
 		}
 	}
 	return false
+}
+
+// judgeFindings are the vision judge's: alt text that does not describe
+// its image (1.1.1), an image marked decorative that holds text (1.1.1),
+// an image of text (1.4.5, low priority: logos are exempt and the model
+// may be wrong). Each carries its model call's receipt.
+func judgeFindings(vs []judge.Verdict, page string, named func([]string) []axe.Criterion) []Finding {
+	var out []Finding
+	for _, v := range vs {
+		el := Element{Selector: v.Selector, Snippet: snippet(v.Snippet)}
+		prio := "P3"
+		if onPurchasePath(v.Snippet, v.Alt) {
+			prio = "P2"
+		}
+		switch {
+		case v.Describes != nil && !*v.Describes:
+			out = append(out, Finding{Category: CatImages, Priority: prio, Title: fmt.Sprintf("The text alternative %q does not describe its image", v.Alt),
+				Detail: "The vision model looked at the image as the browser drew it and judged that its text alternative does not say what it shows or what it is for.",
+				Source: SourceModel, WCAG: named([]string{"1.1.1"}), Page: page, Element: el, Receipt: v.Receipt,
+				Fix: Fix{How: "Write a text alternative that says what the image shows, or where it leads when it is a link or a button.", Code: `<img src="…" alt="Red running shoe, side view">`}})
+		case v.Decorative && v.HasText:
+			out = append(out, Finding{Category: CatImages, Priority: prio, Title: fmt.Sprintf("An image marked as decoration holds text: %q", v.Text),
+				Detail: "The image is hidden from screen readers (alt=\"\" or role presentation), but the vision model reads words in it.",
+				Source: SourceModel, WCAG: named([]string{"1.1.1"}), Page: page, Element: el, Receipt: v.Receipt,
+				Fix: Fix{How: "Give the image a text alternative with its words, or put the words in the page as text.", Code: `<img src="…" alt="` + v.Text + `">`}})
+		}
+		if !v.Decorative && v.HasText {
+			out = append(out, Finding{Category: CatImages, Priority: "P4", Title: fmt.Sprintf("The image holds text: %q", v.Text),
+				Detail: "The vision model reads words in the image; text in images cannot be resized, restyled or translated (logos are exempt).",
+				Source: SourceModel, WCAG: named([]string{"1.4.5"}), Page: page, Element: el, Receipt: v.Receipt,
+				Fix: Fix{How: "Use real text styled with CSS instead of text drawn into the image, unless it is a logo."}})
+		}
+	}
+	return out
 }
 
 // merge joins findings of two passes on the same element with a

@@ -6,6 +6,7 @@ import (
 
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/forms"
+	"boxd/pipelines/a11y/judge"
 	"boxd/pipelines/a11y/keyboard"
 )
 
@@ -136,5 +137,39 @@ func TestCleanPage(t *testing.T) {
 func TestSCOrder(t *testing.T) {
 	if !scLess("1.4.3", "1.4.12") || scLess("2.1.1", "1.4.12") || !scLess("1.1.1", "1.2.1") {
 		t.Error("scLess")
+	}
+}
+
+// TestJudgeFindings: the vision judge's verdicts: alt text that does not
+// describe its image is a 1.1.1 finding (P2 on the way to buy), an image
+// marked decorative that holds text a 1.1.1 finding, an image of text a
+// 1.4.5 finding at P4; each carries its call's receipt; an image whose
+// alt text describes it and holds no text is no finding.
+func TestJudgeFindings(t *testing.T) {
+	no, yes := false, true
+	page := Page{URL: "pasted", Judged: []judge.Verdict{
+		{Selector: "#a", Alt: "image", Describes: &no, Snippet: `<img id="a" alt="image">`, Receipt: "r1"},
+		{Selector: "#b", Alt: "Add to cart", Describes: &no, Snippet: `<input type="image" id="b" alt="Add to cart">`, Receipt: "r2"},
+		{Selector: "#c", Decorative: true, HasText: true, Text: "50% off", Snippet: `<img id="c" alt="">`, Receipt: "r3"},
+		{Selector: "#d", Alt: "Summer sale: 50% off", Describes: &yes, HasText: true, Text: "Summer sale 50% off", Snippet: `<img id="d">`, Receipt: "r4"},
+		{Selector: "#e", Alt: "Red shoe", Describes: &yes, Snippet: `<img id="e">`, Receipt: "r5"},
+	}}
+	fs, _ := Build([]Page{page}, crit)
+	got := map[string]string{}
+	for _, f := range fs {
+		if f.Source != SourceModel || f.Receipt == "" || len(f.WCAG) != 1 {
+			t.Errorf("finding %+v", f)
+			continue
+		}
+		got[f.Element.Selector] = f.Priority + " " + f.WCAG[0].SC
+	}
+	want := map[string]string{"#a": "P3 1.1.1", "#b": "P2 1.1.1", "#c": "P3 1.1.1", "#d": "P4 1.4.5"}
+	if len(got) != len(want) {
+		t.Errorf("findings %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
 	}
 }

@@ -5,9 +5,14 @@ package llmcalltest
 
 import (
 	"context"
+	"strings"
 	"sync"
+	"testing"
 
 	"boxd/engine/attest"
+	"boxd/engine/llm"
+	"boxd/engine/models/testmodels"
+	"boxd/pipelines/llmcall"
 )
 
 // Issuer records the model calls it signs (llmcall.Receipts).
@@ -61,4 +66,22 @@ func (b *Budget) Committed() []int64 {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]int64(nil), b.committed...)
+}
+
+// Tiny is the tiny chat model testmodels writes, with its tiny vision
+// projector when projector is set, as a model whose receipts the returned
+// Issuer records. The engine closes when the test ends.
+func Tiny(t testing.TB, projector bool) (*llmcall.Model, *Issuer) {
+	t.Helper()
+	o := llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 1, Threads: 1}
+	if projector {
+		o.Projector = testmodels.Generated(t, testmodels.VisionFile)
+	}
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: o})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	iss := &Issuer{}
+	return &llmcall.Model{Engine: e, ModelID: "tiny-chat", WeightsRoot: strings.Repeat("cd", 32), Upstream: "tiny", Provider: "test", Receipts: iss}, iss
 }
