@@ -9,6 +9,7 @@ import (
 	"boxd/pipelines/a11y"
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/judge"
+	"boxd/pipelines/a11y/keyboard"
 	"boxd/problem"
 	"boxd/run"
 )
@@ -150,7 +151,8 @@ func (s *Server) a11yInfo() map[string]any {
 		"samples": a11y.SampleIDs,
 		"judge":   map[string]any{"available": s.a11y.Chat.Sees(), "model": s.a11y.Chat.ModelID, "tokens_per_page": judge.TokensPerPage, "images_per_page": judge.MaxPerPage},
 		"not_checked": []string{
-			"keyboard: traps among several elements, undeclared dialogs"},
+			fmt.Sprintf("keyboard: dialogs opened by buttons that do not declare them are looked for on at most %d buttons a page, never on a form's submit button or one on the way to pay", keyboard.MaxUndeclared),
+			"whether a page title is descriptive (ACT c4a8a4)"},
 		"laws": []map[string]string{
 			{"name": "European Accessibility Act (Directive (EU) 2019/882)", "applies_from": "2025-06-28", "url": "https://eur-lex.europa.eu/eli/dir/2019/882/oj"},
 			{"name": "Americans with Disabilities Act, Title II web rule (28 CFR part 35, subpart H): WCAG 2.1 AA", "applies_from": "2026-04-24", "url": "https://www.ada.gov/resources/2024-03-08-web-rule/"},

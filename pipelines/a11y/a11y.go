@@ -490,7 +490,7 @@ func (s *Service) notChecked(req Request, pageErrors []string, judged []judge.Su
 		}
 	}
 	out = append(out,
-		"keyboard: traps that cycle among several elements; dialogs opened by controls that do not declare them (aria-haspopup or aria-controls): not checked in this version")
+		fmt.Sprintf("keyboard: dialogs opened by buttons that do not declare them are looked for on at most %d buttons a page, never on a form's submit button or one on the way to pay", keyboard.MaxUndeclared))
 	for _, e := range pageErrors {
 		out = append(out, "the page "+e)
 	}

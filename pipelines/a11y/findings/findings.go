@@ -248,10 +248,14 @@ func keyboardFindings(k *keyboard.Result, page string, named func([]string) []ax
 			Fix: Fix{How: "Use a real button or link, or give the element tabindex=\"0\" and handle Enter and Space.", Code: `<button type="button">` + e.Name + `</button>`}})
 	}
 	if t := k.Trap; t != nil {
+		detail := fmt.Sprintf("Tab does not move focus on from this element, so a keyboard user cannot reach anything after it (%d controls).", len(k.BeyondTrap))
+		if len(k.TrapCycle) > 1 {
+			detail = fmt.Sprintf("Tab from this element sends focus back to %s, round %d elements that Escape does not leave, so a keyboard user cannot reach anything after them (%d controls).", k.TrapCycle[0], len(k.TrapCycle), len(k.BeyondTrap))
+		}
 		out = append(out, Finding{Category: CatKeyboard, Priority: "P1", Title: fmt.Sprintf("The keyboard is trapped at %q", t.Name),
-			Detail: fmt.Sprintf("Tab does not move focus on from this element, so a keyboard user cannot reach anything after it (%d controls).", len(k.BeyondTrap)), Source: SourceKeyboard,
+			Detail: detail, Source: SourceKeyboard,
 			WCAG: named([]string{"2.1.2"}), Page: page, Element: Element{Selector: t.Selector, Snippet: "<" + t.Tag + ">" + t.Name},
-			Fix: Fix{How: "Let Tab and Shift+Tab leave the element; do not call preventDefault on Tab or move focus back to it."}})
+			Fix: Fix{How: "Let Tab and Shift+Tab leave the element; do not call preventDefault on Tab or move focus back to it (a modal dialog may keep focus while open, but Escape must close it and give focus back)."}})
 	}
 	for _, s := range k.Stops {
 		if s.KeysWork != nil && !*s.KeysWork {
@@ -276,6 +280,12 @@ func keyboardFindings(k *keyboard.Result, page string, named func([]string) []ax
 			continue
 		}
 		el := Element{Selector: d.Opener.Selector, Snippet: "<" + d.Opener.Tag + ">" + d.Opener.Name}
+		if !d.Declared {
+			out = append(out, Finding{Category: CatNames, Priority: "P4", Title: fmt.Sprintf("%q opens a dialog without saying so", d.Opener.Name),
+				Detail: "Pressed with Enter, the button showed a dialog, but nothing on it tells a screen reader user that it will.", Source: SourceKeyboard,
+				WCAG: []axe.Criterion{}, Page: page, Element: el,
+				Fix: Fix{How: "Say what the button opens.", Code: `<button type="button" aria-haspopup="dialog" aria-controls="the-dialog-id">` + d.Opener.Name + `</button>`}})
+		}
 		if !d.TookFocus {
 			out = append(out, Finding{Category: CatFocus, Priority: "P2", Title: fmt.Sprintf("The dialog %q opens does not take focus", d.Opener.Name),
 				Detail: "Pressed with Enter, the button shows a dialog, but focus stays behind it: a keyboard or screen reader user does not know it opened.", Source: SourceKeyboard,

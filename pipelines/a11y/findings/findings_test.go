@@ -38,7 +38,7 @@ func shop() []Page {
 				{Element: keyboard.Element{Selector: "#size-m", Tag: "div", Role: "button", Name: "Size M"}, FocusVisible: true, Change: 0.1, KeysWork: new(false)},
 			},
 			SkipLinks: []keyboard.SkipLink{{Element: keyboard.Element{Selector: "#skip", Tag: "a", Name: "Skip to content"}, Target: "#content", Works: false}},
-			Dialogs:   []keyboard.Dialog{{Opener: keyboard.Element{Selector: "#guide", Tag: "button", Name: "Size guide"}, Opened: true}},
+			Dialogs:   []keyboard.Dialog{{Opener: keyboard.Element{Selector: "#guide", Tag: "button", Name: "Size guide"}, Opened: true, Declared: true}},
 			Unreachable: []keyboard.Element{
 				{Selector: "#buy", Tag: "div", Role: "button", Name: "Add to cart"},
 				{Selector: "#reviews", Tag: "div", Name: "Reviews"},
@@ -171,5 +171,15 @@ func TestJudgeFindings(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s: %q, want %q", k, got[k], v)
 		}
+	}
+}
+
+// TestUndeclaredDialog: a dialog found by pressing a button that does not
+// declare it is an advisory that says how to declare it.
+func TestUndeclaredDialog(t *testing.T) {
+	k := &keyboard.Result{Dialogs: []keyboard.Dialog{{Opener: keyboard.Element{Selector: "#rev", Tag: "button", Name: "Reviews"}, Opened: true, TookFocus: true, EscapeClosed: true, FocusReturned: true}}}
+	fs, adv := Build([]Page{{URL: "pasted", Keyboard: k}}, crit)
+	if len(fs) != 0 || len(adv) != 1 || adv[0].Title != `"Reviews" opens a dialog without saying so` || !strings.Contains(adv[0].Fix.Code, `aria-haspopup="dialog"`) {
+		t.Errorf("findings %+v advisories %+v", fs, adv)
 	}
 }

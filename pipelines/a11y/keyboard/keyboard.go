@@ -12,6 +12,7 @@ import (
 	"image"
 	_ "image/png" // screenshots
 	"math"
+	"slices"
 	"regexp"
 
 	"github.com/chromedp/cdproto/input"
@@ -59,6 +60,10 @@ type Result struct {
 	// the walk could not reach because of it (not counted unreachable).
 	Trap       *Element  `json:"trap"`
 	BeyondTrap []Element `json:"beyond_trap"`
+	// TrapCycle, for a trap among several elements (Tab sent focus back to
+	// an earlier stop without leaving the page, and Escape did not free
+	// it), are their selectors in Tab order; Trap is the last of them.
+	TrapCycle []string `json:"trap_cycle,omitempty"`
 	// SkipLinks are the page's in-page links that say "skip" (or come
 	// first), and whether following one moves focus to its target.
 	SkipLinks []SkipLink `json:"skip_links"`
@@ -83,6 +88,10 @@ type Dialog struct {
 	// it; FocusReturned: focus then went back to the opener.
 	Opened        bool `json:"opened"`
 	TookFocus     bool `json:"took_focus"`
+	// Declared: the opener says it opens a dialog (aria-haspopup="dialog"
+	// or aria-controls naming one); an undeclared one was found by
+	// pressing a button that declares nothing.
+	Declared bool `json:"declared"`
 	EscapeClosed  bool `json:"escape_closed"`
 	FocusReturned bool `json:"focus_returned"`
 }
@@ -156,17 +165,22 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 	seen := map[string]bool{}
 	var last string
 	still := 0
+	var pending *Element // where Escape and Tab left a cycle
 	for res.Presses < maxPresses {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := press(c, "Tab", "Tab", 9); err != nil {
-			return nil, err
-		}
-		res.Presses++
-		cur, err := chromedp.Run(c, chromedp.Evaluate[*Element](`__boxd.active()`))
-		if err != nil {
-			return nil, fmt.Errorf("keyboard: %w", err)
+		cur := pending
+		if pending != nil {
+			pending = nil
+		} else {
+			if err := press(c, "Tab", "Tab", 9); err != nil {
+				return nil, err
+			}
+			res.Presses++
+			if cur, err = chromedp.Run(c, chromedp.Evaluate[*Element](`__boxd.active()`)); err != nil {
+				return nil, fmt.Errorf("keyboard: %w", err)
+			}
 		}
 		if cur == nil || cur.Selector == "" {
 			if len(res.Stops) > 0 {
@@ -184,7 +198,33 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		}
 		still = 0
 		if seen[cur.Selector] {
-			break // round again from the first stop
+			// Round again from the first stop; or back to a later one
+			// without leaving the page: a cycle, a trap unless Escape
+			// frees it (a modal dialog may hold focus while it is open).
+			if cur.Selector != res.Stops[0].Selector {
+				from := slices.IndexFunc(res.Stops, func(st Stop) bool { return st.Selector == cur.Selector })
+				var cycle []string
+				for _, st := range res.Stops[from:] {
+					cycle = append(cycle, st.Selector)
+				}
+				landed, tabbed, err := escapes(c, cycle)
+				if err != nil {
+					return nil, err
+				}
+				if tabbed {
+					res.Presses++
+				}
+				if landed != nil && landed.Selector != "" && slices.Contains(cycle, landed.Selector) {
+					trap := res.Stops[len(res.Stops)-1].Element
+					res.Trap, res.TrapCycle = &trap, cycle
+					break
+				}
+				if landed != nil && landed.Selector != "" && !seen[landed.Selector] {
+					pending = landed // out of the cycle: walk on from there
+					continue
+				}
+			}
+			break
 		}
 		seen[cur.Selector] = true
 		last = cur.Selector
@@ -222,7 +262,12 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		if res.SkipLinks, err = skipLinks(c, res.Stops); err != nil {
 			return nil, err
 		}
-		if res.Dialogs, err = dialogs(c, res.Stops); err != nil {
+		// Buttons that do not declare a dialog are pressed too, with every
+		// request held (a press must not send anything).
+		tab.Hold()
+		res.Dialogs, err = dialogs(c, res.Stops)
+		tab.Release()
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -242,6 +287,29 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		}
 	}
 	return res, nil
+}
+
+// escapes presses Escape and says where focus went (nil: the document);
+// when Escape left it in the cycle, Tab is pressed too (tabbed).
+func escapes(c context.Context, cycle []string) (cur *Element, tabbed bool, err error) {
+	if err := press(c, "Escape", "Escape", 27); err != nil {
+		return nil, false, err
+	}
+	active := func() (*Element, error) {
+		e, err := chromedp.Run(c, chromedp.Evaluate[*Element](`__boxd.active()`))
+		if err != nil {
+			return nil, fmt.Errorf("keyboard: %w", err)
+		}
+		return e, nil
+	}
+	if cur, err = active(); err != nil || (cur != nil && cur.Selector != "" && !slices.Contains(cycle, cur.Selector)) {
+		return cur, false, err
+	}
+	if err := press(c, "Tab", "Tab", 9); err != nil {
+		return nil, true, err
+	}
+	cur, err = active()
+	return cur, true, err
 }
 
 // press sends one key down and up; Enter with its text ("\r"), which
@@ -441,10 +509,16 @@ const dialogState = `(() => {
   return {open: shown.length > 0, inside: shown.some(d => d.contains(a)), active: a ? __boxd.sel(a) : ""};
 })()`
 
+// MaxUndeclared bounds the buttons pressed to find dialogs they do not
+// declare.
+const MaxUndeclared = 12
+
 // dialogs presses each dialog button (aria-haspopup="dialog", or
 // aria-controls naming a dialog) with Enter, sees whether a dialog shows
 // and takes focus, presses Escape, and sees whether it closes and gives
-// focus back.
+// focus back. Up to MaxUndeclared other buttons (not a form's submit, not
+// on the way to pay, not a menu or disclosure) are pressed too, to find
+// the dialogs they open without saying so.
 func dialogs(c context.Context, stops []Stop) ([]Dialog, error) {
 	var out []Dialog
 	type state struct {
@@ -459,23 +533,38 @@ func dialogs(c context.Context, stops []Stop) ([]Dialog, error) {
 		}
 		return st, nil
 	}
+	tried := 0
 	for _, s := range stops {
-		opener, err := chromedp.Run(c, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const e = document.querySelector(%q);
-  if (!e) return false;
-  if ((e.getAttribute("aria-haspopup") || "") === "dialog") return true;
+		kind, err := chromedp.Run(c, chromedp.Evaluate[string](fmt.Sprintf(`(() => { const e = document.querySelector(%q);
+  if (!e) return "";
+  if ((e.getAttribute("aria-haspopup") || "") === "dialog") return "declared";
   const t = document.getElementById(e.getAttribute("aria-controls") || "");
-  return !!t && (t.tagName === "DIALOG" || /dialog/.test(t.getAttribute("role") || ""));
+  if (t && (t.tagName === "DIALOG" || /dialog/.test(t.getAttribute("role") || ""))) return "declared";
+  // A button that is not a form's submit button (and is not on the way
+  // to pay: pressing it is only held, but it changes the page).
+  const button = (e.tagName === "BUTTON" && (e.type === "button" || !e.form)) || e.getAttribute("role") === "button";
+  if (!button || e.getAttribute("aria-haspopup") || e.getAttribute("aria-expanded") !== null) return "";
+  return /\b(add to (cart|bag|basket)|buy|checkout|pay|order|delete|remove)\b/i.test(e.textContent + " " + (e.getAttribute("aria-label") || "")) ? "" : "maybe";
 })()`, s.Selector)))
 		if err != nil {
 			return nil, fmt.Errorf("keyboard: %w", err)
 		}
-		if !opener {
+		if kind == "" || (kind == "maybe" && tried >= MaxUndeclared) {
 			continue
+		}
+		if kind == "maybe" {
+			tried++
+			if st, err := read(); err != nil || st.Open {
+				if err != nil {
+					return nil, err
+				}
+				continue // a dialog is already showing
+			}
 		}
 		if _, err := chromedp.Run(c, chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector(%q).focus({focusVisible: true}), true`, s.Selector))); err != nil {
 			return nil, fmt.Errorf("keyboard: %w", err)
 		}
-		d := Dialog{Opener: s.Element}
+		d := Dialog{Opener: s.Element, Declared: kind == "declared"}
 		if err := press(c, "Enter", "Enter", 13); err != nil {
 			return nil, err
 		}
@@ -484,6 +573,9 @@ func dialogs(c context.Context, stops []Stop) ([]Dialog, error) {
 			return nil, err
 		}
 		d.Opened, d.TookFocus = st.Open, st.Inside
+		if !d.Declared && !d.Opened {
+			continue // a button that opens no dialog
+		}
 		if d.Opened {
 			if err := press(c, "Escape", "Escape", 27); err != nil {
 				return nil, err

@@ -157,9 +157,14 @@ func TestBackward(t *testing.T) {
 }
 
 // TestDialogs: a dialog button whose dialog takes focus, closes on Escape
-// and gives focus back; and one whose dialog does none of that.
+// and gives focus back; one whose dialog does none of that; a button
+// that declares nothing but opens a dialog (found by pressing it, listed
+// as undeclared); a button that opens nothing (not listed).
 func TestDialogs(t *testing.T) {
 	tb := openPage(t, `<!doctype html><html lang="en"><body>
+<button id="reviews" type="button" onclick="const d = document.getElementById('rd'); d.hidden = false; d.querySelector('button').focus();">Reviews</button>
+<div id="rd" role="dialog" aria-label="Reviews" hidden onkeydown="if (event.key === 'Escape') { this.hidden = true; document.getElementById('reviews').focus(); }"><button>Close reviews</button></div>
+<button id="like" type="button" onclick="this.textContent = 'Liked'">Like</button>
 <button id="good" aria-haspopup="dialog" onclick="const d = document.getElementById('gd'); d.hidden = false; d.querySelector('button').focus();">Size guide</button>
 <div id="gd" role="dialog" aria-label="Size guide" hidden onkeydown="if (event.key === 'Escape') { this.hidden = true; document.getElementById('good').focus(); }"><button>Close</button></div>
 <button id="bad" aria-controls="bd" onclick="document.getElementById('bd').hidden = false;">Shipping</button>
@@ -169,14 +174,52 @@ func TestDialogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Dialogs) != 2 {
+	if len(res.Dialogs) != 3 {
 		t.Fatalf("dialogs %+v", res.Dialogs)
 	}
-	good, bad := res.Dialogs[0], res.Dialogs[1]
+	reviews, good, bad := res.Dialogs[0], res.Dialogs[1], res.Dialogs[2]
+	if reviews.Opener.Name != "Reviews" || reviews.Declared || !reviews.Opened || !reviews.TookFocus || !reviews.EscapeClosed || !reviews.FocusReturned || !good.Declared || !bad.Declared {
+		t.Errorf("the undeclared dialog %+v (good declared %v, bad %v)", reviews, good.Declared, bad.Declared)
+	}
 	if !good.Opened || !good.TookFocus || !good.EscapeClosed || !good.FocusReturned {
 		t.Errorf("the good dialog %+v", good)
 	}
 	if !bad.Opened || bad.TookFocus || bad.EscapeClosed {
 		t.Errorf("the bad dialog %+v", bad)
+	}
+}
+
+// TestTrapCycle: a group whose last field sends Tab back to its first
+// traps focus among the two (the trap named at the last, the cycle
+// listed, the button after them beyond the trap); the same group that
+// Escape leaves (as a modal dialog should) is no trap, and the walk goes
+// on from where Escape put focus.
+func TestTrapCycle(t *testing.T) {
+	group := func(escape string) string {
+		return `<!doctype html><html lang="en"><body>
+<button>Before</button>
+<div id="box"><input id="a" aria-label="Street"><input id="b" aria-label="City"
+  onkeydown="if (event.key === 'Tab' && !event.shiftKey) { event.preventDefault(); document.getElementById('a').focus(); }"></div>
+<button id="after">After</button>
+<script>document.getElementById('box').addEventListener('keydown', (e) => { if (e.key === 'Escape') { ` + escape + ` } });</script>
+</body></html>`
+	}
+	res, err := Pass(context.Background(), openPage(t, group("")), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trap == nil || res.Trap.Name != "City" || strings.Join(res.TrapCycle, ",") != "#a,#b" || names(res.BeyondTrap) != "After" || names(res.Unreachable) != "" {
+		t.Fatalf("trap %+v cycle %v beyond %q unreachable %q", res.Trap, res.TrapCycle, names(res.BeyondTrap), names(res.Unreachable))
+	}
+	res, err = Pass(context.Background(), openPage(t, group("document.getElementById('after').focus();")), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []string
+	for _, st := range res.Stops {
+		stops = append(stops, st.Name)
+	}
+	if res.Trap != nil || len(res.TrapCycle) != 0 || strings.Join(stops, ",") != "Before,Street,City,After" || names(res.Unreachable) != "" {
+		t.Errorf("a group Escape leaves: trap %+v %v, stops %v, unreachable %q", res.Trap, res.TrapCycle, stops, names(res.Unreachable))
 	}
 }
