@@ -9,8 +9,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"boxd/configs"
+	"boxd/engine/browser"
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
 	"boxd/pipelines/chat"
@@ -213,5 +215,63 @@ func TestA11yJudgeRoute(t *testing.T) {
 	}
 	if r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok, body: map[string]any{"html": page, "synthetic": &yes, "judge": false}}); r.status != 200 || !strings.Contains(string(r.body), "judge is false") {
 		t.Errorf("no budget, judge off: %d %.300s", r.status, r.body)
+	}
+}
+
+// TestA11yOneAtATime: the audit's own refusals of load: a demo token with
+// an audit running gets 409; a key over its request rate 429 with
+// Retry-After; with every browser busy and the queue full, 503 with
+// Retry-After, and the audit that waited in the queue still runs.
+func TestA11yOneAtATime(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.AdminSecret = configs.Secret(adminSecret)
+	var pool *browser.Pool
+	ts := a11yServerWith(t, cfg, func(s *Server) {
+		p, err := browser.NewPool(browser.Options{Slots: 1, MaxWaiting: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.a11y.Browser, pool = p, p
+	})
+	body := map[string]any{"sample_id": "clean-shop", "judge": false}
+	// 409: the token's run is in progress.
+	tok := session(t, ts, "storefront-accessibility-pass")
+	pr, perr := ts.platform.Authenticate(context.Background(), tok, "")
+	if perr != nil {
+		t.Fatal(perr)
+	}
+	unlock, lerr := pr.Lock()
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: tok, body: body}); r.status != 409 {
+		t.Errorf("a second audit on one token: %d %s", r.status, r.body)
+	}
+	unlock()
+	// 429: a key allowed one request a minute.
+	key, _ := createKey(t, ts, map[string]any{"requests_per_minute": 1})
+	if r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: key, body: body}); r.status != 200 {
+		t.Fatalf("the key's first audit: %d %s", r.status, r.body)
+	}
+	if r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: key, body: body}); r.status != 429 || r.header.Get("Retry-After") == "" {
+		t.Errorf("the key's second audit in a minute: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	// 503: the one browser held, one audit waiting, the next refused.
+	held, err := pool.Open(context.Background(), browser.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan reply, 1)
+	go func() {
+		waited <- ts.do(t, call{method: "POST", path: "/a11y/audit", token: session(t, ts, "storefront-accessibility-pass"), body: body})
+	}()
+	time.Sleep(300 * time.Millisecond)
+	r := ts.do(t, call{method: "POST", path: "/a11y/audit", token: session(t, ts, "storefront-accessibility-pass"), body: body})
+	if r.status != 503 || r.header.Get("Retry-After") != "60" || !strings.Contains(string(r.body), "queue is full") {
+		t.Errorf("the queue full: %d %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	held.Close()
+	if w := <-waited; w.status != 200 {
+		t.Errorf("the audit that waited: %d %s", w.status, w.body)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -32,6 +33,10 @@ import (
 // ErrNoBrowser: chromium is not installed (make deps installs it; on a
 // box, apt-get install chromium).
 var ErrNoBrowser = errors.New("browser: chromium is not installed (apt-get install chromium)")
+
+// ErrBusy: every tab is in use and as many callers as the pool lets wait
+// are waiting (Options.MaxWaiting).
+var ErrBusy = errors.New("browser: every tab is in use and the queue is full")
 
 // ErrCrashed: the tab's page crashed (out of memory, or a renderer
 // fault).
@@ -123,6 +128,9 @@ type Options struct {
 	Binary string
 	// Slots is how many tabs run at once (0: 2); more wait their turn.
 	Slots int
+	// MaxWaiting bounds the callers waiting for a slot (0: 4 per slot);
+	// one more is refused with ErrBusy.
+	MaxWaiting int
 	// TabTimeout bounds a tab's life (0: 60 s).
 	TabTimeout time.Duration
 	// HeapMB bounds a page's JavaScript heap (0: 256).
@@ -133,8 +141,9 @@ type Options struct {
 
 // Pool starts tabs.
 type Pool struct {
-	o    Options
-	slot chan struct{}
+	o       Options
+	slot    chan struct{}
+	waiting atomic.Int64
 }
 
 // NewPool finds chromium and makes a pool; ErrNoBrowser when there is
@@ -156,6 +165,9 @@ func NewPool(o Options) (*Pool, error) {
 	}
 	if o.Slots <= 0 {
 		o.Slots = 2
+	}
+	if o.MaxWaiting <= 0 {
+		o.MaxWaiting = 4 * o.Slots
 	}
 	if o.TabTimeout <= 0 {
 		o.TabTimeout = 60 * time.Second
@@ -200,8 +212,18 @@ const DocURL = "https://page.boxd.invalid/"
 func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
 	select {
 	case p.slot <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	default:
+		if p.waiting.Add(1) > int64(p.o.MaxWaiting) {
+			p.waiting.Add(-1)
+			return nil, ErrBusy
+		}
+		select {
+		case p.slot <- struct{}{}:
+			p.waiting.Add(-1)
+		case <-ctx.Done():
+			p.waiting.Add(-1)
+			return nil, ctx.Err()
+		}
 	}
 	release := sync.OnceFunc(func() { <-p.slot })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],

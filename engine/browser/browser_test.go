@@ -142,16 +142,24 @@ fetch("`+other.URL+`/track").catch(() => {});
 }
 
 // TestPoolBoundsTabs: with one slot, a second tab waits for the first to
-// close (its context ending the wait first), then opens.
+// close (its context ending the wait first), then opens; with one caller
+// already waiting (MaxWaiting 1), another is refused at once with ErrBusy.
 func TestPoolBoundsTabs(t *testing.T) {
 	p := newPool(t, 1)
+	p.o.MaxWaiting = 1
 	a, err := p.Open(context.Background(), Policy{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if _, err := p.Open(ctx, Policy{}); !errors.Is(err, context.DeadlineExceeded) {
+	waited := make(chan error, 1)
+	go func() { _, err := p.Open(ctx, Policy{}); waited <- err }()
+	time.Sleep(50 * time.Millisecond)
+	if _, err := p.Open(context.Background(), Policy{}); !errors.Is(err, ErrBusy) {
+		t.Errorf("a third caller with one waiting: %v", err)
+	}
+	if err := <-waited; !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a second tab with the slot taken: %v", err)
 	}
 	a.Close()

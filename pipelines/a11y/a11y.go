@@ -235,6 +235,9 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 	}
 	ev.Emit("start", map[string]any{"pages": len(srcs), "mobile": req.Mobile, "viewport": []int{w, h}, "rule_engine": s.Axe.Version})
 	tab, err := s.Browser.Open(ctx, pol)
+	if errors.Is(err, browser.ErrBusy) {
+		return nil, problem.Wrap(problem.Busy, err, "every browser of this box is auditing and the queue is full; retry in a minute").Retry(time.Minute)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("a11y: %w", err)
 	}
