@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +15,7 @@ import (
 	"boxd/engine/browser"
 	"boxd/pipelines/a11y/act"
 	"boxd/pipelines/a11y/axe"
+	"boxd/version"
 )
 
 func newA11y() *cobra.Command {
@@ -28,6 +31,7 @@ func newActReport() *cobra.Command {
 	var (
 		rules  []string
 		asJSON bool
+		out    string
 		tabs   int
 		axeDir string
 	)
@@ -43,8 +47,11 @@ loopback port and opened in chromium; nothing leaves the machine. Each
 rule is answered by the axe-core rules mapped to it or by a check of
 boxd's own, and graded complete, partial (both consistent), minimal,
 inconsistent (a failed outcome on a passed or inapplicable case) or
-untested. --rules limits the run to some rule ids; --json prints the whole
-report with every test case.
+untested. The keyboard-trap rule a1b64e (proposed, not yet approved) runs
+too and is listed apart. --rules limits the run to some rule ids; --json
+prints the whole report with every test case; --out FILE writes the
+outcome of every test case in the ACT implementation-report JSON shape
+(the W3C's reports in act-rules/implementations/ use it).
 
 The rule engine is --axe-dir, else a11y.axe_dir.`,
 		Args: cobra.ExactArgs(1),
@@ -82,25 +89,38 @@ The rule engine is --axe-dir, else a11y.axe_dir.`,
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			if asJSON {
-				return printJSON(out, rep)
+			if out != "" {
+				raw, err := json.MarshalIndent(act.AsImplementation(rep, version.Version, time.Now()), "", "  ")
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(out, append(raw, '\n'), 0o644); err != nil {
+					return fmt.Errorf("--out: %w", err)
+				}
 			}
-			w := tabwriter.NewWriter(out, 2, 8, 2, ' ', 0)
+			stdout := cmd.OutOrStdout()
+			if asJSON {
+				return printJSON(stdout, rep)
+			}
+			w := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
 			fmt.Fprintln(w, "rule\tconsistency\tcases\tcorrect\tfalse+\tfalse-\tcantTell\tuntested\tprocedure\tname")
 			for _, l := range rep.Rules {
+				if !l.Approved {
+					l.ID += "*"
+				}
 				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", l.ID, l.Consistency, l.Cases, l.Correct, l.FalsePos, l.FalseNeg, l.CantTell, l.Untested, l.Procedure, l.Name)
 			}
 			if err := w.Flush(); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "\n%s: %d rules consistent (complete or partial), %d inconsistent, %d minimal or untested, of %d; %.0f s\n",
-				rep.RuleEngine, rep.Consistent, rep.Inconsistent, rep.Untested, len(rep.Rules), rep.ElapsedS)
+			fmt.Fprintf(stdout, "\n(complete: consistent; partial: partially consistent; a proposed rule is marked *)\n%s: %d approved rules consistent (complete or partial), %d inconsistent, %d minimal or untested, of %d; %.0f s\n",
+				rep.RuleEngine, rep.Consistent, rep.Inconsistent, rep.Untested, rep.Consistent+rep.Inconsistent+rep.Untested, rep.ElapsedS)
 			return nil
 		},
 	}
 	cmd.Flags().StringSliceVar(&rules, "rules", nil, "only these ACT rule ids (comma-separated)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole report as JSON")
+	cmd.Flags().StringVar(&out, "out", "", "write every test case's outcome to this file, in the ACT implementation-report JSON shape")
 	cmd.Flags().IntVar(&tabs, "tabs", 4, "test cases run at once, each in its own chromium")
 	cmd.Flags().StringVar(&axeDir, "axe-dir", "", "the axe-core package folder (default a11y.axe_dir)")
 	return cmd

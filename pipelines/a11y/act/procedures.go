@@ -59,6 +59,8 @@ var procedures = map[string]procedure{
 	"akn7bn": {Axe: []string{"frame-focusable-content"}},
 	"2t702h": {Axe: []string{"summary-name"}},
 	"oj04fd": {Own: focusVisible, OwnName: "keyboard pass (focus visible)"},
+	// A proposed rule, run because the keyboard pass answers it.
+	"a1b64e": {Own: keyboardTrap, OwnName: "keyboard pass (traps)"},
 	"24afc2": {Axe: []string{"avoid-inline-spacing"}},
 	"9e45ec": {Axe: []string{"avoid-inline-spacing"}},
 	"78fd32": {Axe: []string{"avoid-inline-spacing"}},
@@ -122,6 +124,23 @@ func focusVisible(ctx context.Context, tab *browser.Tab, _ []axe.Result) (string
 		if !st.FocusVisible {
 			return Failed, fmt.Sprintf("focus on %s changes %.1f%% of its pixels and %d elsewhere", st.Selector, 100*st.Change, st.ChangedElsewhere), nil
 		}
+	}
+	return Passed, "", nil
+}
+
+// keyboardTrap (a1b64e, "Focusable element has no keyboard trap via
+// standard navigation"): the keyboard pass's trap, on one element or
+// among several that Escape does not leave.
+func keyboardTrap(ctx context.Context, tab *browser.Tab, _ []axe.Result) (string, string, error) {
+	kb, err := keyboard.Pass(ctx, tab, 40)
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case kb.Trap != nil:
+		return Failed, fmt.Sprintf("trapped at %s %v", kb.Trap.Selector, kb.TrapCycle), nil
+	case len(kb.Stops) == 0:
+		return Inapplicable, "no tab stop", nil
 	}
 	return Passed, "", nil
 }

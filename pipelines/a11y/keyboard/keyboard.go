@@ -13,6 +13,7 @@ import (
 	_ "image/png" // screenshots
 	"math"
 	"slices"
+	"time"
 	"regexp"
 
 	"github.com/chromedp/cdproto/input"
@@ -178,6 +179,11 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 				return nil, err
 			}
 			res.Presses++
+			// A page may move focus a moment after Tab (a blur handler's
+			// timer): read where it settles.
+			if err := chromedp.Do(c, chromedp.Sleep(settle)); err != nil {
+				return nil, fmt.Errorf("keyboard: %w", err)
+			}
 			if cur, err = chromedp.Run(c, chromedp.Evaluate[*Element](`__boxd.active()`)); err != nil {
 				return nil, fmt.Errorf("keyboard: %w", err)
 			}
@@ -198,10 +204,10 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		}
 		still = 0
 		if seen[cur.Selector] {
-			// Round again from the first stop; or back to a later one
-			// without leaving the page: a cycle, a trap unless Escape
+			// Back to a stop without leaving the page (going round, Tab
+			// passes the document first): a cycle, a trap unless Escape
 			// frees it (a modal dialog may hold focus while it is open).
-			if cur.Selector != res.Stops[0].Selector {
+			{
 				from := slices.IndexFunc(res.Stops, func(st Stop) bool { return st.Selector == cur.Selector })
 				var cycle []string
 				for _, st := range res.Stops[from:] {
@@ -508,6 +514,9 @@ const dialogState = `(() => {
   const a = document.activeElement;
   return {open: shown.length > 0, inside: shown.some(d => d.contains(a)), active: a ? __boxd.sel(a) : ""};
 })()`
+
+// settle is how long focus is given to settle after a Tab.
+const settle = 40 * time.Millisecond
 
 // MaxUndeclared bounds the buttons pressed to find dialogs they do not
 // declare.
