@@ -1,8 +1,10 @@
 package a11y
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"boxd/engine/browser"
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/findings"
+	"boxd/records"
 )
 
 type events struct{ types []string }
@@ -97,6 +100,18 @@ func TestSamples(t *testing.T) {
 	}
 	if strings.Join(ev.types, " ") != "start page names errors "+strings.Repeat("finding ", len(shop.Findings))+"result" {
 		t.Errorf("events %v", ev.types)
+	}
+	// The record verifies as boxd verify checks it, and a changed finding
+	// does not.
+	raw, err := json.Marshal(shop.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := records.Verify(raw, s.Key.PublicKey()); !v.OK {
+		t.Errorf("the record does not verify: %+v", v)
+	}
+	if v := records.Verify(bytes.Replace(raw, []byte("Add to cart"), []byte("Add to kart"), 1), s.Key.PublicKey()); v.OK {
+		t.Error("a changed record verifies")
 	}
 	product, _ := audit(SampleProductPage)
 	pg := titles(product.Findings)
