@@ -254,6 +254,10 @@ func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
 		t.Close()
 		return nil, fmt.Errorf("browser: start chromium: %w", err)
 	}
+	if err := chromedp.ListenBrowser(bctx, t.listen); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("browser: start chromium: %w", err)
+	}
 	ws := []*network.BlockPattern{{URLPattern: "ws://*:*/*", Block: true}, {URLPattern: "wss://*:*/*", Block: true}}
 	if _, err := chromedp.Call(bctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Close()
@@ -271,7 +275,11 @@ func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
 			return err
 		},
 		func() error {
-			_, err := chromedp.Call(bctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}})
+			// On the browser, not the page: a popup (window.open, a
+			// target=_blank link or form), a cross-site frame or a worker
+			// is a target of its own, whose requests a page-level Fetch
+			// would never see.
+			_, err := chromedp.CallBrowser(bctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}}})
 			return err
 		},
 	} {
@@ -293,7 +301,7 @@ func (t *Tab) listen(ev any) {
 		t.mu.Unlock()
 		if e.Request.URL == DocURL && e.Request.Method == "GET" && !held && doc != "" {
 			go func() {
-				_, _ = chromedp.Call(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 200,
+				_, _ = chromedp.CallBrowser(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 200,
 					ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "text/html; charset=utf-8"}}, Body: []byte(doc)})
 			}()
 			return
@@ -305,11 +313,11 @@ func (t *Tab) listen(ev any) {
 		go func() {
 			switch {
 			case why != "":
-				_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+				_, _ = chromedp.CallBrowser(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 			case t.policy.Fetch != nil && isHTTP(e.Request.URL):
 				t.fetchFor(e)
 			default:
-				_, _ = chromedp.Call(t.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
+				_, _ = chromedp.CallBrowser(t.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 			}
 		}()
 	case *inspector.EventTargetCrashed:
@@ -346,7 +354,7 @@ func (t *Tab) fetchFor(e *fetch.EventRequestPaused) {
 	got, err := t.policy.Fetch.Fetch(t.ctx, e.Request.Method, e.Request.URL, accept)
 	if err != nil {
 		t.note(Refused{Method: e.Request.Method, URL: e.Request.URL, Type: string(e.ResourceType), Why: "not fetched: " + err.Error()})
-		_, _ = chromedp.Call(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonAccessDenied})
+		_, _ = chromedp.CallBrowser(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonAccessDenied})
 		return
 	}
 	var hs []*fetch.HeaderEntry
@@ -359,7 +367,7 @@ func (t *Tab) fetchFor(e *fetch.EventRequestPaused) {
 			hs = append(hs, &fetch.HeaderEntry{Name: k, Value: v})
 		}
 	}
-	_, _ = chromedp.Call(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: int64(got.Status),
+	_, _ = chromedp.CallBrowser(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: int64(got.Status),
 		ResponseHeaders: hs, Body: got.Body})
 }
 
