@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -37,7 +38,7 @@ func Supports(line, value string, h Hints) (ok bool, how string) {
 	if v == "" {
 		return false, ""
 	}
-	if strings.Contains(fold(line), v) {
+	if containsWords(fold(line), v) {
 		return true, ByLiteral
 	}
 	if ds := datesIn(value, h); len(ds) == 1 && wholeMatch(dateRE, value) {
@@ -69,6 +70,31 @@ func Supports(line, value string, h Hints) (ok bool, how string) {
 		}
 	}
 	return false, ""
+}
+
+// containsWords says whether v stands in s with no letter or digit
+// joined to either end ("Ana" is not in "Banana", "ES" not in "yes").
+func containsWords(s, v string) bool {
+	for from := 0; from <= len(s); {
+		i := strings.Index(s[from:], v)
+		if i < 0 {
+			return false
+		}
+		i += from
+		before, after := rune(' '), rune(' ')
+		if i > 0 {
+			before, _ = utf8.DecodeLastRuneInString(s[:i])
+		}
+		if j := i + len(v); j < len(s) {
+			after, _ = utf8.DecodeRuneInString(s[j:])
+		}
+		word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+		if !(word(before) && word([]rune(v)[0])) && !(word(after) && word([]rune(v)[len([]rune(v))-1])) {
+			return true
+		}
+		from = i + 1
+	}
+	return false
 }
 
 // fold is text compared without letter case, accents' forms or spacing.

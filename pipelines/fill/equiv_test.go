@@ -13,6 +13,10 @@ func TestSupports(t *testing.T) {
 	}{
 		{"Name: Ana  SILVA", "Ana Silva", Hints{}, ByLiteral},
 		{"Name: Ana Silva", "Ana Silvia", Hints{}, ""},
+		{"Favourite fruit: banana", "Ana", Hints{}, ""},
+		{"Answer: yes", "ES", Hints{}, ""},
+		{"Country: ES (Spain)", "ES", Hints{}, ByLiteral},
+		{"e-mail ana@example.com.", "ana@example.com", Hints{}, ByLiteral},
 		{"Born 4 March 1987 in Porto", "1987-03-04", Hints{}, ByDate},
 		{"Born March 4th, 1987", "1987-03-04", Hints{}, ByDate},
 		{"Born 1987-03-04", "4 Mar 1987", Hints{}, ByDate},

@@ -1,0 +1,119 @@
+package fill
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Statuses of a field in the review (contract 2, section 2).
+const (
+	StatusSourced   = "sourced"   // typed, its value in the cited line
+	StatusChosen    = "chosen"    // a select's option, supported by the cited line
+	StatusLeft      = "left"      // no document answers it: left for the person
+	StatusSensitive = "sensitive" // a secret: never typed, never shown to a model
+	StatusBlocked   = "blocked"   // refused by a rule (a value its line does not hold)
+	StatusFlagged   = "flagged"   // near text aimed at AI agents: left for the person
+)
+
+// Proposal is a model's answer for one field: the line that answers it
+// and the value to type (or the option to choose).
+type Proposal struct {
+	FID   string `json:"fid"`
+	Doc   string `json:"doc"`
+	Line  int    `json:"line"` // 0: no line answers it
+	Value string `json:"value"`
+}
+
+// Decided is a field's outcome.
+type Decided struct {
+	Field
+	Status string `json:"status"`
+	Value  string `json:"value"`
+	Filled bool   `json:"filled"`
+	Why    string `json:"why"`
+	Source *Line  `json:"source,omitempty"`
+	How    string `json:"how,omitempty"` // how the line supports the value (Supports)
+}
+
+// Decide applies the fill rules to the model's proposals: a secret is
+// never typed; a value is typed only when its cited line holds it (or the
+// same date, time, phone number or amount written another way); a select
+// takes only one of its options, and only when the line supports the
+// option's value or text; everything else is left, with why. Nothing the
+// model says is trusted: each value is checked here against the line.
+func Decide(fields []Field, lines []Line, props []Proposal, h Hints) []Decided {
+	byFID := map[string]Proposal{}
+	for _, p := range props {
+		if _, dup := byFID[p.FID]; !dup {
+			byFID[p.FID] = p
+		}
+	}
+	find := func(doc string, n int) *Line {
+		for i := range lines {
+			if lines[i].Doc == doc && lines[i].N == n {
+				return &lines[i]
+			}
+		}
+		return nil
+	}
+	out := make([]Decided, 0, len(fields))
+	for _, f := range fields {
+		d := Decided{Field: f}
+		p, asked := byFID[f.FID]
+		line := find(p.Doc, p.Line)
+		value := strings.TrimSpace(p.Value)
+		switch {
+		case f.Secret != "":
+			d.Status, d.Why = StatusSensitive, "asks for a "+f.Secret+": never typed and never shown to a model; the person enters it"
+		case !asked || p.Line == 0 || value == "":
+			d.Status, d.Why = StatusLeft, "no line of the documents answers it"
+		case line == nil:
+			d.Status, d.Why = StatusBlocked, fmt.Sprintf("the cited line %s:%d does not exist", p.Doc, p.Line)
+		case len(Values(value)) > 0:
+			d.Status, d.Why = StatusSensitive, "the value looks like a secret ("+Values(value)[0].Kind+"): not typed"
+		case len(f.Options) > 0:
+			opt, how := chooseOption(f.Options, value, line.Text, h)
+			if opt == nil {
+				d.Status, d.Why = StatusBlocked, fmt.Sprintf("%q is not an option the cited line supports", value)
+				break
+			}
+			d.Status, d.Value, d.Filled, d.Source, d.How = StatusChosen, opt.Value, true, line, how
+			d.Why = "the option " + fmt.Sprintf("%q", opt.Text) + " is in the cited line"
+		default:
+			ok, how := Supports(line.Text, value, h)
+			if !ok {
+				d.Status, d.Why = StatusBlocked, fmt.Sprintf("the cited line does not hold %q", value)
+				break
+			}
+			d.Status, d.Value, d.Filled, d.Source, d.How = StatusSourced, value, true, line, how
+			d.Why = "the value is in the cited line"
+			if how != ByLiteral {
+				d.Why = "the cited line holds the same " + how + ", written another way"
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// chooseOption is the option value names (by value or text) when the
+// line supports it.
+func chooseOption(opts []Option, value, line string, h Hints) (*Option, string) {
+	for i, o := range opts {
+		if o.Value == "" && o.Text == "" {
+			continue
+		}
+		if !strings.EqualFold(o.Value, value) && !strings.EqualFold(o.Text, value) {
+			continue
+		}
+		for _, cand := range []string{o.Text, o.Value} {
+			if cand == "" {
+				continue
+			}
+			if ok, how := Supports(line, cand, h); ok {
+				return &opts[i], how
+			}
+		}
+	}
+	return nil, ""
+}
