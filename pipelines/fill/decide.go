@@ -65,12 +65,16 @@ func Decide(fields []Field, lines []Line, props []Proposal, h Hints) []Decided {
 		switch {
 		case f.Secret != "":
 			d.Status, d.Why = StatusSensitive, "asks for a "+f.Secret+": never typed and never shown to a model; the person enters it"
+		case labelFlagged(f):
+			d.Status, d.Why = StatusFlagged, "its label is text aimed at AI agents: left for the person"
 		case !asked || p.Line == 0 || value == "":
 			d.Status, d.Why = StatusLeft, "no line of the documents answers it"
 		case line == nil:
 			d.Status, d.Why = StatusBlocked, fmt.Sprintf("the cited line %s:%d does not exist", p.Doc, p.Line)
 		case len(Values(value)) > 0:
 			d.Status, d.Why = StatusSensitive, "the value looks like a secret ("+Values(value)[0].Kind+"): not typed"
+		case secretInLine(line.Text, value) != "":
+			d.Status, d.Why = StatusSensitive, "the cited line holds it as a "+secretInLine(line.Text, value)+": not typed"
 		case len(f.Options) > 0:
 			opt, how := chooseOption(f.Options, value, line.Text, h)
 			if opt == nil {
@@ -94,6 +98,24 @@ func Decide(fields []Field, lines []Line, props []Proposal, h Hints) []Decided {
 		out = append(out, d)
 	}
 	return out
+}
+
+// secretInLine is the kind of secret the line holds where value is
+// ("" when the value is not one of the line's secrets).
+func secretInLine(line, value string) string {
+	v := fold(value)
+	for _, f := range Values(line) {
+		s := fold(line[f.Start:f.End])
+		if strings.Contains(s, v) || strings.Contains(v, s) || digits(s) != "" && digits(s) == digits(v) {
+			return f.Kind
+		}
+	}
+	return ""
+}
+
+func labelFlagged(f Field) bool {
+	ok, _ := AimedAtAgents(f.Label, InAttribute)
+	return ok
 }
 
 // chooseOption is the option value names (by value or text) when the

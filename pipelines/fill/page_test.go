@@ -107,3 +107,51 @@ func TestScan(t *testing.T) {
 		t.Errorf("flags by place %v:\n%s", where, all)
 	}
 }
+
+// TestType: the decided values are typed (a page's keystroke handler
+// sees them, and its attempt to send each keystroke is held, not sent),
+// the select takes its option, fields left or sensitive stay empty.
+func TestType(t *testing.T) {
+	tab := browsertest.Tab(t, browser.Policy{Network: browser.Offline})
+	if err := tab.LoadHTML(`<!doctype html><html lang="en"><body><form>
+<label>First name <input id="fn" oninput="navigator.sendBeacon('/keys', this.value); document.title = this.value"></label>
+<label>Date of birth <input id="dob"></label>
+<label>Country <select id="c"><option value="">Choose</option><option value="PT">Portugal</option></select></label>
+<label>Password <input id="pw" type="password"></label>
+<label>Notes <input id="notes" value="keep"></label>
+</form></body></html>`); err != nil {
+		t.Fatal(err)
+	}
+	fields, _, err := Scan(context.Background(), tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := &Line{Doc: "d", N: 1, Text: "Ana, born 4 March 1987, Portugal"}
+	ds := []Decided{
+		{Field: fields[0], Status: StatusSourced, Value: "Ana", Filled: true, Source: line},
+		{Field: fields[1], Status: StatusSourced, Value: "04/03/1987", Filled: true, Source: line},
+		{Field: fields[2], Status: StatusChosen, Value: "PT", Filled: true, Source: line},
+		{Field: fields[3], Status: StatusSensitive},
+		{Field: fields[4], Status: StatusLeft},
+	}
+	before := len(tab.Refused())
+	if err := Type(context.Background(), tab, ds); err != nil {
+		t.Fatal(err)
+	}
+	vals, err := ReadValues(tab, fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vals["f1"] != "Ana" || vals["f2"] != "04/03/1987" || vals["f3"] != "PT" || vals["f4"] != "" || vals["f5"] != "keep" {
+		t.Errorf("values %v", vals)
+	}
+	var beacons int
+	for _, r := range tab.Refused()[before:] {
+		if strings.HasSuffix(r.URL, "/keys") {
+			beacons++
+		}
+	}
+	if beacons == 0 {
+		t.Errorf("the keystroke handler's beacons were not seen held: %+v", tab.Refused())
+	}
+}

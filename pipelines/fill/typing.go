@@ -1,0 +1,66 @@
+package fill
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
+	"boxd/engine/browser"
+)
+
+// Type enters the decided values into the page: text by real input
+// events (as a person's typing fires the page's handlers), a select's
+// option by value with its input and change events. Every request is held
+// while it types: a keystroke handler may not send anything. Fields not
+// filled are not touched.
+func Type(ctx context.Context, tab *browser.Tab, ds []Decided) error {
+	tab.Hold()
+	defer tab.Release()
+	c := tab.Context()
+	for _, d := range ds {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !d.Filled || d.Secret != "" {
+			continue
+		}
+		sel := fmt.Sprintf("%q", d.Selector)
+		if d.Status == StatusChosen {
+			if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`((sel, v) => { const el = document.querySelector(sel); if (!el) return false;
+  el.value = v; el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return el.value === v; })(`+sel+`, `+fmt.Sprintf("%q", d.Value)+`)`)); err != nil {
+				return fmt.Errorf("fill: choose %s: %w", d.FID, err)
+			}
+			continue
+		}
+		ok, err := chromedp.Run(c, chromedp.Evaluate[bool](`((sel) => { const el = document.querySelector(sel); if (!el) return false;
+  el.focus(); if ("select" in el) el.select(); el.value = ""; return document.activeElement === el; })(`+sel+`)`))
+		if err != nil {
+			return fmt.Errorf("fill: focus %s: %w", d.FID, err)
+		}
+		if !ok {
+			continue // gone, or it does not take focus
+		}
+		if _, err := chromedp.Call(c, input.InsertText, input.InsertTextParams{Text: d.Value}); err != nil {
+			return fmt.Errorf("fill: type %s: %w", d.FID, err)
+		}
+		if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`((sel) => { const el = document.querySelector(sel); el && el.dispatchEvent(new Event("change", {bubbles: true})); el && el.blur(); return true; })(`+sel+`)`)); err != nil {
+			return fmt.Errorf("fill: %s: %w", d.FID, err)
+		}
+	}
+	return nil
+}
+
+// ReadValues reads the fields' values back from the page, by FID.
+func ReadValues(tab *browser.Tab, fields []Field) (map[string]string, error) {
+	out := map[string]string{}
+	for _, f := range fields {
+		v, err := chromedp.Run(tab.Context(), chromedp.Evaluate[string](fmt.Sprintf(`(() => { const el = document.querySelector(%q); return el ? String(el.value) : ""; })()`, f.Selector)))
+		if err != nil {
+			return nil, fmt.Errorf("fill: read %s: %w", f.FID, err)
+		}
+		out[f.FID] = v
+	}
+	return out, nil
+}
