@@ -25,6 +25,7 @@ import (
 	"boxd/pipelines/a11y/domains"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/docreader"
+	"boxd/pipelines/fill"
 	"boxd/pipelines/hcc"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/codes"
@@ -33,6 +34,7 @@ import (
 	"boxd/pipelines/sitecheck"
 	"boxd/problem"
 	"boxd/receipts"
+	"boxd/run"
 	"boxd/version"
 	"boxd/web/platform"
 )
@@ -100,6 +102,11 @@ type Server struct {
 	a11y      *a11y.Service
 	// a11yDomains verifies the domains URL audits may visit.
 	a11yDomains *domains.Registry
+	// fill serves /fill/* (fillErr: why it has no browser); fillRuns
+	// keeps its runs 24 hours.
+	fill     *fill.Service
+	fillErr  error
+	fillRuns *run.Store[*fill.Result]
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker
@@ -158,6 +165,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.docreader = &docreader.Service{Key: deps.Key, Log: s.log, Chat: s.chat}
 	s.hcc = &hcc.Service{Reader: s.docreader, Chat: s.chat, Codes: deps.Codes, Key: deps.Key, Log: s.log, Now: s.now}
 	s.a11y = s.newA11y()
+	s.newFill()
 	s.retrieval = deps.Retrieval
 	if s.retrieval == nil {
 		s.retrieval = &retrieval.Service{}
@@ -214,6 +222,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.docreaderRoutes()
 	s.hccRoutes()
 	s.a11yRoutes()
+	s.fillRoutes()
 	s.peerRoutes()
 	s.mux.HandleFunc("/", s.notFound)
 	s.handler = s.bodyDeadlines(s.observe(s.sdkErrors(s.strict(s.sockets(s.hosts(s.origins(s.mux)))))))

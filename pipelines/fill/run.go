@@ -94,6 +94,8 @@ type Result struct {
 	Record *attest.Record    `json:"record"`
 	Held   []browser.Refused `json:"held_requests"`
 	Prompt string            `json:"prompt_sha256,omitempty"`
+	// Approval is set once the person approved.
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // Validate checks a request's sizes and shape.

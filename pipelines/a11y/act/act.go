@@ -58,8 +58,8 @@ type Case struct {
 	Approved bool   `json:"approved"`
 	// RuleApproved: the rule is approved (a proposed rule's cases may
 	// be approved or not).
-	RuleApproved bool `json:"-"`
-	Path     string `json:"relativePath"`
+	RuleApproved bool   `json:"-"`
+	Path         string `json:"relativePath"`
 }
 
 // Load reads dir/testcases.json and keeps the test cases of approved

@@ -12,9 +12,9 @@ import (
 	"image"
 	_ "image/png" // screenshots
 	"math"
+	"regexp"
 	"slices"
 	"time"
-	"regexp"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
@@ -87,12 +87,12 @@ type Dialog struct {
 	// Opened: a dialog (role dialog or alertdialog, or an open <dialog>)
 	// showed; TookFocus: focus moved into it; EscapeClosed: Escape hid
 	// it; FocusReturned: focus then went back to the opener.
-	Opened        bool `json:"opened"`
-	TookFocus     bool `json:"took_focus"`
+	Opened    bool `json:"opened"`
+	TookFocus bool `json:"took_focus"`
 	// Declared: the opener says it opens a dialog (aria-haspopup="dialog"
 	// or aria-controls naming one); an undeclared one was found by
 	// pressing a button that declares nothing.
-	Declared bool `json:"declared"`
+	Declared      bool `json:"declared"`
 	EscapeClosed  bool `json:"escape_closed"`
 	FocusReturned bool `json:"focus_returned"`
 }

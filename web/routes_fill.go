@@ -1,0 +1,142 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"boxd/engine/browser"
+	"boxd/pipelines/fill"
+	"boxd/problem"
+	"boxd/records"
+	"boxd/run"
+)
+
+// fillBody bounds POST /fill/run: the form (512 KB) and text sources (this
+// version reads text; 24 MB in all).
+const fillBody = 24 << 20
+
+// fillMinTokens is the budget a fill run needs left to start (contract 2,
+// section 7).
+const fillMinTokens = 3000
+
+// FillAnswer is POST /fill/run's answer.
+type FillAnswer struct {
+	*fill.Result
+	Translation any         `json:"translation"`
+	Check       RecordCheck `json:"check"`
+}
+
+// newFill makes the form filler: its own browser pool (fresh profile per
+// run), the chat model, the box's key; runs kept 24 hours.
+func (s *Server) newFill() {
+	p, err := browser.NewPool(browser.Options{Slots: 2})
+	s.fill = &fill.Service{Browser: p, Chat: s.chat, Key: s.key, Now: s.now, Log: s.log}
+	s.fillErr = err
+	s.fillRuns = &run.Store[*fill.Result]{TTL: 24 * time.Hour, Now: s.now, What: "fill run"}
+}
+
+func (s *Server) fillRoutes() {
+	declare(s, Declared[fill.Body]{
+		Route: Route{Method: http.MethodPost, Path: "/fill/run", Auth: Bearer, Verticals: []string{fill.Vertical},
+			Body: fillBody, OneRun: true, MinTokens: fillMinTokens, Stream: true, Example: `{"sample_id": "clinic-intake"}`},
+		Validate: func(b *fill.Body) error {
+			req, err := b.Validate()
+			b.Parsed = req
+			return err
+		},
+		StreamOf: func(b *fill.Body) bool { return b.Stream },
+		Serve: func(a *Admitted, b *fill.Body) {
+			if s.fill.Browser == nil {
+				writeProblem(a.W, problem.Wrap(problem.Unavailable, s.fillErr, "the form filler needs chromium, and this box has none (the operator installs it: apt-get install chromium)"))
+				return
+			}
+			if s.fill.Ask == nil && !s.fill.Chat.Ready() {
+				writeProblem(a.W, problem.New(problem.Unavailable, "the form filler needs the chat model (models.llm.path), and none is loaded"))
+				return
+			}
+			owner := a.Principal.LogID()
+			lang := b.ReviewLang
+			s.serveRun(a, func(ctx context.Context, em *run.Emitter) (any, error) {
+				out, err := s.fill.Run(ctx, *b.Parsed, em, budget{a.Principal})
+				if err != nil {
+					return nil, err
+				}
+				s.fillRuns.Put(out.ID, owner, out)
+				raw, err := json.Marshal(out.Record)
+				if err != nil {
+					return nil, err
+				}
+				v := records.Verify(raw, s.key.PublicKey())
+				ans := FillAnswer{Result: out, Check: RecordCheck{OK: v.OK, Checks: v.Checks, Entries: v.Entries, FirstBadEntry: v.FirstBadEntry,
+					Signer: v.Signer, SignedByThisBox: v.SignedByTrustedKey, Problem: v.Problem}}
+				if lang != "en" {
+					ans.Translation = map[string]any{"lang": lang, "available": false, "why": "the review's translation is not built in this version; the review is in English"}
+				}
+				em.End(run.TypeDone, ans)
+				return ans, nil
+			})
+		},
+	})
+	declare(s, Declared[fill.ApproveBody]{
+		Route: Route{Method: http.MethodPost, Path: "/fill/runs/{run_id}/approve", Auth: Bearer, Verticals: []string{fill.Vertical},
+			Body: 16 << 10, Example: `{"person": {"name": "Ana Silva"}, "confirm": true, "acknowledge_flags": []}`},
+		Validate: func(b *fill.ApproveBody) error { return b.Validate() },
+		Serve: func(a *Admitted, b *fill.ApproveBody) {
+			id := a.R.PathValue("run_id")
+			out, err := s.fillRuns.Update(id, a.Principal.LogID(), func(r *fill.Result) (*fill.Result, error) {
+				ap, err := fill.Approve(r, *b, s.key, s.now())
+				if err != nil {
+					return r, err
+				}
+				c := *r
+				c.Approval = ap
+				return &c, nil
+			})
+			if err != nil {
+				writeProblem(a.W, err)
+				return
+			}
+			s.log.Info("fill approved", "caller", a.Principal.LogID(), "run", id, "record", out.Approval.Record.ID)
+			writeJSON(a.W, http.StatusOK, map[string]any{"run_id": id, "approval": out.Approval})
+		},
+	})
+	declare(s, Declared[struct{}]{
+		Route: Route{Method: http.MethodDelete, Path: "/fill/runs/{run_id}", Auth: Bearer, Verticals: []string{fill.Vertical}},
+		Serve: func(a *Admitted, _ *struct{}) {
+			id := a.R.PathValue("run_id")
+			if !s.fillRuns.Delete(id, a.Principal.LogID()) {
+				writeProblem(a.W, problem.New(problem.NotFound, "no fill run %s: it was deleted, removed after 24 hours, or belongs to another token", id))
+				return
+			}
+			writeJSON(a.W, http.StatusOK, map[string]any{"run_id": id, "deleted": true})
+		},
+	})
+	declareGated(s, s.bounds.verify, "record verifications", Declared[verifyBody]{
+		Route: Route{Method: http.MethodPost, Path: "/flight/verify", Body: recordBody, Example: `{"record": {}}`},
+		Serve: func(a *Admitted, body *verifyBody) {
+			raw := bytes.TrimSpace(body.Record)
+			if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+				writeProblem(a.W, problem.New(problem.Invalid, "%s", "record is required: send {\"record\": <a fill or approval record>}"))
+				return
+			}
+			writeJSON(a.W, http.StatusOK, fill.Flight(raw, s.key.PublicKey()))
+		},
+	})
+	s.Handle(http.MethodGet, "/fill/info", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{
+			"vertical": fill.Vertical, "browser": map[string]any{"available": s.fill.Browser != nil}, "model": map[string]any{"available": s.fill.Chat.Ready()},
+			"limits":       map[string]any{"html_bytes": fill.MaxHTML, "sources": fill.MaxSources, "source_bytes": fill.MaxSourceSize, "min_tokens": fillMinTokens, "runs_kept_hours": 24},
+			"review_langs": fill.ReviewLangs, "samples": []string{"clinic-intake"},
+			"rules": []string{"a value is typed only when its cited line holds it, or the same date, time, phone number or amount written another way",
+				"secrets are never typed and never shown to a model", "text aimed at AI agents is flagged, withheld from the model, and keeps Submit locked until acknowledged",
+				"every request that could send the form is held", "the person presses Submit"},
+			"not_built": []string{"PDF and image sources (415: send their text)", "demo forms and the release of a held Submit", "the review's translation"},
+		})
+	})
+	s.Handle(http.MethodGet, "/fill/samples", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"samples": fill.Samples})
+	})
+}
