@@ -161,6 +161,24 @@ func TestFillRoutes(t *testing.T) {
 	if i := ts.do(t, call{method: "GET", path: "/fill/info"}); i.status != 200 || !strings.Contains(string(i.body), "never typed") {
 		t.Errorf("info %d", i.status)
 	}
+
+	// A demo form: nothing is sent before approval; exactly one Submit
+	// after, to the box's own demo endpoint; a second approval sends none.
+	d := ts.do(t, call{method: "POST", path: "/fill/run", token: tok, body: map[string]any{"target": map[string]string{"demo": "clinic-intake"}, "sources": fill.Samples[0].Sources}})
+	if d.status != 200 || ts.Server.fillInbox.count() != 0 {
+		t.Fatalf("demo run: %d, %d sent %s", d.status, ts.Server.fillInbox.count(), d.body)
+	}
+	did := d.json(t)["run_id"].(string)
+	ok := ts.do(t, call{method: "POST", path: "/fill/runs/" + did + "/approve", token: tok, body: map[string]any{"person": map[string]string{"name": "Ana Silva"}, "confirm": true, "acknowledge_flags": []int{1}}})
+	if ok.status != 200 || !strings.Contains(string(ok.body), `"released":true`) || ts.Server.fillInbox.count() != 1 {
+		t.Errorf("demo approval: %d, %d sent %s", ok.status, ts.Server.fillInbox.count(), ok.body)
+	}
+	if again := ts.do(t, call{method: "POST", path: "/fill/runs/" + did + "/approve", token: tok, body: map[string]any{"person": map[string]string{"name": "Ana Silva"}, "confirm": true, "acknowledge_flags": []int{1}}}); again.status != 409 || ts.Server.fillInbox.count() != 1 {
+		t.Errorf("a second approval: %d, %d sent", again.status, ts.Server.fillInbox.count())
+	}
+	if fields := ts.Server.fillInbox.sent[0]["fields"].(map[string]string); fields["first_name"] != "Ana" || fields["member"] != "" {
+		t.Errorf("the released fields %v", fields)
+	}
 	if s := ts.do(t, call{method: "GET", path: "/fill/samples"}); s.status != 200 || !strings.Contains(string(s.body), "clinic-intake") {
 		t.Errorf("samples %d", s.status)
 	}

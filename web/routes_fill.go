@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"boxd/engine/browser"
@@ -31,11 +33,33 @@ type FillAnswer struct {
 
 // newFill makes the form filler: its own browser pool (fresh profile per
 // run), the chat model, the box's key; runs kept 24 hours.
+// demoInbox is the demo forms' endpoint: what released Submits sent.
+type demoInbox struct {
+	mu   sync.Mutex
+	sent []map[string]any
+}
+
+// receive records one released Submit and returns how many there were.
+func (d *demoInbox) receive(run, demo string, fields map[string]string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sent = append(d.sent, map[string]any{"run_id": run, "demo": demo, "fields": fields})
+	return len(d.sent)
+}
+
+// count is how many Submits were released.
+func (d *demoInbox) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.sent)
+}
+
 func (s *Server) newFill() {
 	p, err := browser.NewPool(browser.Options{Slots: 2})
 	s.fill = &fill.Service{Browser: p, Chat: s.chat, Key: s.key, Now: s.now, Log: s.log}
 	s.fillErr = err
 	s.fillRuns = &run.Store[*fill.Result]{TTL: 24 * time.Hour, Now: s.now, What: "fill run"}
+	s.fillInbox = &demoInbox{}
 }
 
 func (s *Server) fillRoutes() {
@@ -92,6 +116,13 @@ func (s *Server) fillRoutes() {
 					return r, err
 				}
 				c := *r
+				if c.Demo != "" {
+					// The one held Submit of a demo form goes to this box's
+					// own demo endpoint, and nowhere else.
+					n := s.fillInbox.receive(c.ID, c.Demo, fill.Submission(&c))
+					ap.Released = true
+					ap.Why = fmt.Sprintf("the held Submit of the demo form %q was released to this box's demo endpoint (submission %d)", c.Demo, n)
+				}
 				c.Approval = ap
 				return &c, nil
 			})
@@ -129,11 +160,12 @@ func (s *Server) fillRoutes() {
 		writeJSON(w, http.StatusOK, map[string]any{
 			"vertical": fill.Vertical, "browser": map[string]any{"available": s.fill.Browser != nil}, "model": map[string]any{"available": s.fill.Chat.Ready()},
 			"limits":       map[string]any{"html_bytes": fill.MaxHTML, "sources": fill.MaxSources, "source_bytes": fill.MaxSourceSize, "min_tokens": fillMinTokens, "runs_kept_hours": 24},
-			"review_langs": fill.ReviewLangs, "samples": []string{"clinic-intake"},
+			"review_langs": fill.ReviewLangs, "samples": []string{"clinic-intake"}, "demo_forms": []string{"clinic-intake"},
+			"demo_submissions": s.fillInbox.count(),
 			"rules": []string{"a value is typed only when its cited line holds it, or the same date, time, phone number or amount written another way",
 				"secrets are never typed and never shown to a model", "text aimed at AI agents is flagged, withheld from the model, and keeps Submit locked until acknowledged",
 				"every request that could send the form is held", "the person presses Submit"},
-			"not_built": []string{"PDF and image sources (415: send their text)", "demo forms and the release of a held Submit", "the review's translation"},
+			"not_built": []string{"PDF and image sources (415: send their text)", "the review's translation"},
 		})
 	})
 	s.Handle(http.MethodGet, "/fill/samples", func(w http.ResponseWriter, r *http.Request) {

@@ -104,9 +104,10 @@ type Server struct {
 	a11yDomains *domains.Registry
 	// fill serves /fill/* (fillErr: why it has no browser); fillRuns
 	// keeps its runs 24 hours.
-	fill     *fill.Service
-	fillErr  error
-	fillRuns *run.Store[*fill.Result]
+	fill      *fill.Service
+	fillErr   error
+	fillRuns  *run.Store[*fill.Result]
+	fillInbox *demoInbox
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker

@@ -68,20 +68,28 @@ func (b *Body) Validate() (*Request, error) {
 	case b.Target.HTML != "" && b.Target.Demo != "":
 		return nil, problem.New(problem.Invalid, "target takes html or demo, not both")
 	case b.Target.Demo != "":
-		return nil, problem.New(problem.NotFound, "no demo form %q: this version has no demo forms yet; send the form's html", b.Target.Demo)
+		if _, ok := Sample(b.Target.Demo); !ok {
+			return nil, problem.New(problem.NotFound, "no demo form %q; GET /fill/samples lists them (each sample's form is a demo form)", b.Target.Demo)
+		}
 	case len(b.Target.HTML) > MaxHTML:
 		return nil, problem.New(problem.TooLarge, "target.html is %d bytes; at most %d", len(b.Target.HTML), MaxHTML)
-	case !strings.Contains(strings.ToLower(b.Target.HTML), "<input") && !strings.Contains(strings.ToLower(b.Target.HTML), "<select") && !strings.Contains(strings.ToLower(b.Target.HTML), "<textarea"):
+	case b.Target.Demo == "" && !strings.Contains(strings.ToLower(b.Target.HTML), "<input") && !strings.Contains(strings.ToLower(b.Target.HTML), "<select") && !strings.Contains(strings.ToLower(b.Target.HTML), "<textarea"):
 		return nil, problem.New(problem.Invalid, "target.html must contain an input, select or textarea")
+	}
+	switch {
 	case len(b.Sources) == 0 || len(b.Sources) > MaxSources:
 		return nil, problem.New(problem.Invalid, "sources holds %d documents; send 1 to %d", len(b.Sources), MaxSources)
+	}
+	if b.Target.Demo != "" {
+		demo, _ := Sample(b.Target.Demo)
+		b.Target.HTML = demo.HTML
 	}
 	for _, ex := range excluded {
 		if re := wordsRE(ex.words); re.MatchString(b.Target.HTML) {
 			return nil, problem.New(problem.Unprocessable, "this looks like %s (%q): the form filler does not fill immigration forms, court filings or customs entries", ex.what, re.FindString(b.Target.HTML))
 		}
 	}
-	req := &Request{HTML: b.Target.HTML, Hints: hintsFor(b.Target.HTML)}
+	req := &Request{HTML: b.Target.HTML, Hints: hintsFor(b.Target.HTML), Demo: b.Target.Demo}
 	for i, s := range b.Sources {
 		switch {
 		case strings.TrimSpace(s.Name) == "":

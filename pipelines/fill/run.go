@@ -2,6 +2,7 @@ package fill
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"boxd/engine/attest"
@@ -55,6 +57,9 @@ type Request struct {
 	HTML    string
 	Sources []Source
 	Hints   Hints
+	// Demo names the demo form filled ("" for submitted HTML): only a
+	// demo form's held Submit is released on approval.
+	Demo string
 }
 
 // Summary is review.summary (contract 2, section 2).
@@ -71,6 +76,7 @@ type Summary struct {
 // ReviewField is one field of the review.
 type ReviewField struct {
 	FID    string `json:"fid"`
+	Name   string `json:"name"`
 	Label  string `json:"label"`
 	Type   string `json:"type"`
 	Status string `json:"status"`
@@ -96,6 +102,8 @@ type Result struct {
 	Prompt string            `json:"prompt_sha256,omitempty"`
 	// Approval is set once the person approved.
 	Approval *Approval `json:"approval,omitempty"`
+	// Demo is the demo form filled ("" for submitted HTML).
+	Demo string `json:"demo,omitempty"`
 }
 
 // Validate checks a request's sizes and shape.
@@ -175,7 +183,7 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{ID: id, Prompt: prompt}
+	out := &Result{ID: id, Prompt: prompt, Demo: req.Demo}
 	if res != nil {
 		out.Review.Summary.ModelCalls, out.Review.Summary.Tokens = 1, res.Usage.TotalTokens
 	}
@@ -183,6 +191,9 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	ev.Emit("stage", map[string]string{"stage": "typing"})
 	if err := Type(ctx, tab, ds); err != nil {
 		return nil, err
+	}
+	if shot, err := chromedp.Call(tab.Context(), page.CaptureScreenshot, page.CaptureScreenshotParams{}); err == nil {
+		ev.Emit("frame", map[string]string{"png_b64": base64.StdEncoding.EncodeToString(shot.Data), "stage": "filled"})
 	}
 	out.Held = tab.Refused()
 	if out.Held == nil {
@@ -192,7 +203,7 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 		ev.Emit("net", h)
 	}
 	for _, d := range ds {
-		rf := ReviewField{FID: d.FID, Label: d.Label, Type: d.Type, Status: d.Status, Value: d.Value, Filled: d.Filled, Why: d.Why, Source: d.Source}
+		rf := ReviewField{FID: d.FID, Name: d.Name, Label: d.Label, Type: d.Type, Status: d.Status, Value: d.Value, Filled: d.Filled, Why: d.Why, Source: d.Source}
 		out.Review.Fields = append(out.Review.Fields, rf)
 		ev.Emit("field", rf)
 		if d.Filled {
@@ -209,6 +220,9 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	ev.Emit("review", out.Review)
 	if out.Record, err = s.record(out, docs, req.HTML); err != nil {
 		return nil, fmt.Errorf("fill: sign the record: %w", err)
+	}
+	for _, e := range out.Record.Entries {
+		ev.Emit("entry", map[string]string{"n": e.N, "type": e.Type, "hash": e.Hash})
 	}
 	ev.Emit("record", map[string]string{"id": out.Record.ID})
 	s.log().Info("fill run", "id", id, "fields", len(fields), "filled", out.Review.Summary.Filled, "flags", len(flags), "held", len(out.Held), "record", out.Record.ID)
