@@ -16,8 +16,9 @@ import (
 	"boxd/run"
 )
 
-// fillBody bounds POST /fill/run: the form (512 KB) and text sources (this
-// version reads text; 24 MB in all).
+// fillBody bounds POST /fill/run: the form (512 KB) and the sources, text
+// or base64 files, 24 MB in all in this version (the body is read whole;
+// the contract allows 8 sources of 8 MB each).
 const fillBody = 24 << 20
 
 // fillMinTokens is the budget a fill run needs left to start (contract 2,
@@ -56,7 +57,7 @@ func (d *demoInbox) count() int {
 
 func (s *Server) newFill() {
 	p, err := browser.NewPool(browser.Options{Slots: 2})
-	s.fill = &fill.Service{Browser: p, Chat: s.chat, Key: s.key, Now: s.now, Log: s.log}
+	s.fill = &fill.Service{Browser: p, Chat: s.chat, Reader: s.docreader, Key: s.key, Now: s.now, Log: s.log}
 	s.fillErr = err
 	s.fillRuns = &run.Store[*fill.Result]{TTL: 24 * time.Hour, Now: s.now, What: "fill run"}
 	s.fillInbox = &demoInbox{}
@@ -165,7 +166,7 @@ func (s *Server) fillRoutes() {
 			"rules": []string{"a value is typed only when its cited line holds it, or the same date, time, phone number or amount written another way",
 				"secrets are never typed and never shown to a model", "text aimed at AI agents is flagged, withheld from the model, and keeps Submit locked until acknowledged",
 				"every request that could send the form is held", "the person presses Submit"},
-			"not_built": []string{"PDF and image sources (415: send their text)", "the review's translation"},
+			"not_built": []string{"the review's translation"},
 		})
 	})
 	s.Handle(http.MethodGet, "/fill/samples", func(w http.ResponseWriter, r *http.Request) {

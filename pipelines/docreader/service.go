@@ -44,6 +44,11 @@ type ReadRequest struct {
 	// confidence are read again by the vision model); nil: when the box's
 	// model sees images. true without such a model is 503.
 	Reread *bool `json:"reread"`
+	// ForRoute is set when another route reads a document its caller
+	// sent under that route's own terms (the form filler's sources): the
+	// reader's synthetic confirmation is the docreader route's, not
+	// asked again.
+	ForRoute string `json:"-"`
 }
 
 func (r *ReadRequest) hasSchema() bool { return len(r.Schema) > 0 && string(r.Schema) != "null" }
@@ -58,7 +63,7 @@ func (r *ReadRequest) Validate() error {
 		return problem.New(problem.Invalid, "send file_b64 (a base64 PDF, PNG, JPEG, WebP or TIFF file, with synthetic: true) or sample (one of %s)", strings.Join(SampleIDs, ", "))
 	case r.Sample != "" && !slices.Contains(SampleIDs, r.Sample):
 		return problem.New(problem.NotFound, "no sample %q; the samples are %s", r.Sample, strings.Join(SampleIDs, ", "))
-	case hasFile && (r.Synthetic == nil || !*r.Synthetic):
+	case hasFile && r.ForRoute == "" && (r.Synthetic == nil || !*r.Synthetic):
 		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public documents only (real confidential documents belong on a self-hosted box)")
 	case r.hasSchema():
 		return validSchema(r.Schema)

@@ -97,11 +97,14 @@ func (b *Body) Validate() (*Request, error) {
 		case s.Text != nil && s.DataB64 != "":
 			return nil, problem.New(problem.Invalid, "sources[%d] takes text or data_b64, not both", i)
 		case s.DataB64 != "":
-			switch s.MediaType {
-			case "application/pdf", "image/png", "image/jpeg", "image/webp":
-				return nil, problem.New(problem.Unsupported, "sources[%d] is %s: this version reads text sources only (PDF and images through the document reader come next); send its text", i, s.MediaType)
+			if _, ok := FileMedia[s.MediaType]; !ok {
+				return nil, problem.New(problem.Unsupported, "sources[%d].media_type %q: send text, or PDF (application/pdf), PNG, JPEG or WebP", i, s.MediaType)
 			}
-			return nil, problem.New(problem.Unsupported, "sources[%d].media_type %q: send text, or PDF, PNG, JPEG or WebP", i, s.MediaType)
+			if len(s.DataB64) > MaxSourceSize/3*4+4 {
+				return nil, problem.New(problem.TooLarge, "sources[%d] is over %d bytes", i, MaxSourceSize)
+			}
+			req.Files = append(req.Files, FileSource{Name: s.Name, DataB64: s.DataB64, MediaType: s.MediaType})
+			continue
 		case s.Text == nil:
 			return nil, problem.New(problem.Invalid, "sources[%d] needs text (or data_b64 with media_type)", i)
 		case len(*s.Text) > MaxSourceSize:

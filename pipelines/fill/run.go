@@ -47,9 +47,11 @@ type Service struct {
 	// Ask proposes the answers (nil: a Proposer over Chat).
 	Ask  Asker
 	Chat *llmcall.Model
-	Key  *attest.Key
-	Now  func() time.Time
-	Log  *slog.Logger
+	// Reader reads PDF and image sources (nil: they are refused).
+	Reader Reader
+	Key    *attest.Key
+	Now    func() time.Time
+	Log    *slog.Logger
 }
 
 // Request is one fill: the form's markup and the person's documents.
@@ -60,6 +62,14 @@ type Request struct {
 	// Demo names the demo form filled ("" for submitted HTML): only a
 	// demo form's held Submit is released on approval.
 	Demo string
+	// Files are sources sent as PDF or image, read by the document
+	// reader when the run starts.
+	Files []FileSource
+}
+
+// FileSource is a source sent as a file.
+type FileSource struct {
+	Name, DataB64, MediaType string
 }
 
 // Summary is review.summary (contract 2, section 2).
@@ -113,10 +123,10 @@ func (r *Request) Validate() error {
 		return problem.New(problem.TooLarge, "target.html is %d bytes; at most %d", len(r.HTML), MaxHTML)
 	case r.HTML == "" || !utf8.ValidString(r.HTML):
 		return problem.New(problem.Invalid, "target.html is required: the form's markup, as UTF-8")
-	case len(r.Sources) == 0:
+	case len(r.Sources)+len(r.Files) == 0:
 		return problem.New(problem.Invalid, "sources is required: the documents the values come from (1 to %d)", MaxSources)
-	case len(r.Sources) > MaxSources:
-		return problem.New(problem.Invalid, "sources holds %d documents; at most %d", len(r.Sources), MaxSources)
+	case len(r.Sources)+len(r.Files) > MaxSources:
+		return problem.New(problem.Invalid, "sources holds %d documents; at most %d", len(r.Sources)+len(r.Files), MaxSources)
 	}
 	for i, s := range r.Sources {
 		if s.Name == "" || len(s.Text) > MaxSourceSize {
@@ -137,6 +147,16 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	}
 	id := ids.New("fill-", 12)
 	ev.Emit("stage", map[string]string{"stage": "sources"})
+	for _, f := range req.Files {
+		if s.Reader == nil {
+			return nil, problem.New(problem.Unavailable, "source %q is a file, and this box has no document reader to read it; send its text", f.Name)
+		}
+		src, err := ReadFile(ctx, s.Reader, f.Name, f.DataB64, f.MediaType)
+		if err != nil {
+			return nil, err
+		}
+		req.Sources = append(req.Sources, src)
+	}
 	lines, err := Lines(req.Sources)
 	if err != nil {
 		return nil, problem.Wrap(problem.Invalid, err, "%v", err)

@@ -3,6 +3,7 @@ package fill
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/engine/browser"
+	"boxd/pipelines/docreader"
 	"boxd/pipelines/llmcall"
 	"boxd/problem"
 	"boxd/records"
@@ -123,5 +125,56 @@ func TestRunRefusals(t *testing.T) {
 		if !problem.Is(err, c.kind) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%v: %v", c.says, err)
 		}
+	}
+}
+
+// finder proposes, for each field, the first line holding the wanted
+// value (as a model that points at the right line would).
+type finder map[string]string // fid → value
+
+func (f finder) Propose(_ context.Context, _ []Field, lines []Line) ([]Proposal, string, *llmcall.Result, error) {
+	var out []Proposal
+	for fid, v := range f {
+		for _, l := range lines {
+			if strings.Contains(l.Text, v) {
+				out = append(out, Proposal{FID: fid, Doc: l.Doc, Line: l.N, Value: v})
+				break
+			}
+		}
+	}
+	return out, "h", nil, nil
+}
+
+// TestRunPDFSource: a PDF source is read by the document reader (the
+// born-digital sample letter), and the values typed cite the page and
+// line they were read from.
+func TestRunPDFSource(t *testing.T) {
+	s := service(t, finder{"f1": "Jordan Sample", "f2": "1961-04-12"})
+	s.Reader = &docreader.Service{Key: s.Key}
+	pdf, err := docreader.Sample(docreader.SampleIDs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Body{Target: &struct {
+		HTML string `json:"html"`
+		Demo string `json:"demo"`
+	}{HTML: `<form><label>Full name <input name="n"></label><label>Date of birth <input type="date" name="dob"></label></form>`},
+		Sources: []SourceBody{{Name: "referral.pdf", DataB64: base64.StdEncoding.EncodeToString(pdf), MediaType: "application/pdf"}}}
+	req, err := b.Validate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Run(context.Background(), *req, &recorder{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range out.Review.Fields {
+		if f.Status != StatusSourced || f.Source == nil || f.Source.Doc != "referral.pdf" || f.Source.Page != 1 || !strings.Contains(f.Source.Text, f.Value) {
+			t.Errorf("%s: %+v %+v", f.FID, f, f.Source)
+		}
+	}
+	bad := Body{Target: b.Target, Sources: []SourceBody{{Name: "x.gif", DataB64: "R0lG", MediaType: "image/gif"}}}
+	if _, err := bad.Validate(); !problem.Is(err, problem.Unsupported) {
+		t.Errorf("a GIF: %v", err)
 	}
 }
