@@ -3,8 +3,8 @@ package fill
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"os"
