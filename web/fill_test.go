@@ -151,6 +151,7 @@ func TestFillRoutes(t *testing.T) {
 		{"a GIF", map[string]any{"target": map[string]string{"html": form}, "sources": []any{map[string]any{"name": "a.gif", "data_b64": "R0lGODlh", "media_type": "image/gif"}}}, 415, "PDF (application/pdf), PNG, JPEG or WebP"},
 		{"a court filing", map[string]any{"target": map[string]string{"html": `<h1>Small claims court</h1><form><label>Plaintiff <input></label></form>`}, "sources": []any{map[string]any{"name": "a", "text": text}}}, 422, "court filing"},
 		{"bad review_lang", map[string]any{"sample_id": "clinic-intake", "review_lang": "xx"}, 400, "24 EU language codes"},
+		{"review_lang without a model", map[string]any{"sample_id": "clinic-intake", "review_lang": "pt"}, 200, `"translation":{"available":false,"lang":"pt","why":"no chat model is loaded`},
 		{"nine sources", map[string]any{"target": map[string]string{"html": form}, "sources": make([]any, 9)}, 400, "1 to 8"},
 	} {
 		r := ts.do(t, call{method: "POST", path: "/fill/run", token: session(t, ts, fill.Vertical), body: c.body})

@@ -63,6 +63,15 @@ func (s *Server) newFill() {
 	s.fillInbox = &demoInbox{}
 }
 
+// fillTranslate puts the review into lang with the chat model (an error
+// when there is none: the review stays in English and says why).
+func (s *Server) fillTranslate(ctx context.Context, a *Admitted, em *run.Emitter, lang string, rv fill.Review) (*fill.Translation, error) {
+	if !s.fill.Chat.Ready() {
+		return nil, problem.New(problem.Unavailable, "no chat model is loaded to translate the review; it is in English")
+	}
+	return fill.Translate(ctx, s.fill.Chat, budget{a.Principal}, em, lang, rv)
+}
+
 func (s *Server) fillRoutes() {
 	declare(s, Declared[fill.Body]{
 		Route: Route{Method: http.MethodPost, Path: "/fill/run", Auth: Bearer, Verticals: []string{fill.Vertical},
@@ -98,7 +107,12 @@ func (s *Server) fillRoutes() {
 				ans := FillAnswer{Result: out, Check: RecordCheck{OK: v.OK, Checks: v.Checks, Entries: v.Entries, FirstBadEntry: v.FirstBadEntry,
 					Signer: v.Signer, SignedByThisBox: v.SignedByTrustedKey, Problem: v.Problem}}
 				if lang != "en" {
-					ans.Translation = map[string]any{"lang": lang, "available": false, "why": "the review's translation is not built in this version; the review is in English"}
+					switch tr, err := s.fillTranslate(ctx, a, em, lang, out.Review); {
+					case err != nil:
+						ans.Translation = map[string]any{"lang": lang, "available": false, "why": message(err)}
+					default:
+						ans.Translation = tr
+					}
 				}
 				em.End(run.TypeDone, ans)
 				return ans, nil
@@ -166,7 +180,7 @@ func (s *Server) fillRoutes() {
 			"rules": []string{"a value is typed only when its cited line holds it, or the same date, time, phone number or amount written another way",
 				"secrets are never typed and never shown to a model", "text aimed at AI agents is flagged, withheld from the model, and keeps Submit locked until acknowledged",
 				"every request that could send the form is held", "the person presses Submit"},
-			"not_built": []string{"the review's translation"},
+			"not_built": []string{"the held Submit resumed in the browser itself (the box re-sends the demo form's fields to its own endpoint)"},
 		})
 	})
 	s.Handle(http.MethodGet, "/fill/samples", func(w http.ResponseWriter, r *http.Request) {
