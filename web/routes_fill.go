@@ -125,25 +125,42 @@ func (s *Server) fillRoutes() {
 		Validate: func(b *fill.ApproveBody) error { return b.Validate() },
 		Serve: func(a *Admitted, b *fill.ApproveBody) {
 			id := a.R.PathValue("run_id")
-			out, err := s.fillRuns.Update(id, a.Principal.LogID(), func(r *fill.Result) (*fill.Result, error) {
+			owner := a.Principal.LogID()
+			out, err := s.fillRuns.Update(id, owner, func(r *fill.Result) (*fill.Result, error) {
 				ap, err := fill.Approve(r, *b, s.key, s.now())
 				if err != nil {
 					return r, err
 				}
 				c := *r
-				if c.Demo != "" {
-					// The one held Submit of a demo form goes to this box's
-					// own demo endpoint, and nowhere else.
-					n := s.fillInbox.receive(c.ID, c.Demo, fill.Submission(&c))
-					ap.Released = true
-					ap.Why = fmt.Sprintf("the held Submit of the demo form %q was released to this box's demo endpoint (submission %d)", c.Demo, n)
-				}
 				c.Approval = ap
 				return &c, nil
 			})
 			if err != nil {
 				writeProblem(a.W, err)
 				return
+			}
+			if out.Demo != "" {
+				// The one held Submit of a demo form: the form filled again
+				// with the reviewed values and its Submit pressed in the
+				// browser; its one request is released to this box's demo
+				// endpoint and nowhere else.
+				released, why := false, ""
+				if fields, err := s.fill.Release(a.R.Context(), out); err != nil {
+					why = "the demo form's Submit was not released: " + message(err)
+				} else {
+					n := s.fillInbox.receive(out.ID, out.Demo, fields)
+					released, why = true, fmt.Sprintf("the held Submit of the demo form %q was released to this box's demo endpoint (%s, submission %d)", out.Demo, fill.DemoAction(out.Demo), n)
+				}
+				if out, err = s.fillRuns.Update(id, owner, func(r *fill.Result) (*fill.Result, error) {
+					c := *r
+					ap := *c.Approval
+					ap.Released, ap.Why = released, why
+					c.Approval = &ap
+					return &c, nil
+				}); err != nil {
+					writeProblem(a.W, err)
+					return
+				}
 			}
 			s.log.Info("fill approved", "caller", a.Principal.LogID(), "run", id, "record", out.Approval.Record.ID)
 			writeJSON(a.W, http.StatusOK, map[string]any{"run_id": id, "approval": out.Approval})
@@ -180,7 +197,7 @@ func (s *Server) fillRoutes() {
 			"rules": []string{"a value is typed only when its cited line holds it, or the same date, time, phone number or amount written another way",
 				"secrets are never typed and never shown to a model", "text aimed at AI agents is flagged, withheld from the model, and keeps Submit locked until acknowledged",
 				"every request that could send the form is held", "the person presses Submit"},
-			"not_built": []string{"the held Submit resumed in the browser itself (the box re-sends the demo form's fields to its own endpoint)"},
+			"not_built": []string{"streaming uploads: one request carries at most 24 MB of sources"},
 		})
 	})
 	s.Handle(http.MethodGet, "/fill/samples", func(w http.ResponseWriter, r *http.Request) {

@@ -80,6 +80,12 @@ type Policy struct {
 	// the fetcher; navigations, scripts' requests, beacons and pings to
 	// other origins stay refused.
 	Subresources bool
+	// Release, when set, is asked about each request the policy would
+	// refuse: when it takes the request (its method, URL and body), the
+	// request is answered by the tab with a short page instead of being
+	// refused: a held Submit released to the box itself, which nothing
+	// else reaches. Release decides how many it takes.
+	Release func(method, url string, body []byte) bool
 }
 
 // Fetcher fetches one request for a tab: one hop, no redirect followed.
@@ -307,6 +313,19 @@ func (t *Tab) listen(ev any) {
 			return
 		}
 		why := t.refuse(e.Request.Method, e.Request.URL, e.ResourceType)
+		if why != "" && t.policy.Release != nil {
+			var body []byte
+			for _, pd := range e.Request.PostDataEntries {
+				body = append(body, pd.Bytes...)
+			}
+			if t.policy.Release(e.Request.Method, e.Request.URL, body) {
+				go func() {
+					_, _ = chromedp.CallBrowser(t.ctx, fetch.FulfillRequest, fetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: 200,
+						ResponseHeaders: []*fetch.HeaderEntry{{Name: "Content-Type", Value: "text/html; charset=utf-8"}}, Body: []byte("<!doctype html><title>Sent</title><p>Sent to the box's demo endpoint.</p>")})
+				}()
+				return
+			}
+		}
 		if why != "" {
 			t.note(Refused{Method: e.Request.Method, URL: e.Request.URL, Type: string(e.ResourceType), Why: why})
 		}

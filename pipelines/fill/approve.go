@@ -89,18 +89,6 @@ func Approve(out *Result, b ApproveBody, key *attest.Key, now time.Time) (*Appro
 		Why: "nothing was sent: only a demo form's held Submit is released, and this run filled submitted HTML"}, nil
 }
 
-// Submission is what a released demo form sends: its filled fields by
-// name.
-func Submission(out *Result) map[string]string {
-	vals := map[string]string{}
-	for _, f := range out.Review.Fields {
-		if f.Filled && f.Name != "" {
-			vals[f.Name] = f.Value
-		}
-	}
-	return vals
-}
-
 // FlightCheck is POST /flight/verify's answer: the record's verification,
 // and the step where a change was made.
 type FlightCheck struct {

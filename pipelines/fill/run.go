@@ -85,15 +85,16 @@ type Summary struct {
 
 // ReviewField is one field of the review.
 type ReviewField struct {
-	FID    string `json:"fid"`
-	Name   string `json:"name"`
-	Label  string `json:"label"`
-	Type   string `json:"type"`
-	Status string `json:"status"`
-	Value  string `json:"value"`
-	Filled bool   `json:"filled"`
-	Why    string `json:"why"`
-	Source *Line  `json:"source"`
+	FID      string `json:"fid"`
+	Name     string `json:"name"`
+	Selector string `json:"selector"`
+	Label    string `json:"label"`
+	Type     string `json:"type"`
+	Status   string `json:"status"`
+	Value    string `json:"value"`
+	Filled   bool   `json:"filled"`
+	Why      string `json:"why"`
+	Source   *Line  `json:"source"`
 }
 
 // Review is what the person reviews before pressing Submit.
@@ -223,7 +224,7 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 		ev.Emit("net", h)
 	}
 	for _, d := range ds {
-		rf := ReviewField{FID: d.FID, Name: d.Name, Label: d.Label, Type: d.Type, Status: d.Status, Value: d.Value, Filled: d.Filled, Why: d.Why, Source: d.Source}
+		rf := ReviewField{FID: d.FID, Name: d.Name, Selector: d.Selector, Label: d.Label, Type: d.Type, Status: d.Status, Value: d.Value, Filled: d.Filled, Why: d.Why, Source: d.Source}
 		out.Review.Fields = append(out.Review.Fields, rf)
 		ev.Emit("field", rf)
 		if d.Filled {
