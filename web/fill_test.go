@@ -148,6 +148,7 @@ func TestFillRoutes(t *testing.T) {
 		{"unknown sample", map[string]any{"sample_id": "nope"}, 404, "no sample"},
 		{"no field", map[string]any{"target": map[string]string{"html": "<p>hi</p>"}, "sources": []any{map[string]any{"name": "a", "text": text}}}, 400, "must contain an input"},
 		{"too large", map[string]any{"target": map[string]string{"html": "<input>" + strings.Repeat("a", fill.MaxHTML)}, "sources": []any{map[string]any{"name": "a", "text": text}}}, 413, "at most"},
+		{"a source over 8 MB", map[string]any{"target": map[string]string{"html": form}, "sources": []any{map[string]any{"name": "big.txt", "text": strings.Repeat("a", fill.MaxSourceSize+1)}}}, 413, "sources[0] is"},
 		{"a GIF", map[string]any{"target": map[string]string{"html": form}, "sources": []any{map[string]any{"name": "a.gif", "data_b64": "R0lGODlh", "media_type": "image/gif"}}}, 415, "PDF (application/pdf), PNG, JPEG or WebP"},
 		{"a court filing", map[string]any{"target": map[string]string{"html": `<h1>Small claims court</h1><form><label>Plaintiff <input></label></form>`}, "sources": []any{map[string]any{"name": "a", "text": text}}}, 422, "court filing"},
 		{"bad review_lang", map[string]any{"sample_id": "clinic-intake", "review_lang": "xx"}, 400, "24 EU language codes"},

@@ -16,10 +16,13 @@ import (
 	"boxd/run"
 )
 
-// fillBody bounds POST /fill/run: the form (512 KB) and the sources, text
-// or base64 files, 24 MB in all in this version (the body is read whole;
-// the contract allows 8 sources of 8 MB each).
-const fillBody = 24 << 20
+// fillBody bounds POST /fill/run: the form (512 KB) and up to 8 sources
+// of 8 MB each, as base64 (the contract's limits). The body is read whole,
+// so at most fillSlots are read at once (503 busy beyond).
+const fillBody = fill.MaxSources*(fill.MaxSourceSize/3*4+4+1024) + fill.MaxHTML + 64<<10
+
+// fillSlots is how many /fill/run bodies are read and run at once.
+const fillSlots = 2
 
 // fillMinTokens is the budget a fill run needs left to start (contract 2,
 // section 7).
@@ -61,6 +64,7 @@ func (s *Server) newFill() {
 	s.fillErr = err
 	s.fillRuns = &run.Store[*fill.Result]{TTL: 24 * time.Hour, Now: s.now, What: "fill run"}
 	s.fillInbox = &demoInbox{}
+	s.fillGate = make(chan struct{}, fillSlots)
 }
 
 // fillTranslate puts the review into lang with the chat model (an error
@@ -73,7 +77,7 @@ func (s *Server) fillTranslate(ctx context.Context, a *Admitted, em *run.Emitter
 }
 
 func (s *Server) fillRoutes() {
-	declare(s, Declared[fill.Body]{
+	declareGated(s, s.fillGate, "form fills", Declared[fill.Body]{
 		Route: Route{Method: http.MethodPost, Path: "/fill/run", Auth: Bearer, Verticals: []string{fill.Vertical},
 			Body: fillBody, OneRun: true, MinTokens: fillMinTokens, Stream: true, Example: `{"sample_id": "clinic-intake"}`},
 		Validate: func(b *fill.Body) error {
@@ -197,7 +201,7 @@ func (s *Server) fillRoutes() {
 			"rules": []string{"a value is typed only when its cited line holds it, or the same date, time, phone number or amount written another way",
 				"secrets are never typed and never shown to a model", "text aimed at AI agents is flagged, withheld from the model, and keeps Submit locked until acknowledged",
 				"every request that could send the form is held", "the person presses Submit"},
-			"not_built": []string{"streaming uploads: one request carries at most 24 MB of sources"},
+			"not_built": []string{},
 		})
 	})
 	s.Handle(http.MethodGet, "/fill/samples", func(w http.ResponseWriter, r *http.Request) {

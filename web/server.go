@@ -108,6 +108,7 @@ type Server struct {
 	fillErr   error
 	fillRuns  *run.Store[*fill.Result]
 	fillInbox *demoInbox
+	fillGate  chan struct{} // /fill/run requests in flight
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker
