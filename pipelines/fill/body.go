@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"boxd/pipelines/fill/rules"
 	"boxd/problem"
 )
 
@@ -118,17 +119,17 @@ func (b *Body) Validate() (*Request, error) {
 // hintsFor reads the form's date order from its language: en-US writes
 // month first, most others day first; unknown: dates whose day and month
 // could swap are not matched another way.
-func hintsFor(html string) Hints {
+func hintsFor(html string) rules.Hints {
 	m := langRE.FindStringSubmatch(html)
 	if m == nil {
-		return Hints{}
+		return rules.Hints{}
 	}
 	switch lang := strings.ToLower(m[1]); {
 	case lang == "en-us":
-		return Hints{DateOrder: "mdy"}
+		return rules.Hints{DateOrder: "mdy"}
 	case lang == "en" || lang == "":
-		return Hints{}
+		return rules.Hints{}
 	default:
-		return Hints{DateOrder: "dmy"}
+		return rules.Hints{DateOrder: "dmy"}
 	}
 }

@@ -3,6 +3,8 @@ package fill
 import (
 	"fmt"
 	"strings"
+
+	"boxd/pipelines/fill/rules"
 )
 
 // Statuses of a field in the review (contract 2, section 2).
@@ -32,7 +34,7 @@ type Decided struct {
 	Filled bool   `json:"filled"`
 	Why    string `json:"why"`
 	Source *Line  `json:"source,omitempty"`
-	How    string `json:"how,omitempty"` // how the line supports the value (Supports)
+	How    string `json:"how,omitempty"` // how the line supports the value (rules.Supports)
 }
 
 // Decide applies the fill rules to the model's proposals: a secret is
@@ -41,7 +43,7 @@ type Decided struct {
 // takes only one of its options, and only when the line supports the
 // option's value or text; everything else is left, with why. Nothing the
 // model says is trusted: each value is checked here against the line.
-func Decide(fields []Field, lines []Line, props []Proposal, h Hints) []Decided {
+func Decide(fields []Field, lines []Line, props []Proposal, h rules.Hints) []Decided {
 	byFID := map[string]Proposal{}
 	for _, p := range props {
 		if _, dup := byFID[p.FID]; !dup {
@@ -71,8 +73,8 @@ func Decide(fields []Field, lines []Line, props []Proposal, h Hints) []Decided {
 			d.Status, d.Why = StatusLeft, "no line of the documents answers it"
 		case line == nil:
 			d.Status, d.Why = StatusBlocked, fmt.Sprintf("the cited line %s:%d does not exist", p.Doc, p.Line)
-		case len(Values(value)) > 0:
-			d.Status, d.Why = StatusSensitive, "the value looks like a secret ("+Values(value)[0].Kind+"): not typed"
+		case len(rules.Values(value)) > 0:
+			d.Status, d.Why = StatusSensitive, "the value looks like a secret ("+rules.Values(value)[0].Kind+"): not typed"
 		case secretInLine(line.Text, value) != "":
 			d.Status, d.Why = StatusSensitive, "the cited line holds it as a "+secretInLine(line.Text, value)+": not typed"
 		case len(f.Options) > 0:
@@ -84,14 +86,14 @@ func Decide(fields []Field, lines []Line, props []Proposal, h Hints) []Decided {
 			d.Status, d.Value, d.Filled, d.Source, d.How = StatusChosen, opt.Value, true, line, how
 			d.Why = "the option " + fmt.Sprintf("%q", opt.Text) + " is in the cited line"
 		default:
-			ok, how := Supports(line.Text, value, h)
+			ok, how := rules.Supports(line.Text, value, h)
 			if !ok {
 				d.Status, d.Why = StatusBlocked, fmt.Sprintf("the cited line does not hold %q", value)
 				break
 			}
 			d.Status, d.Value, d.Filled, d.Source, d.How = StatusSourced, value, true, line, how
 			d.Why = "the value is in the cited line"
-			if how != ByLiteral {
+			if how != rules.ByLiteral {
 				d.Why = "the cited line holds the same " + how + ", written another way"
 			}
 		}
@@ -103,10 +105,10 @@ func Decide(fields []Field, lines []Line, props []Proposal, h Hints) []Decided {
 // secretInLine is the kind of secret the line holds where value is
 // ("" when the value is not one of the line's secrets).
 func secretInLine(line, value string) string {
-	v := fold(value)
-	for _, f := range Values(line) {
-		s := fold(line[f.Start:f.End])
-		if strings.Contains(s, v) || strings.Contains(v, s) || digits(s) != "" && digits(s) == digits(v) {
+	v := rules.Fold(value)
+	for _, f := range rules.Values(line) {
+		s := rules.Fold(line[f.Start:f.End])
+		if strings.Contains(s, v) || strings.Contains(v, s) || rules.Digits(s) != "" && rules.Digits(s) == rules.Digits(v) {
 			return f.Kind
 		}
 	}
@@ -114,13 +116,13 @@ func secretInLine(line, value string) string {
 }
 
 func labelFlagged(f Field) bool {
-	ok, _ := AimedAtAgents(f.Label, InAttribute)
+	ok, _ := rules.AimedAtAgents(f.Label, rules.InAttribute)
 	return ok
 }
 
 // chooseOption is the option value names (by value or text) when the
 // line supports it.
-func chooseOption(opts []Option, value, line string, h Hints) (*Option, string) {
+func chooseOption(opts []Option, value, line string, h rules.Hints) (*Option, string) {
 	for i, o := range opts {
 		if o.Value == "" && o.Text == "" {
 			continue
@@ -132,7 +134,7 @@ func chooseOption(opts []Option, value, line string, h Hints) (*Option, string) 
 			if cand == "" {
 				continue
 			}
-			if ok, how := Supports(line, cand, h); ok {
+			if ok, how := rules.Supports(line, cand, h); ok {
 				return &opts[i], how
 			}
 		}

@@ -3,6 +3,8 @@ package fill
 import (
 	"strings"
 	"testing"
+
+	"boxd/pipelines/fill/rules"
 )
 
 func TestLines(t *testing.T) {
@@ -49,7 +51,7 @@ func TestDecide(t *testing.T) {
 		{FID: "f4", Label: "Phone", Kind: KindPhone},
 		{FID: "f5", Label: "Country", Kind: KindCountry, Options: []Option{{"", "Choose"}, {"PT", "Portugal"}, {"ES", "Spain"}}},
 		{FID: "f6", Label: "Allergies", Kind: KindAllergy},
-		{FID: "f7", Label: "Member ID", Secret: SecretInsurance, Kind: KindSecret},
+		{FID: "f7", Label: "Member ID", Secret: rules.SecretInsurance, Kind: KindSecret},
 		{FID: "f8", Label: "Notes", Kind: KindText},
 		{FID: "f9", Label: "Amount", Kind: KindAmount},
 		{FID: "f10", Label: "City", Kind: KindCity},
@@ -72,17 +74,17 @@ func TestDecide(t *testing.T) {
 		{"f12", "referral.txt", 4, "1200-195"},
 	}
 	got := map[string]Decided{}
-	for _, d := range Decide(fields, lines, props, Hints{DateOrder: "dmy"}) {
+	for _, d := range Decide(fields, lines, props, rules.Hints{DateOrder: "dmy"}) {
 		got[d.FID] = d
 		if d.Filled && (d.Source == nil || d.Value == "") {
 			t.Errorf("%s filled without a source: %+v", d.FID, d)
 		}
 		if d.Filled && d.Status == StatusSourced {
-			if ok, _ := Supports(d.Source.Text, d.Value, Hints{DateOrder: "dmy"}); !ok {
+			if ok, _ := rules.Supports(d.Source.Text, d.Value, rules.Hints{DateOrder: "dmy"}); !ok {
 				t.Errorf("%s typed %q, which its line %q does not hold", d.FID, d.Value, d.Source.Text)
 			}
 		}
-		if d.Filled && len(Values(d.Value)) > 0 {
+		if d.Filled && len(rules.Values(d.Value)) > 0 {
 			t.Errorf("%s: a secret typed: %q", d.FID, d.Value)
 		}
 	}

@@ -3,6 +3,8 @@ package fill
 import (
 	"regexp"
 	"strings"
+
+	"boxd/pipelines/fill/rules"
 )
 
 // Kinds of field: what a form asks for.
@@ -93,7 +95,7 @@ func Kind(f Field) string {
 	case "time":
 		return KindTime
 	}
-	words := splitName(strings.Join([]string{f.Label, f.Name, f.ID}, " "))
+	words := rules.SplitName(strings.Join([]string{f.Label, f.Name, f.ID}, " "))
 	for _, k := range labelKinds {
 		if k.re.MatchString(words) {
 			if k.kind == KindDate && f.Type != "date" && f.Type != "text" && f.Type != "" {

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"boxd/engine/browser"
+	"boxd/pipelines/fill/rules"
 )
 
 // Option is one choice of a select (or a radio group).
@@ -43,7 +44,7 @@ type Field struct {
 // Segment is a piece of the page's text and where it was.
 type Segment struct {
 	Text     string `json:"text"`
-	Where    string `json:"where"` // InVisibleText, InHiddenText, InAttribute, InComment
+	Where    string `json:"where"` // rules.InVisibleText, rules.InHiddenText, rules.InAttribute, rules.InComment
 	Selector string `json:"selector"`
 	Why      string `json:"why,omitempty"` // why it is hidden
 }
@@ -142,7 +143,7 @@ func Scan(ctx context.Context, tab *browser.Tab) ([]Field, []Segment, error) {
 	}
 	for i := range got.Fields {
 		f := &got.Fields[i]
-		f.Secret = FieldSecret(f.Type, f.Label, f.Name, f.ID, f.Autocomplete)
+		f.Secret = rules.FieldSecret(f.Type, f.Label, f.Name, f.ID, f.Autocomplete)
 		f.Kind = Kind(*f)
 	}
 	return got.Fields, got.Segments, ctx.Err()
@@ -153,7 +154,7 @@ func Scan(ctx context.Context, tab *browser.Tab) ([]Field, []Segment, error) {
 func Flags(segs []Segment) []Flag {
 	var out []Flag
 	for _, s := range segs {
-		ok, why := AimedAtAgents(s.Text, s.Where)
+		ok, why := rules.AimedAtAgents(s.Text, s.Where)
 		if !ok {
 			continue
 		}
@@ -161,7 +162,7 @@ func Flags(segs []Segment) []Flag {
 		if r := []rune(text); len(r) > 200 {
 			text = string(r[:200]) + "…"
 		}
-		if s.Where == InHiddenText {
+		if s.Where == rules.InHiddenText {
 			why += " (hidden: " + hiddenReason(s) + ")"
 		}
 		out = append(out, Flag{N: len(out) + 1, Where: s.Where, Selector: s.Selector, Text: text, Why: why})

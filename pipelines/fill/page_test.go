@@ -8,6 +8,7 @@ import (
 
 	"boxd/engine/browser"
 	"boxd/engine/browser/browsertest"
+	"boxd/pipelines/fill/rules"
 )
 
 // intake is a clinic intake form with planted instructions to agents:
@@ -60,11 +61,11 @@ func TestScan(t *testing.T) {
 		"pc":         {"Post code", "label", KindPostalCode, ""},
 		"country":    {"Country", "label", KindCountry, ""},
 		"meds":       {"Current medications", "label", KindMedication, ""},
-		"member":     {"Insurance member ID", "label", KindSecret, SecretInsurance},
-		"ssn":        {"Social security number", "label", KindSecret, SecretSSN},
-		"cardNumber": {"Card number", "label", KindSecret, SecretCard},
-		"pw":         {"Create a password", "label", KindSecret, SecretPassword},
-		"consent":    {"I hereby declare the above is true", "label", KindSecret, SecretDeclaration},
+		"member":     {"Insurance member ID", "label", KindSecret, rules.SecretInsurance},
+		"ssn":        {"Social security number", "label", KindSecret, rules.SecretSSN},
+		"cardNumber": {"Card number", "label", KindSecret, rules.SecretCard},
+		"pw":         {"Create a password", "label", KindSecret, rules.SecretPassword},
+		"consent":    {"I hereby declare the above is true", "label", KindSecret, rules.SecretDeclaration},
 	}
 	if len(fields) != len(wants) {
 		t.Errorf("%d fields, want %d: %+v", len(fields), len(wants), fields)
@@ -103,7 +104,7 @@ func TestScan(t *testing.T) {
 			t.Errorf("flagged ordinary text %q", ordinary)
 		}
 	}
-	if where[InComment] != 1 || where[InHiddenText] != 4 || where[InAttribute] != 1 || where[InVisibleText] != 1 {
+	if where[rules.InComment] != 1 || where[rules.InHiddenText] != 4 || where[rules.InAttribute] != 1 || where[rules.InVisibleText] != 1 {
 		t.Errorf("flags by place %v:\n%s", where, all)
 	}
 }
@@ -184,7 +185,7 @@ func TestRegistration(t *testing.T) {
 	props := []Proposal{{"f1", "me.txt", 1, "ana.silva@example.com"}, {"f2", "me.txt", 1, "anasilva87"}, {"f3", "me.txt", 3, "Tr0ub4dor&3"},
 		{"f4", "me.txt", 3, "Tr0ub4dor&3"}, {"f5", "me.txt", 2, "03/04/1987"}, {"f6", "me.txt", 4, "4821"}}
 	got := map[string]string{}
-	for _, d := range Decide(fields, lines, props, Hints{DateOrder: "mdy"}) {
+	for _, d := range Decide(fields, lines, props, rules.Hints{DateOrder: "mdy"}) {
 		got[d.Name] = d.Status
 	}
 	want := map[string]string{"email": StatusSourced, "username": StatusBlocked, "pw": StatusSensitive, "pw2": StatusSensitive,

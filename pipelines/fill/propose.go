@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"boxd/engine/attest"
+	"boxd/pipelines/fill/rules"
 	"boxd/pipelines/llmcall"
 	"boxd/run"
 )
@@ -45,10 +46,10 @@ func (p *Proposer) Propose(ctx context.Context, fields []Field, lines []Line) ([
 	for _, f := range ask {
 		fids = append(fids, f.FID)
 		label := f.Label
-		if flagged, _ := AimedAtAgents(label, InAttribute); flagged {
+		if flagged, _ := rules.AimedAtAgents(label, rules.InAttribute); flagged {
 			label = "[withheld: page text aimed at agents]"
 		}
-		label, _ = Redact(label)
+		label, _ = rules.Redact(label)
 		fmt.Fprintf(&b, "- %s: %q (%s)", f.FID, label, f.Kind)
 		if len(f.Options) > 0 {
 			var os []string

@@ -17,6 +17,7 @@ import (
 	"boxd/engine/attest"
 	"boxd/engine/browser"
 	"boxd/ids"
+	"boxd/pipelines/fill/rules"
 	"boxd/pipelines/llmcall"
 	"boxd/problem"
 	"boxd/run"
@@ -58,7 +59,7 @@ type Service struct {
 type Request struct {
 	HTML    string
 	Sources []Source
-	Hints   Hints
+	Hints   rules.Hints
 	// Demo names the demo form filled ("" for submitted HTML): only a
 	// demo form's held Submit is released on approval.
 	Demo string

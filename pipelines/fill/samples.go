@@ -1,6 +1,10 @@
 package fill
 
-import "regexp"
+import (
+	"regexp"
+
+	"boxd/pipelines/fill/rules"
+)
 
 var langRE = regexp.MustCompile(`(?i)<html[^>]*\blang="([a-z]{2,3}(?:-[a-z]{2})?)"`)
 
@@ -8,11 +12,11 @@ func wordsRE(words string) *regexp.Regexp { return regexp.MustCompile(`(?i)\b(` 
 
 // SampleForm is a form with synthetic documents, written for this project.
 type SampleForm struct {
-	ID      string   `json:"id"`
-	Title   string   `json:"title"`
-	HTML    string   `json:"html"`
-	Sources []Source `json:"sources"`
-	Hints   Hints    `json:"-"`
+	ID      string      `json:"id"`
+	Title   string      `json:"title"`
+	HTML    string      `json:"html"`
+	Sources []Source    `json:"sources"`
+	Hints   rules.Hints `json:"-"`
 }
 
 // Samples are the form filler's samples.
@@ -38,7 +42,7 @@ var Samples = []SampleForm{{
 		{Name: "referral.txt", Text: "Referral letter\nPatient: Ana Silva\nDate of birth: 4 March 1987\nMobile: +44 7700 900123\nAddress: 12 Flores Street, London, United Kingdom\nKnown allergies: penicillin"},
 		{Name: "insurance-card.txt", Text: "Health insurer: Example Mutual\nMember ID: EM-4471-2290\nValid to 2027-12-31"},
 	},
-	Hints: Hints{DateOrder: "dmy"},
+	Hints: rules.Hints{DateOrder: "dmy"},
 }}
 
 // Sample finds a sample by id.

@@ -3,6 +3,8 @@ package fill
 import (
 	"fmt"
 	"strings"
+
+	"boxd/pipelines/fill/rules"
 )
 
 // Source is one of the person's documents, as text (a PDF or an image is
@@ -58,6 +60,6 @@ func Lines(srcs []Source) ([]Line, error) {
 
 // ForModel is a line as a model may see it: its secrets withheld.
 func (l Line) ForModel() string {
-	red, _ := Redact(l.Text)
+	red, _ := rules.Redact(l.Text)
 	return fmt.Sprintf("[%s:%d] %s", l.Doc, l.N, red)
 }

@@ -1,11 +1,10 @@
-// Package fill is the form filler's core (contract 2, section 1, "form
-// fill"): the person's documents as numbered lines, the rules that say
-// which values may be typed (a value is typed only when its cited line
-// holds it, or the same date, time, phone number or amount written
-// another way), the secrets that are never typed nor shown to a model,
-// and the page text aimed at AI agents that is flagged and withheld.
-// This file: secrets.
-package fill
+// Package rules holds the form filler's rules, in code (contract 2,
+// section 4, "fill rules"): the secrets that are never typed nor shown
+// to a model (by a field's meaning and by a value's pattern and
+// checksum), when a line supports a value (as written, or the same date,
+// time, phone number or amount written another way), and the page text
+// aimed at AI agents that is flagged and withheld.
+package rules
 
 import (
 	"math/big"
@@ -64,7 +63,7 @@ func FieldSecret(typ string, describe ...string) string {
 	text := strings.Join(describe, " ")
 	// Split camelCase and snake_case names so that "cardNumber" and
 	// "card_number" read as words.
-	text = splitName(text)
+	text = SplitName(text)
 	for _, f := range fieldSecrets {
 		if f.re.MatchString(text) {
 			return f.kind
@@ -73,7 +72,8 @@ func FieldSecret(typ string, describe ...string) string {
 	return ""
 }
 
-func splitName(s string) string {
+// SplitName splits camelCase and snake_case names into words.
+func SplitName(s string) string {
 	var b strings.Builder
 	prev := rune(0)
 	for _, r := range s {
@@ -126,7 +126,7 @@ func Values(text string) []Found {
 		}
 	}
 	for _, m := range digitRun.FindAllStringIndex(text, -1) {
-		d := digits(text[m[0]:m[1]])
+		d := Digits(text[m[0]:m[1]])
 		if CardNumber(d) {
 			add(SecretCard, m[0], m[1])
 		}
@@ -188,7 +188,8 @@ func Redact(text string) (string, []Found) {
 	return text, fs
 }
 
-func digits(s string) string {
+// Digits keeps s's digits.
+func Digits(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		if r >= '0' && r <= '9' {

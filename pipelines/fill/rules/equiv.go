@@ -1,4 +1,4 @@
-package fill
+package rules
 
 import (
 	"math"
@@ -34,11 +34,11 @@ type Hints struct {
 // number or amount written another way. This is the fill rule's check,
 // made in code on every value a model proposes; how says which.
 func Supports(line, value string, h Hints) (ok bool, how string) {
-	v := fold(value)
+	v := Fold(value)
 	if v == "" {
 		return false, ""
 	}
-	if containsWords(fold(line), v) {
+	if containsWords(Fold(line), v) {
 		return true, ByLiteral
 	}
 	if ds := datesIn(value, h); len(ds) == 1 && wholeMatch(dateRE, value) {
@@ -55,9 +55,9 @@ func Supports(line, value string, h Hints) (ok bool, how string) {
 			}
 		}
 	}
-	if p := digits(value); len(p) >= 7 && wholeMatch(phoneRE, value) {
+	if p := Digits(value); len(p) >= 7 && wholeMatch(phoneRE, value) {
 		for _, m := range phoneRE.FindAllString(line, -1) {
-			if samePhone(p, digits(m), strings.HasPrefix(strings.TrimSpace(value), "+"), strings.HasPrefix(strings.TrimSpace(m), "+")) {
+			if samePhone(p, Digits(m), strings.HasPrefix(strings.TrimSpace(value), "+"), strings.HasPrefix(strings.TrimSpace(m), "+")) {
 				return true, ByPhone
 			}
 		}
@@ -97,8 +97,8 @@ func containsWords(s, v string) bool {
 	return false
 }
 
-// fold is text compared without letter case, accents' forms or spacing.
-func fold(s string) string {
+// Fold is text compared without letter case, accents' forms or spacing.
+func Fold(s string) string {
 	s = norm.NFKC.String(strings.ToLower(s))
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
 }

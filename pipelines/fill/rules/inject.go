@@ -1,4 +1,4 @@
-package fill
+package rules
 
 import (
 	"regexp"
