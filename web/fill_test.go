@@ -38,7 +38,7 @@ func fillServer(t *testing.T, now func() time.Time) *testServer {
 		}
 		s.fill.Ask = sampleAnswers{}
 		if now != nil {
-			s.fillRuns.Now = now // the platform has the clock; the server's own is real time
+			s.fill.Now = now // the platform has the clock; the server's own is real time
 		}
 	})
 	return ts
@@ -123,6 +123,12 @@ func TestFillRoutes(t *testing.T) {
 	if v.status != 200 || !strings.Contains(string(v.body), `"ok":false`) || !strings.Contains(string(v.body), `"changed_step":{"n":5,"type":"field"}`) {
 		t.Errorf("a changed date of birth: %d %s", v.status, v.body)
 	}
+	if v := ts.do(t, call{method: "POST", path: "/flight/verify", body: map[string]any{}}); v.status != 400 || !strings.Contains(string(v.body), "record is required") {
+		t.Errorf("flight verify with no record: %d %s", v.status, v.body)
+	}
+	if v := ts.do(t, call{method: "POST", path: "/flight/verify", body: map[string]any{"record": string(out.Record)}}); v.status != 200 || !strings.Contains(string(v.body), `"ok":true`) {
+		t.Errorf("flight verify with the record as a string: %d %s", v.status, v.body)
+	}
 	if rv := ts.do(t, call{method: "POST", path: "/record/verify", body: map[string]any{"record": out.Record}}); !strings.Contains(string(rv.body), `"ok":true`) {
 		t.Errorf("record verify: %s", rv.body)
 	}
@@ -167,18 +173,18 @@ func TestFillRoutes(t *testing.T) {
 	// A demo form: nothing is sent before approval; exactly one Submit
 	// after, to the box's own demo endpoint; a second approval sends none.
 	d := ts.do(t, call{method: "POST", path: "/fill/run", token: tok, body: map[string]any{"target": map[string]string{"demo": "clinic-intake"}, "sources": fill.Samples[0].Sources}})
-	if d.status != 200 || ts.Server.fillInbox.count() != 0 {
-		t.Fatalf("demo run: %d, %d sent %s", d.status, ts.Server.fillInbox.count(), d.body)
+	if d.status != 200 || len(ts.Server.fill.Inbox.Sent()) != 0 {
+		t.Fatalf("demo run: %d, %d sent %s", d.status, len(ts.Server.fill.Inbox.Sent()), d.body)
 	}
 	did := d.json(t)["run_id"].(string)
 	ok := ts.do(t, call{method: "POST", path: "/fill/runs/" + did + "/approve", token: tok, body: map[string]any{"person": map[string]string{"name": "Ana Silva"}, "confirm": true, "acknowledge_flags": []int{1}}})
-	if ok.status != 200 || !strings.Contains(string(ok.body), `"released":true`) || ts.Server.fillInbox.count() != 1 {
-		t.Errorf("demo approval: %d, %d sent %s", ok.status, ts.Server.fillInbox.count(), ok.body)
+	if ok.status != 200 || !strings.Contains(string(ok.body), `"released":true`) || len(ts.Server.fill.Inbox.Sent()) != 1 {
+		t.Errorf("demo approval: %d, %d sent %s", ok.status, len(ts.Server.fill.Inbox.Sent()), ok.body)
 	}
-	if again := ts.do(t, call{method: "POST", path: "/fill/runs/" + did + "/approve", token: tok, body: map[string]any{"person": map[string]string{"name": "Ana Silva"}, "confirm": true, "acknowledge_flags": []int{1}}}); again.status != 409 || ts.Server.fillInbox.count() != 1 {
-		t.Errorf("a second approval: %d, %d sent", again.status, ts.Server.fillInbox.count())
+	if again := ts.do(t, call{method: "POST", path: "/fill/runs/" + did + "/approve", token: tok, body: map[string]any{"person": map[string]string{"name": "Ana Silva"}, "confirm": true, "acknowledge_flags": []int{1}}}); again.status != 409 || len(ts.Server.fill.Inbox.Sent()) != 1 {
+		t.Errorf("a second approval: %d, %d sent", again.status, len(ts.Server.fill.Inbox.Sent()))
 	}
-	if fields := ts.Server.fillInbox.sent[0]["fields"].(map[string]string); fields["first_name"] != "Ana" || fields["member"] != "" {
+	if fields := ts.Server.fill.Inbox.Sent()[0].Fields; fields["first_name"] != "Ana" || fields["member"] != "" {
 		t.Errorf("the released fields %v", fields)
 	}
 	if s := ts.do(t, call{method: "GET", path: "/fill/samples"}); s.status != 200 || !strings.Contains(string(s.body), "clinic-intake") {

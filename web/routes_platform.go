@@ -152,25 +152,35 @@ type RecordCheck struct {
 }
 
 func (s *Server) verifyRecord(a *Admitted, body *verifyBody) {
-	w := a.W
-	raw := bytes.TrimSpace(body.Record)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		writeProblem(w, problem.New(problem.Invalid, "%s", "record is required: send {\"record\": <the signed record object>}"))
+	raw, err := recordOf(body)
+	if err != nil {
+		writeProblem(a.W, err)
 		return
 	}
-	if raw[0] == '"' { // a record passed as a JSON string (an exported file's text)
+	writeJSON(a.W, http.StatusOK, checkOf(records.Verify(raw, s.key.PublicKey())))
+}
+
+// recordOf is the record a verify body holds: an object, or a JSON string
+// of one (an exported file's text).
+func recordOf(body *verifyBody) ([]byte, *problem.Error) {
+	raw := bytes.TrimSpace(body.Record)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, problem.New(problem.Invalid, "%s", "record is required: send {\"record\": <the signed record object>}")
+	}
+	if raw[0] == '"' {
 		var text string
 		if err := json.Unmarshal(raw, &text); err != nil {
-			writeProblem(w, problem.New(problem.Invalid, "%s", "record: "+err.Error()))
-			return
+			return nil, problem.New(problem.Invalid, "%s", "record: "+err.Error())
 		}
 		raw, body.Record = []byte(text), nil // one copy of the record in memory, not two
 	}
-	v := records.Verify(raw, s.key.PublicKey())
-	writeJSON(w, http.StatusOK, RecordCheck{
-		OK: v.OK, Checks: v.Checks, Entries: v.Entries, FirstBadEntry: v.FirstBadEntry,
-		Signer: v.Signer, SignedByThisBox: v.SignedByTrustedKey, Problem: v.Problem,
-	})
+	return raw, nil
+}
+
+// checkOf is a verification as the verify routes answer it.
+func checkOf(v attest.Verification) RecordCheck {
+	return RecordCheck{OK: v.OK, Checks: v.Checks, Entries: v.Entries, FirstBadEntry: v.FirstBadEntry,
+		Signer: v.Signer, SignedByThisBox: v.SignedByTrustedKey, Problem: v.Problem}
 }
 
 // principal resolves the caller of a route of vertical ("" for any) from

@@ -34,7 +34,6 @@ import (
 	"boxd/pipelines/sitecheck"
 	"boxd/problem"
 	"boxd/receipts"
-	"boxd/run"
 	"boxd/version"
 	"boxd/web/platform"
 )
@@ -102,13 +101,11 @@ type Server struct {
 	a11y      *a11y.Service
 	// a11yDomains verifies the domains URL audits may visit.
 	a11yDomains *domains.Registry
-	// fill serves /fill/* (fillErr: why it has no browser); fillRuns
-	// keeps its runs 24 hours.
-	fill      *fill.Service
-	fillErr   error
-	fillRuns  *run.Store[*fill.Result]
-	fillInbox *demoInbox
-	fillGate  chan struct{} // /fill/run requests in flight
+	// fill serves /fill/* and keeps its runs (fillErr: why it has no
+	// browser).
+	fill     *fill.Service
+	fillErr  error
+	fillGate chan struct{} // /fill/run requests in flight
 	// sitecheck is nil when the outbound settings could not be applied
 	// (outboundErr says why).
 	sitecheck   *sitecheck.Checker

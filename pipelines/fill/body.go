@@ -61,7 +61,7 @@ func (b *Body) Validate() (*Request, error) {
 		if !ok {
 			return nil, problem.New(problem.NotFound, "no sample %q; GET /fill/samples lists them", b.SampleID)
 		}
-		return &Request{HTML: s.HTML, Sources: s.Sources, Hints: s.Hints}, nil
+		return &Request{HTML: s.HTML, Sources: s.Sources, Hints: s.Hints, ReviewLang: b.ReviewLang}, nil
 	}
 	switch {
 	case b.Target == nil || (b.Target.HTML == "" && b.Target.Demo == ""):
@@ -90,7 +90,7 @@ func (b *Body) Validate() (*Request, error) {
 			return nil, problem.New(problem.Unprocessable, "this looks like %s (%q): the form filler does not fill immigration forms, court filings or customs entries", ex.what, re.FindString(b.Target.HTML))
 		}
 	}
-	req := &Request{HTML: b.Target.HTML, Hints: hintsFor(b.Target.HTML), Demo: b.Target.Demo}
+	req := &Request{HTML: b.Target.HTML, Hints: hintsFor(b.Target.HTML), Demo: b.Target.Demo, ReviewLang: b.ReviewLang}
 	for i, s := range b.Sources {
 		switch {
 		case strings.TrimSpace(s.Name) == "":

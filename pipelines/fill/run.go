@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -53,6 +54,11 @@ type Service struct {
 	Key    *attest.Key
 	Now    func() time.Time
 	Log    *slog.Logger
+	// Runs keeps finished runs (nil: kept RunTTL on Now); Inbox receives
+	// the demo forms' released Submits (nil: a new one).
+	Runs  *run.Store[*Result]
+	Inbox *Inbox
+	once  sync.Once
 }
 
 // Request is one fill: the form's markup and the person's documents.
@@ -66,6 +72,9 @@ type Request struct {
 	// Files are sources sent as PDF or image, read by the document
 	// reader when the run starts.
 	Files []FileSource
+	// ReviewLang is the language the review is translated into ("" or
+	// "en": none).
+	ReviewLang string
 }
 
 // FileSource is a source sent as a file.
@@ -116,6 +125,9 @@ type Result struct {
 	Approval *Approval `json:"approval,omitempty"`
 	// Demo is the demo form filled ("" for submitted HTML).
 	Demo string `json:"demo,omitempty"`
+	// Translation is the review in ReviewLang (*Translation), or why it
+	// is not ({lang, available: false, why}); nil for English.
+	Translation any `json:"translation"`
 }
 
 // Validate checks a request's sizes and shape.
@@ -240,6 +252,9 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	}
 	out.Review.Summary.CommitButtons, out.Review.Summary.HeldRequests, out.Review.Summary.Flags = commits, len(out.Held), len(flags)
 	ev.Emit("review", out.Review)
+	if req.ReviewLang != "" && req.ReviewLang != "en" {
+		out.Translation = s.translate(ctx, budget, ev, req.ReviewLang, out.Review)
+	}
 	if out.Record, err = s.record(out, docs, req.HTML); err != nil {
 		return nil, fmt.Errorf("fill: sign the record: %w", err)
 	}
@@ -249,6 +264,20 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	ev.Emit("record", map[string]string{"id": out.Record.ID})
 	s.log().Info("fill run", "id", id, "fields", len(fields), "filled", out.Review.Summary.Filled, "flags", len(flags), "held", len(out.Held), "record", out.Record.ID)
 	return out, nil
+}
+
+// translate puts the review into lang with the chat model; without one,
+// or when the call fails, the review stays in English and says why.
+func (s *Service) translate(ctx context.Context, b run.Budget, ev Events, lang string, rv Review) any {
+	unavailable := func(why string) any { return map[string]any{"lang": lang, "available": false, "why": why} }
+	if !s.Chat.Ready() {
+		return unavailable("no chat model is loaded to translate the review; it is in English")
+	}
+	tr, err := Translate(ctx, s.Chat, b, ev, lang, rv)
+	if err != nil {
+		return unavailable("the translation failed (" + err.Error() + "); the review is in English")
+	}
+	return tr
 }
 
 // record signs the run step by step: the sources, the page, each field,
