@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-pdf/fpdf"
+
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/samples"
 	"boxd/pipelines/llmcall/llmcalltest"
@@ -170,4 +172,159 @@ func TestChartLabelsByModel(t *testing.T) {
 	if err != nil || len(km.Receipts) != 0 || len(iss.Calls()) != 1 {
 		t.Errorf("a named chart: receipts %+v, %d calls (%v)", km.Receipts, len(iss.Calls()), err)
 	}
+}
+
+// figuresPDF is a born-digital page holding n figures that no axes
+// calibrate (blankChart's frame, 400 × 300 pixels each), under a line
+// of text, and, when km, the Kaplan–Meier sample's chart below them.
+func figuresPDF(t *testing.T, n int, km bool) []byte {
+	t.Helper()
+	blank, err := os.ReadFile(blankChart(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := samples.NewPDF()
+	p.AddPage()
+	p.SetFont("Helvetica", "", 10)
+	p.Text(54, 40, "Figures from the trial report.")
+	p.RegisterImageOptionsReader("blank", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(blank))
+	for i := range n {
+		// 400 × 300 pixels at 144 DPI: 200 × 150 points; two a row.
+		p.ImageOptions("blank", 40+float64(i%2)*260, 60+float64(i/2)*170, 200, 150, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	}
+	if km {
+		img, err := samples.DrawKM(samples.ChartSpec())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := png.Encode(&b, img); err != nil {
+			t.Fatal(err)
+		}
+		p.AddPage()
+		p.RegisterImageOptionsReader("km", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(b.Bytes()))
+		p.ImageOptions("km", 30, 80, 550, 450, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
+	}
+	var out bytes.Buffer
+	if err := p.Output(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestFiguresReadByModel: charts: true with a model that sees images
+// (hybrid): a figure whose axes do not calibrate is read by the model
+// (one charged, receipted call the document receipt binds; the tiny
+// random model's verdict is noise, so either answer is taken, but a
+// chart it gives is marked method model with conf_bp 0 and the reason),
+// while the Kaplan–Meier figure is measured (method geometry, no call);
+// at most MaxModelFigures figures are read, the rest counted as skipped
+// with the cap named; a spent budget reads none and says so; a blind
+// model or no budget makes no call and leaves charts_by_model out.
+func TestFiguresReadByModel(t *testing.T) {
+	chat, iss := seeingChat(t, true)
+	s := &Service{Key: testKey(9), Chat: chat}
+	yes := true
+	ctx := context.Background()
+	write := func(data []byte) string {
+		p := filepath.Join(t.TempDir(), "f.pdf")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	one := write(figuresPDF(t, 1, true))
+	b := &llmcalltest.Budget{}
+	d, err := s.Read(ctx, ReadRequest{File: one, Synthetic: &yes, Charts: true, Budget: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := iss.Calls()
+	if len(calls) != 1 || calls[0].Params["task"] != "docreader-figure" || len(b.Committed()) != 1 {
+		t.Fatalf("calls %+v, commits %v", calls, b.Committed())
+	}
+	if m := d.ChartsByModel; m == nil || m.Read != 1 || m.Skipped != 0 {
+		t.Fatalf("charts_by_model %+v", d.ChartsByModel)
+	}
+	var geometry, model int
+	for _, c := range d.Charts {
+		switch c.Method {
+		case MethodGeometry:
+			geometry++
+			if c.Page != 2 || c.ConfBP < 9000 {
+				t.Errorf("the measured chart: page %d conf %d", c.Page, c.ConfBP)
+			}
+		case MethodModel:
+			model++
+			if c.Page != 1 || c.ConfBP != 0 || c.Element == "" || !strings.Contains(c.Note, "the model's reading, not measured") || c.Chart.Type != "kaplan_meier" {
+				t.Errorf("the model's chart: %+v", c)
+			}
+		default:
+			t.Errorf("chart with method %q", c.Method)
+		}
+	}
+	if geometry != 1 || model != d.ChartsByModel.Charts {
+		t.Errorf("%d measured, %d by the model (summary %+v)", geometry, model, d.ChartsByModel)
+	}
+	rc := d.Receipt.ModelCalls
+	if len(rc) != 1 || rc[0].ID != calls[0].ID || rc[0].Kind != "chart" || len(d.Models) != 1 || d.Models[0].Role != "chart" {
+		t.Errorf("receipt calls %+v models %+v", rc, d.Models)
+	}
+	if !verifies(t, s, d) {
+		t.Error("the document does not verify")
+	}
+	// A chart's method or note changed breaks the charts check.
+	if len(d.Charts) > 0 {
+		d.Charts[0].Method = MethodModel + "x"
+		if verifies(t, s, d) {
+			t.Error("a changed chart method verifies")
+		}
+	}
+
+	five := write(figuresPDF(t, chart.MaxModelFigures+1, false))
+	d, err = s.Read(ctx, ReadRequest{File: five, Synthetic: &yes, Charts: true, Budget: &llmcalltest.Budget{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := d.ChartsByModel; m == nil || m.Read != chart.MaxModelFigures || m.Skipped != 1 || !strings.Contains(m.Note, "at most 4 figures") ||
+		len(d.Receipt.ModelCalls) != chart.MaxModelFigures {
+		t.Errorf("over the cap: %+v, %d calls", d.ChartsByModel, len(d.Receipt.ModelCalls))
+	}
+
+	d, err = s.Read(ctx, ReadRequest{File: one, Synthetic: &yes, Charts: true, Budget: &spent{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := d.ChartsByModel; m == nil || m.Read != 0 || m.Skipped != 1 || !strings.Contains(m.Note, "budget ran out") || len(d.Receipt.ModelCalls) != 0 {
+		t.Errorf("spent budget: %+v", d.ChartsByModel)
+	}
+
+	blind, biss := seeingChat(t, false)
+	sb := &Service{Key: testKey(9), Chat: blind}
+	for _, req := range []ReadRequest{
+		{File: one, Synthetic: &yes, Charts: true, Budget: &llmcalltest.Budget{}},
+	} {
+		d, err := sb.Read(ctx, req)
+		if err != nil || d.ChartsByModel != nil || len(d.Charts) != 1 || d.Charts[0].Method != MethodGeometry || len(biss.Calls()) != 0 {
+			t.Errorf("blind: %v %+v", err, d)
+		}
+	}
+	before := len(iss.Calls())
+	if d, err := s.Read(ctx, ReadRequest{File: one, Synthetic: &yes, Charts: true}); err != nil || d.ChartsByModel != nil || len(iss.Calls()) != before {
+		t.Errorf("no budget: %v, %d calls", err, len(iss.Calls())-before)
+	}
+}
+
+// verifies says whether POST /docreader/verify passes d.
+func verifies(t *testing.T, s *Service, d *Document) bool {
+	t.Helper()
+	raw, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := s.Verify(VerifyRequest{Document: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.OK
 }

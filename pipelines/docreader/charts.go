@@ -315,8 +315,9 @@ const chartMargin = 12
 // pageCharts reads charts on a page: each figure element, on a page read
 // by OCR the whole page, and on a born-digital page each drawing made of
 // vectors (vectorRegions); regions that do not calibrate are not charts
-// and are skipped.
-func (rd *reader) pageCharts(p *Page, img *raster.Image) error {
+// and are skipped, except figure elements when the model reads figures
+// (rd.figures): the model's reading, when it says the figure is a chart.
+func (rd *reader) pageCharts(ctx context.Context, p *Page, img *raster.Image) error {
 	if rd.ocr == nil {
 		return nil
 	}
@@ -345,17 +346,31 @@ func (rd *reader) pageCharts(p *Page, img *raster.Image) error {
 		if crop.W == 0 || crop.H == 0 {
 			continue
 		}
+		bbox := raster.Box{X0: float64(x0), Y0: float64(y0), X1: float64(x0 + crop.W), Y1: float64(y0 + crop.H)}.BBox()
 		c, err := readChart(rd.ocr, crop)
 		var nc *chart.NotCalibrated
-		if errors.As(err, &nc) {
+		switch {
+		case errors.As(err, &nc) && r.el != "" && rd.figures != nil:
+			// A figure element whose axes do not calibrate: the model's
+			// reading, marked so (hybrid). Whole scanned pages and
+			// drawings found among the vectors are not figures the
+			// document declares, and are not sent to the model.
+			mc, ok, err := rd.figures.Read(ctx, crop)
+			if err != nil {
+				return err
+			}
+			if ok {
+				rd.charts = append(rd.charts, DocChart{Element: r.el, Page: p.Page, BBox: bbox, Chart: mc, Method: MethodModel,
+					Note: fmt.Sprintf("%v, so this is the model's reading, not measured from the drawing", nc)})
+			}
 			continue
-		}
-		if err != nil {
+		case errors.As(err, &nc):
+			continue
+		case err != nil:
 			return fmt.Errorf("page %d: chart: %w", p.Page, err)
 		}
 		c.Shift(float64(x0), float64(y0))
-		rd.charts = append(rd.charts, DocChart{Element: r.el, Page: p.Page, BBox: raster.Box{X0: float64(x0), Y0: float64(y0),
-			X1: float64(x0 + crop.W), Y1: float64(y0 + crop.H)}.BBox(), ConfBP: confidence(c), Chart: c})
+		rd.charts = append(rd.charts, DocChart{Element: r.el, Page: p.Page, BBox: bbox, ConfBP: confidence(c), Chart: c, Method: MethodGeometry})
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
 
+	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/raster"
 	"boxd/pipelines/docreader/reread"
 
@@ -83,6 +84,9 @@ type reader struct {
 	// charts: read charts on figures (and scanned pages) into charts.
 	charts    []DocChart
 	wantChart bool
+	// figures, when set, reads figures whose axes do not calibrate with
+	// the model (charts: true, hybrid).
+	figures *chart.Figures
 	// events, when set, receives a page event as each page is read.
 	events interface{ Emit(typ string, body any) }
 	// rereader, when set, re-reads regions read from pixels with low
@@ -194,7 +198,7 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			return info, nil, err
 		}
 		if rd.wantChart && p.Source == PageTextLayer {
-			if err := rd.pageCharts(&p, img); err != nil {
+			if err := rd.pageCharts(ctx, &p, img); err != nil {
 				return info, nil, err
 			}
 		}
@@ -304,7 +308,7 @@ func (rd *reader) ocrPage(ctx context.Context, p *Page, img *raster.Image) error
 		return err
 	}
 	if rd.wantChart {
-		return rd.pageCharts(p, op.Upright)
+		return rd.pageCharts(ctx, p, op.Upright)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
 	"boxd/pipelines/docreader/reread"
@@ -203,6 +204,9 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	default:
 		rd.rereader = &reread.Reader{Chat: s.Chat, Budget: req.Budget, Events: req.Events}
 	}
+	if req.Charts && sees && req.Budget != nil {
+		rd.figures = &chart.Figures{Model: &chart.Model{Chat: s.Chat, Budget: req.Budget, Events: req.Events}}
+	}
 	info, pages, err := rd.readFile(ctx, data, maxPages)
 	if err != nil {
 		return nil, err
@@ -219,6 +223,16 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 			calls = append(calls, ModelCallRef{ID: id, Kind: "reread"})
 		}
 		d.Models = append(d.Models, ModelRef{Role: "reread", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
+	}
+	if f := rd.figures; f != nil && (f.Summary().Read > 0 || f.Summary().Skipped > 0) {
+		sum := f.Summary()
+		d.ChartsByModel = &sum
+		for _, id := range f.Receipts() {
+			calls = append(calls, ModelCallRef{ID: id, Kind: "chart"})
+		}
+		if len(f.Receipts()) > 0 {
+			d.Models = append(d.Models, ModelRef{Role: "chart", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
+		}
 	}
 	if req.hasSchema() {
 		m, res, err := mapSchema(ctx, s.Chat, req.Budget, req.Schema, fields, req.Events)
@@ -318,10 +332,11 @@ func (s *Service) Info() Info {
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
 		NotInThis: []string{"tables of contents (dot leaders) as tables",
 			"charts drawn as vectors that touch the page's text (a drawing is found only where no element lies)",
-			"model readings of document figures (charts: true measures by geometry only)", "horizontal and stacked bar charts"},
+			"horizontal and stacked bar charts"},
 	}
 	in.Limits["reread_below_bp"] = reread.BelowBP
 	in.Limits["rereads_per_document"] = reread.MaxPerDocument
+	in.Limits["model_figures_per_document"] = chart.MaxModelFigures
 	if s.Chat.Ready() {
 		in.Models = append(in.Models, ModelRef{Role: "schema", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
 	} else {

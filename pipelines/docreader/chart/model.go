@@ -3,6 +3,7 @@ package chart
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -48,8 +49,11 @@ const modelPrompt = "This image is a Kaplan-Meier survival chart. Read it as JSO
 // between tokens, so that the longest reading the schema allows fits
 // maxTokens even when every character is a token (llama.cpp's converter
 // bounds numbers only at 16 digits a part).
-func grammar() (string, error) {
-	g, err := llm.SchemaGrammar(json.RawMessage(modelSchema))
+func grammar() (string, error) { return boundedGrammar(modelSchema) }
+
+// boundedGrammar is schema's grammar with its numbers bounded (grammar).
+func boundedGrammar(schema string) (string, error) {
+	g, err := llm.SchemaGrammar(json.RawMessage(schema))
 	if err != nil {
 		return "", err
 	}
@@ -66,6 +70,19 @@ func grammar() (string, error) {
 	}
 	return g, nil
 }
+
+// figureSchema is modelSchema for a figure found in a document, which
+// may be no survival chart at all: either {"chart":false} or the
+// reading with "chart":true first.
+var figureSchema = `{"anyOf":[{"type":"object","properties":{"chart":{"const":false}},"required":["chart"],"additionalProperties":false},` +
+	strings.Replace(strings.Replace(modelSchema, `"properties":{
+"series"`, `"properties":{"chart":{"const":true},
+"series"`, 1), `"required":["series","numbers_at_risk","hazard_ratio"],"additionalProperties":false}`, `"required":["chart","series","numbers_at_risk","hazard_ratio"],"additionalProperties":false}`, 1) + `]}`
+
+const figurePrompt = "This image is a figure from a document. If it is a Kaplan-Meier survival chart, answer {\"chart\":true, ...} and read it as JSON: for each curve, its name from the legend, " +
+	"its survival probability (0 to 1) at each time marked on the x axis, and its median survival time (null when the curve stays above 0.5); " +
+	"the numbers-at-risk table under the plot, one row per curve, if it is printed; and the hazard ratio with its confidence interval if it is printed (else null). " +
+	"If it is anything else, answer {\"chart\":false}. Read only what the image shows."
 
 // maxTokens bounds a reading: the longest the grammar allows is about
 // 2,300 characters.
@@ -129,6 +146,49 @@ func (m *Model) Read(ctx context.Context, img *raster.Image, hint string) (*Char
 		return nil, res, problem.Wrap(problem.Upstream, err, "the model's chart reading does not parse: %v", err)
 	}
 	return r.chart(), res, nil
+}
+
+// ReadFigure is the model's reading of a figure from a document, which
+// may not be a survival chart: ok is false when the model says it is
+// not one (the call was still made, and res holds its receipt). As
+// Read, nothing in the chart is measured from the drawing.
+func (m *Model) ReadFigure(ctx context.Context, img *raster.Image) (c *Chart, ok bool, res *llmcall.Result, err error) {
+	sq := img.Square(raster.Box{X1: float64(img.W), Y1: float64(img.H)}, 32, ModelSide)
+	g, err := boundedGrammar(figureSchema)
+	if err != nil {
+		return nil, false, nil, problem.Wrap(problem.Internal, err, "%v", err)
+	}
+	res, err = m.Chat.Text(ctx, m.Budget, llmcall.Request{
+		Messages:  []llmcall.Message{{Role: "user", Content: llm.ImageMarker + "\n" + figurePrompt, Images: []llm.Picture{{Width: sq.W, Height: sq.H, RGB: sq.Pix}}}},
+		MaxTokens: maxTokens, Grammar: g, Events: m.Events,
+		Params: map[string]string{"task": "docreader-figure", "response_format": "json_schema", "schema_sha256": attest.HashText(figureSchema)},
+	})
+	if err != nil {
+		return nil, false, res, err
+	}
+	if res.FinishReason == string(llm.FinishLength) {
+		return nil, false, res, problem.New(problem.Upstream, "the model's figure reading was cut at %d tokens", res.Usage.CompletionTokens)
+	}
+	c, ok, err = figureReading(res.Text)
+	return c, ok, res, err
+}
+
+// figureReading parses a figure reading (figureSchema).
+func figureReading(text string) (*Chart, bool, error) {
+	var r struct {
+		Chart *bool `json:"chart"`
+		modelReading
+	}
+	if err := json.Unmarshal([]byte(text), &r); err != nil || r.Chart == nil {
+		if err == nil {
+			err = errors.New(`no "chart" in it`)
+		}
+		return nil, false, problem.Wrap(problem.Upstream, err, "the model's figure reading does not parse: %v", err)
+	}
+	if !*r.Chart {
+		return nil, false, nil
+	}
+	return r.chart(), true, nil
 }
 
 // chart turns a reading into a Chart: steps in time order with survival
@@ -238,3 +298,67 @@ func (m *Model) Labels(ctx context.Context, img *raster.Image, c *Chart) (*llmca
 	}
 	return res, nil
 }
+
+// MaxModelFigures is the most figures of one document the model reads.
+const MaxModelFigures = 4
+
+// Figures reads, with the model, the figures of one document whose axes
+// could not be calibrated: at most MaxModelFigures, each a charged,
+// receipted call. A budget used up or a call that fails stops the rest;
+// the summary says why.
+type Figures struct {
+	Model   *Model
+	sum     FiguresSummary
+	stopped bool
+	calls   []string
+}
+
+// FiguresSummary is what the model's figure readings did in a document.
+type FiguresSummary struct {
+	Read    int    `json:"read"`    // figures the model read
+	Charts  int    `json:"charts"`  // of them, survival charts by its reading
+	Skipped int    `json:"skipped"` // figures left unread (the cap, the budget, a failure)
+	Note    string `json:"note,omitempty"`
+}
+
+// Read is the model's reading of one figure; ok is false when the model
+// says it is no survival chart or the figure was skipped. Only the
+// caller's context ending is an error.
+func (f *Figures) Read(ctx context.Context, img *raster.Image) (*Chart, bool, error) {
+	if f.stopped || f.sum.Read >= MaxModelFigures {
+		if !f.stopped && f.sum.Note == "" {
+			f.sum.Note = fmt.Sprintf("at most %d figures are read by the model per document", MaxModelFigures)
+		}
+		f.sum.Skipped++
+		return nil, false, nil
+	}
+	c, ok, res, err := f.Model.ReadFigure(ctx, img)
+	if res != nil && res.Receipt != nil {
+		f.calls = append(f.calls, res.Receipt.ID)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
+		f.stopped = true
+		f.sum.Skipped++
+		if f.sum.Note == "" {
+			f.sum.Note = "the model did not answer (" + err.Error() + "); the rest were not read"
+			if problem.Is(err, problem.Budget) {
+				f.sum.Note = "the token budget ran out; the rest were not read"
+			}
+		}
+		return nil, false, nil
+	}
+	f.sum.Read++
+	if ok {
+		f.sum.Charts++
+	}
+	return c, ok, nil
+}
+
+// Summary is what the readings did so far.
+func (f *Figures) Summary() FiguresSummary { return f.sum }
+
+// Receipts are the calls' model-call receipt ids, in order.
+func (f *Figures) Receipts() []string { return append([]string(nil), f.calls...) }

@@ -52,3 +52,43 @@ func TestModelGrammarBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestFigureReading: a figure reading is either {"chart":false} (no
+// chart) or a survival chart's reading with "chart":true; anything else
+// is an upstream error. Its grammar is bounded as the chart reading's,
+// and the schema takes both answers.
+func TestFigureReading(t *testing.T) {
+	if c, ok, err := figureReading(`{"chart":false}`); c != nil || ok || err != nil {
+		t.Errorf("not a chart: %v %v %v", c, ok, err)
+	}
+	c, ok, err := figureReading(`{"chart":true,"series":[{"name":"A","median":7,"points":[{"t":0,"s":1},{"t":7,"s":0.5}]}],"numbers_at_risk":[],"hazard_ratio":null}`)
+	if err != nil || !ok || len(c.Series) != 1 || *c.Series[0].Median != 7 || c.Type != "kaplan_meier" {
+		t.Errorf("a chart: %+v %v %v", c, ok, err)
+	}
+	for _, bad := range []string{`{"series":[]}`, `not json`, ``} {
+		if _, ok, err := figureReading(bad); ok || err == nil {
+			t.Errorf("%q: ok %v err %v", bad, ok, err)
+		}
+	}
+	var schema struct {
+		AnyOf []struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		} `json:"anyOf"`
+	}
+	if err := json.Unmarshal([]byte(figureSchema), &schema); err != nil || len(schema.AnyOf) != 2 {
+		t.Fatalf("figure schema: %v", err)
+	}
+	if yes := schema.AnyOf[1]; string(yes.Properties["chart"]) != `{"const":true}` || len(yes.Required) != 4 || yes.Properties["series"] == nil {
+		t.Errorf("the chart branch: %+v", yes)
+	}
+	g, err := boundedGrammar(figureSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"{0,15}", "{1,16}", "[eE]", "{0,20}"} {
+		if strings.Contains(g, bad) {
+			t.Errorf("figure grammar still holds %s", bad)
+		}
+	}
+}

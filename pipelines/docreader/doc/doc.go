@@ -155,6 +155,12 @@ type DocChart struct {
 	BBox    [4]int       `json:"bbox"` // the region read, page-raster pixels
 	ConfBP  int          `json:"conf_bp"`
 	Chart   *chart.Chart `json:"chart"` // pixel positions in the page raster
+	// Method is geometry (measured from the drawing) or model (the
+	// model's reading of a figure whose axes could not be calibrated:
+	// nothing in it is measured, conf_bp 0, no pixel positions). Left
+	// out by readings made before it was added, which were all geometry.
+	Method string `json:"method,omitempty"`
+	Note   string `json:"note,omitempty"`
 }
 
 // Element kinds.

@@ -10,6 +10,7 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/ids"
+	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/reread"
 )
 
@@ -119,6 +120,10 @@ type Document struct {
 	Mapped *Mapped `json:"mapped,omitempty"`
 	// Charts are the charts read from figures (charts: true).
 	Charts []DocChart `json:"charts,omitempty"`
+	// ChartsByModel says what the model's readings of figures whose axes
+	// could not be calibrated did (charts: true with a model that sees
+	// images; left out when no figure needed one).
+	ChartsByModel *chart.FiguresSummary `json:"charts_by_model,omitempty"`
 	// Reread says what the re-read rule did (elements carry the readings).
 	Reread  *reread.Summary `json:"reread,omitempty"`
 	Receipt Receipt         `json:"receipt"`
