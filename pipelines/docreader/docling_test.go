@@ -109,6 +109,9 @@ func scoreTables(pages []Page, gt *doclingDoc) tableScore {
 			}
 		}
 		if best == nil || bestIoU < 0.3 {
+			if os.Getenv("BOXD_DOCLING_TABLES") != "" {
+				fmt.Printf("missed table p%d box %v (%d cells, best IoU %.2f)\n", pv.PageNo, box, gtCells, bestIoU)
+			}
 			continue
 		}
 		s.found++
@@ -454,15 +457,18 @@ func TestDoclingGroundtruth(t *testing.T) {
 // order floor raised when duplicate texts were matched one to one (text
 // recall 0.9394, order 0.9522 of 2,910 pairs, later that day).
 //
-// The table floors: 7 of the 9 groundtruth tables found and 163 of 261
-// cells right (0.6245) on 2026-11-26. The tables missed are a table of
-// contents (dot leaders, no gutter) and a small ruled table the rule
-// grouping misses; see docs/decisions.md.
+// The table floors: 8 of the 9 groundtruth tables found and 219 of 261
+// cells right (0.8391) on 2026-11-26, once tables of dot leaders were
+// read (7 and 163 before). The table missed is a short SQL statement
+// Docling's groundtruth calls a table; most cells counted wrong are in
+// the table of contents' last rows, where the groundtruth itself joins
+// two entries in a cell and shifts the rest by a row; see
+// docs/decisions.md.
 const (
 	doclingRecallFloor = 0.93
 	doclingOrderFloor  = 0.93
-	doclingTablesFloor = 7
-	doclingCellFloor   = 0.58
+	doclingTablesFloor = 8
+	doclingCellFloor   = 0.80
 )
 
 func ratio(a, b int) float64 {

@@ -18,7 +18,7 @@ import (
 
 // LayoutRevision names the rules below (kinds, reading order); receipts
 // carry it, and it changes whenever the rules change what they produce.
-const LayoutRevision = "boxd-layout-2"
+const LayoutRevision = "boxd-layout-3" // 3: tables of dot leaders
 
 // word is one word with its box.
 type word struct {

@@ -330,8 +330,7 @@ func (s *Service) Info() Info {
 		Types:   []string{TypePDF, TypePNG, TypeJPEG, TypeWebP, TypeTIFF},
 		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
-		NotInThis: []string{"tables of contents (dot leaders) as tables",
-			"charts drawn as vectors that touch the page's text (a drawing is found only where no element lies)",
+		NotInThis: []string{"charts drawn as vectors that touch the page's text (a drawing is found only where no element lies)",
 			"horizontal and stacked bar charts"},
 	}
 	in.Limits["reread_below_bp"] = reread.BelowBP

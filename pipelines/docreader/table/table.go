@@ -889,8 +889,14 @@ func findGrids(img raster.Image, words []Word) []*grid {
 // Find finds the page's tables and places its words in their cells
 // (step 6). A word belongs to at most one table.
 func Find(img raster.Image, words []Word) []Table {
-	var out []Table
 	taken := make([]bool, len(words))
+	// Leader lines first: they are the more specific reading.
+	out := FindLeaders(words, taken)
+	for _, t := range out {
+		for _, i := range t.Words {
+			taken[i] = true
+		}
+	}
 	for _, g := range findGrids(img, words) {
 		if t, ok := g.place(words, taken); ok {
 			for _, i := range t.Words {
