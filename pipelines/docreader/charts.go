@@ -312,9 +312,10 @@ func (s *Service) ChartVerify(req ChartVerifyRequest) (*VerifyResponse, error) {
 // when they are text).
 const chartMargin = 12
 
-// pageCharts reads charts on a page: each figure element, on a page read
-// by OCR the whole page, and on a born-digital page each drawing made of
-// vectors (vectorRegions); regions that do not calibrate are not charts
+// pageCharts reads charts on a page: each figure element, and each
+// drawing outside the elements (vectorRegions: vectors on a born-digital
+// page; on a scan the plot, widened by its labels), a scanned page with
+// no drawing tried whole; regions that do not calibrate are not charts
 // and are skipped, except figure elements when the model reads figures
 // (rd.figures): the model's reading, when it says the figure is a chart.
 func (rd *reader) pageCharts(ctx context.Context, p *Page, img *raster.Image) error {
@@ -333,13 +334,16 @@ func (rd *reader) pageCharts(ctx context.Context, p *Page, img *raster.Image) er
 			regions = append(regions, region{e.ID, b})
 		}
 	}
+	// Drawings outside every element: vectors on a born-digital page,
+	// figures on a scan.
+	for _, b := range vectorRegions(p, img) {
+		if p.Source == PageOCR {
+			b = withLabels(b, p.Elements)
+		}
+		regions = append(regions, region{"", b})
+	}
 	if p.Source == PageOCR && len(regions) == 0 {
 		regions = append(regions, region{"", raster.Box{X1: float64(img.W), Y1: float64(img.H)}})
-	}
-	if p.Source == PageTextLayer {
-		for _, b := range vectorRegions(p, img) {
-			regions = append(regions, region{"", b})
-		}
 	}
 	for _, r := range regions {
 		crop, x0, y0 := img.Crop(r.box, 1)
@@ -373,6 +377,26 @@ func (rd *reader) pageCharts(ctx context.Context, p *Page, img *raster.Image) er
 		rd.charts = append(rd.charts, DocChart{Element: r.el, Page: p.Page, BBox: bbox, ConfBP: confidence(c), Chart: c, Method: MethodGeometry})
 	}
 	return nil
+}
+
+// labelReach is how far from a drawing found on a scan the text that
+// belongs to it (tick labels, a legend, numbers at risk) may start.
+const labelReach = 40
+
+// withLabels widens a drawing found on a scan by the elements within
+// labelReach of it: OCR reads a chart's labels, its legend and its
+// numbers at risk (and an axis drawn through tick labels) as text, so
+// the drawing left outside the elements is the plot's inside alone. One
+// pass: the text above a legend is not pulled in by the legend.
+func withLabels(b raster.Box, els []Element) raster.Box {
+	out := b
+	for _, e := range els {
+		eb := raster.Box{X0: float64(e.BBox[0]), Y0: float64(e.BBox[1]), X1: float64(e.BBox[0] + e.BBox[2]), Y1: float64(e.BBox[1] + e.BBox[3])}
+		if eb.X0 < b.X1+labelReach && eb.X1 > b.X0-labelReach && eb.Y0 < b.Y1+labelReach && eb.Y1 > b.Y0-labelReach {
+			out = out.Union(eb)
+		}
+	}
+	return raster.Box{X0: out.X0 - chartMargin, Y0: out.Y0 - chartMargin, X1: out.X1 + chartMargin, Y1: out.Y1 + chartMargin}
 }
 
 // vectorRegions finds the drawings on a born-digital page that are not
