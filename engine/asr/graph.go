@@ -220,16 +220,7 @@ func heads(ctx ml.Context, x ml.Tensor, h int) ml.Tensor {
 // keys and values into the slot's caches. It returns the encoder output.
 func (m *Model) encodeGraph(ctx ml.Context, sl *slot, mel []float32, A int) ml.Tensor {
 	hp, w := m.hp, &m.weights
-	S, M := hp.NAudioState, hp.NMels
-	x := ctx.Input().FromFloats(mel, 2*A, 1, M, 1)
-	// Conv stem: two 1-D convolutions (kernel 3, padding 1; the second with
-	// stride 2) written as 2-D convolutions of height 1.
-	x = w.conv1w.Reshape(ctx, 3, 1, M, S).Conv2D(ctx, x, 1, 1, 1, 0, 1, 1)
-	x = x.Add(ctx, w.conv1b.Reshape(ctx, 1, 1, S, 1)).GELU_ERF(ctx)
-	x = w.conv2w.Reshape(ctx, 3, 1, S, S).Conv2D(ctx, x, 2, 1, 1, 0, 1, 1)
-	x = x.Add(ctx, w.conv2b.Reshape(ctx, 1, 1, S, 1)).GELU_ERF(ctx) // [A, 1, S, 1]
-	x = x.Reshape(ctx, A, S).Permute(ctx, 1, 0, 2, 3).Contiguous(ctx, S, A, 1)
-	x = x.Add(ctx, w.encPos.View(ctx, 0, S, w.encPos.Stride(1), A).Reshape(ctx, S, A, 1))
+	x := m.encoderStem(ctx, mel, A)
 	for _, blk := range w.enc {
 		h := blk.attn.ln.forward(ctx, x)
 		q := blk.attn.q.forward(ctx, h)
@@ -240,8 +231,32 @@ func (m *Model) encodeGraph(ctx ml.Context, sl *slot, mel []float32, A int) ml.T
 		h = blk.mlpLN.forward(ctx, x)
 		x = x.Add(ctx, blk.mlp2.forward(ctx, blk.mlp0.forward(ctx, h).GELU_ERF(ctx)))
 	}
+	return m.encoderTail(ctx, sl, x, A)
+}
+
+// encoderStem is the encoder's input: the conv stem over the mel frames
+// and the positional embedding, [S, A, 1].
+func (m *Model) encoderStem(ctx ml.Context, mel []float32, A int) ml.Tensor {
+	hp, w := m.hp, &m.weights
+	S, M := hp.NAudioState, hp.NMels
+	x := ctx.Input().FromFloats(mel, 2*A, 1, M, 1)
+	// Conv stem: two 1-D convolutions (kernel 3, padding 1; the second with
+	// stride 2) written as 2-D convolutions of height 1.
+	x = w.conv1w.Reshape(ctx, 3, 1, M, S).Conv2D(ctx, x, 1, 1, 1, 0, 1, 1)
+	x = x.Add(ctx, w.conv1b.Reshape(ctx, 1, 1, S, 1)).GELU_ERF(ctx)
+	x = w.conv2w.Reshape(ctx, 3, 1, S, S).Conv2D(ctx, x, 2, 1, 1, 0, 1, 1)
+	x = x.Add(ctx, w.conv2b.Reshape(ctx, 1, 1, S, 1)).GELU_ERF(ctx) // [A, 1, S, 1]
+	x = x.Reshape(ctx, A, S).Permute(ctx, 1, 0, 2, 3).Contiguous(ctx, S, A, 1)
+	return x.Add(ctx, w.encPos.View(ctx, 0, S, w.encPos.Stride(1), A).Reshape(ctx, S, A, 1))
+}
+
+// encoderTail is the encoder's final norm over x, [S, A, 1]; it writes
+// each decoder layer's cross-attention keys and values into the slot's
+// caches and returns the encoder output.
+func (m *Model) encoderTail(ctx ml.Context, sl *slot, x ml.Tensor, A int) ml.Tensor {
+	w := &m.weights
 	x = w.encLN.forward(ctx, x) // [S, A, 1]
-	H := hp.NTextHead
+	H := m.hp.NTextHead
 	for l, blk := range w.dec {
 		k := heads(ctx, blk.cross.k.forward(ctx, x), H) // [d, H, A, 1]
 		v := heads(ctx, blk.cross.v.forward(ctx, x), H)
@@ -495,6 +510,9 @@ func (m *Model) encode(sl *slot, win *Spectrogram, want bool) ([]float32, error)
 	sl.audioCtx = A
 	defer m.stats.add(&m.stats.encode, time.Now())
 	m.stats.windows.Add(1)
+	if m.fused {
+		return m.encodeFused(sl, win.Data, A, want)
+	}
 	return m.run(func(ctx ml.Context) ml.Tensor {
 		x := m.encodeGraph(ctx, sl, win.Data, A)
 		if !want {

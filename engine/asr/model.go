@@ -12,6 +12,7 @@ import (
 	"github.com/ollama/ollama/ml"
 	_ "github.com/ollama/ollama/ml/backend" // registers the ggml backend
 
+	"boxd/engine/asr/attn"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/gguf"
 )
@@ -49,6 +50,9 @@ type Options struct {
 	Flash Flash
 	// placeAlways makes placeUnnumbered's copies without a GPU too (tests).
 	placeAlways bool
+	// unfused keeps the encoder's attention in one ggml graph on the CPU
+	// too (tests compare the two).
+	unfused bool
 }
 
 // Flash is the flash-attention choice. The zero value is off.
@@ -99,7 +103,12 @@ type Model struct {
 	padKeys bool
 	// flash: the backend was opened with flash attention, which every
 	// attention uses (encoderAttention, cachedAttention).
-	flash   bool
+	flash bool
+	// fused: on the CPU, the encoder's self-attention runs as package
+	// attn's fused kernel between ggml graphs (encodeFused), with threads
+	// workers.
+	fused   bool
+	threads int
 	batch   *batcher
 	caches  *caches
 	placed  ml.Context // copies made by placeUnnumbered
@@ -188,6 +197,8 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 	}
 	m.padKeys = !offloaded && !flash
 	m.flash = flash
+	m.fused = !offloaded && !flash && !o.unfused && attn.Supported(hp.NAudioState/max(1, hp.NAudioHead))
+	m.threads = threads
 	if offloaded || o.placeAlways {
 		if err := m.placeUnnumbered(); err != nil {
 			b.Close()

@@ -1,0 +1,80 @@
+// Package attn is Whisper's encoder self-attention on the CPU as one fused
+// kernel: softmax(Q·Kᵀ/√d)·V per head, a block of query rows at a time, so
+// the n × n scores stay in the cache instead of going through memory three
+// times (the product, the softmax, the second product), which is where
+// ggml's unfused CPU attention spends its time. The products are AVX2
+// register tiles (6 rows × 16 columns); the exponential is a polynomial
+// with relative error under 2e-7. Built without AVX2 it is plain C loops.
+//
+// ggml's own fused kernel (ggml_flash_attn_ext) in the pinned ollama module
+// reads one query row at a time and is slower than the unfused products on
+// the CPU (docs/decisions.md, "Speech engine speed").
+package attn
+
+// #cgo CFLAGS: -O3
+// #include "attn.h"
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Rows is the most query rows one kernel call takes.
+const Rows = C.BOXD_ATTN_ROWS
+
+// Supported says whether the kernel takes heads of width d: a multiple of
+// 16 (Whisper's are 64).
+func Supported(d int) bool { return d > 0 && d%16 == 0 }
+
+// Encoder computes self-attention over n positions of width S = heads·d:
+// q, k and v are [n × S] (position major, head h at columns h·d..), and
+// the result, in the same layout, is written to out. threads workers
+// share the heads' row blocks.
+func Encoder(q, k, v, out []float32, n, heads, d, threads int) error {
+	S := heads * d
+	switch {
+	case !Supported(d):
+		return fmt.Errorf("attn: head width %d is not a multiple of 16", d)
+	case n <= 0 || heads <= 0:
+		return fmt.Errorf("attn: %d positions, %d heads", n, heads)
+	case len(q) < n*S || len(k) < n*S || len(v) < n*S || len(out) < n*S:
+		return fmt.Errorf("attn: tensors shorter than %d × %d", n, S)
+	}
+	threads = max(1, threads)
+	np := (n + 15) / 16 * 16
+	scale := float32(1 / math.Sqrt(float64(d)))
+	kt := make([]float32, heads*d*np)
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range min(threads, heads) {
+		wg.Go(func() {
+			for h := int(next.Add(1) - 1); h < heads; h = int(next.Add(1) - 1) {
+				C.boxd_attn_transpose_keys((*C.float)(unsafe.Pointer(&k[0])), C.int(n), C.int(S), C.int(d), C.int(h), C.float(scale),
+					(*C.float)(unsafe.Pointer(&kt[h*d*np])), C.int(np))
+			}
+		})
+	}
+	wg.Wait()
+	blocks := (n + Rows - 1) / Rows
+	tasks := heads * blocks
+	next.Store(0)
+	for range min(threads, tasks) {
+		wg.Go(func() {
+			scores := make([]float32, Rows*np)
+			tmp := make([]float32, Rows*d)
+			for t := int(next.Add(1) - 1); t < tasks; t = int(next.Add(1) - 1) {
+				h, b := t/blocks, t%blocks
+				i0, i1 := b*Rows, min(n, (b+1)*Rows)
+				C.boxd_attn_rows((*C.float)(unsafe.Pointer(&q[0])), (*C.float)(unsafe.Pointer(&kt[h*d*np])), (*C.float)(unsafe.Pointer(&v[0])),
+					(*C.float)(unsafe.Pointer(&out[0])), C.int(n), C.int(np), C.int(S), C.int(d), C.int(h), C.int(i0), C.int(i1),
+					(*C.float)(unsafe.Pointer(&scores[0])), (*C.float)(unsafe.Pointer(&tmp[0])))
+			}
+		})
+	}
+	wg.Wait()
+	return nil
+}

@@ -1,0 +1,79 @@
+package asr
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"boxd/engine/models/testmodels"
+)
+
+// TestFusedEncoderMatches: on the CPU the encoder's self-attention runs as
+// package attn's fused kernel between ggml graphs; it encodes a window as
+// the one-graph encoder (ggml's products and softmax) does, within the
+// summation-order tolerance, with one thread or two, and both decode the
+// same tokens. Loading with unfused gives the one-graph encoder.
+func TestFusedEncoderMatches(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		tol  float64
+	}{
+		{testmodels.WhisperGGUF, 1e-4},
+		// F16 projections round their inputs (2^-11 relative).
+		{testmodels.WhisperF16GGUF, 1e-3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := testmodels.Generated(t, c.name)
+			load := func(o Options) *Model {
+				m, err := Load(context.Background(), path, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(m.Close)
+				return m
+			}
+			plain := load(Options{Threads: 2, unfused: true})
+			fused := load(Options{Threads: 2})
+			one := load(Options{Threads: 1})
+			if plain.fused || !fused.fused || !one.fused {
+				t.Fatalf("unfused gave fused %v; the default %v", plain.fused, fused.fused)
+			}
+			pcm := jfk(t)
+			spec, err := plain.mel.Compute(pcm, NSamples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			enc := func(m *Model, frames int) []float32 {
+				out, err := m.encode(m.caches.slots[0], spec.WindowN(0, frames), true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return out
+			}
+			for _, frames := range []int{NFrames, 1100} { // a whole window, and a part (550 positions)
+				want := enc(plain, frames)
+				for name, m := range map[string]*Model{"2 threads": fused, "1 thread": one} {
+					if d := maxRelDiff(want, enc(m, frames)); d > c.tol {
+						t.Errorf("%d frames, %s: the fused encoder differs by %.2g (relative to the largest)", frames, name, d)
+					}
+				}
+			}
+			opts := DecodeOptions{Language: "en", Temperatures: []float64{0}, MaxTokens: 48, Timestamps: true}
+			tokens := func(m *Model) []int32 {
+				tr, err := m.Transcribe(context.Background(), pcm, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []int32
+				for _, s := range tr.Segments {
+					out = append(out, s.Tokens...)
+				}
+				return out
+			}
+			want := tokens(plain)
+			if got := tokens(fused); len(want) == 0 || !slices.Equal(got, want) {
+				t.Errorf("fused decoded %v; unfused %v", got, want)
+			}
+		})
+	}
+}
