@@ -5,8 +5,30 @@ import (
 
 	"github.com/ollama/ollama/ml"
 
-	"boxd/engine/asr/attn"
+	"boxd/engine/asr/cpuenc"
 )
+
+// stage runs one graph: build returns the tensors to read back, each
+// given its own node (a node no other reads is never overwritten by ggml's
+// allocator within the graph).
+func (m *Model) stage(build func(ctx ml.Context) []ml.Tensor) (out [][]float32, err error) {
+	ctx := m.b.NewContext()
+	defer ctx.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("asr: compute: %v", r)
+		}
+	}()
+	ts := build(ctx)
+	for i, t := range ts {
+		ts[i] = t.Contiguous(ctx)
+	}
+	ctx.Forward(ts...).Compute(ts...)
+	for _, t := range ts {
+		out = append(out, t.Floats())
+	}
+	return out, nil
+}
 
 // encodeFused is the encoder on the CPU with its self-attention outside
 // ggml: each layer's attention runs as package attn's fused kernel (the
@@ -22,32 +44,11 @@ func (m *Model) encodeFused(sl *slot, mel []float32, A int, want bool) ([]float3
 	hp, w := m.hp, &m.weights
 	S, H := hp.NAudioState, hp.NAudioHead
 	d := S / H
-	// stage runs one graph: build returns the tensors to read back, each
-	// given its own node (a node no other reads is never overwritten by
-	// ggml's allocator within the graph).
-	stage := func(build func(ctx ml.Context) []ml.Tensor) (out [][]float32, err error) {
-		ctx := m.b.NewContext()
-		defer ctx.Close()
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("asr: compute: %v", r)
-			}
-		}()
-		ts := build(ctx)
-		for i, t := range ts {
-			ts[i] = t.Contiguous(ctx)
-		}
-		ctx.Forward(ts...).Compute(ts...)
-		for _, t := range ts {
-			out = append(out, t.Floats())
-		}
-		return out, nil
-	}
 	qkv := func(ctx ml.Context, blk *block, x ml.Tensor) []ml.Tensor {
 		h := blk.attn.ln.forward(ctx, x)
 		return []ml.Tensor{x, blk.attn.q.forward(ctx, h), blk.attn.k.forward(ctx, h), blk.attn.v.forward(ctx, h)}
 	}
-	t, err := stage(func(ctx ml.Context) []ml.Tensor {
+	t, err := m.stage(func(ctx ml.Context) []ml.Tensor {
 		return qkv(ctx, &w.enc[0], m.encoderStem(ctx, mel, A))
 	})
 	if err != nil {
@@ -55,12 +56,12 @@ func (m *Model) encodeFused(sl *slot, mel []float32, A int, want bool) ([]float3
 	}
 	att := make([]float32, A*S)
 	for l := range w.enc {
-		if err := attn.Encoder(t[1], t[2], t[3], att, A, H, d, m.threads); err != nil {
+		if err := cpuenc.Attention(t[1], t[2], t[3], att, A, H, d, m.threads); err != nil {
 			return nil, err
 		}
 		x := t[0]
 		last := l == len(w.enc)-1
-		t, err = stage(func(ctx ml.Context) []ml.Tensor {
+		t, err = m.stage(func(ctx ml.Context) []ml.Tensor {
 			blk := &w.enc[l]
 			in := ctx.Input()
 			y := in.FromFloats(x, S, A, 1)
@@ -82,6 +83,107 @@ func (m *Model) encodeFused(sl *slot, mel []float32, A int, want bool) ([]float3
 	}
 	if !want {
 		return nil, nil
+	}
+	return t[0], nil
+}
+
+// MaxCPUEncoderBytes bounds the float32 copy of the encoder blocks'
+// weights that encodeCPU keeps: up to Whisper small's (about 350 MB);
+// larger models on the CPU keep their blocks in ggml (encodeFused).
+const MaxCPUEncoderBytes = 512 << 20
+
+// loadCPUEncoder copies the encoder blocks' weights out of the backend as
+// float32 (dequantized or widened as stored) into package cpuenc's layout,
+// when they fit MaxCPUEncoderBytes and the widths suit its kernels.
+func (m *Model) loadCPUEncoder() (err error) {
+	hp, w := m.hp, &m.weights
+	S := hp.NAudioState
+	if S%16 != 0 || hp.NAudioLayer == 0 {
+		return nil
+	}
+	// Per block: q, k, v, o (S × S), the MLP (2 × 4S × S), norms and biases.
+	if n := int64(hp.NAudioLayer) * (12*int64(S)*int64(S) + 16*int64(S)) * 4; n > MaxCPUEncoderBytes {
+		return nil
+	}
+	var ts []ml.Tensor
+	for _, blk := range w.enc {
+		for _, l := range []linear{blk.attn.q, blk.attn.k, blk.attn.v, blk.attn.o, blk.mlp0, blk.mlp2} {
+			ts = append(ts, l.w, l.b)
+		}
+		ts = append(ts, blk.attn.ln.w, blk.attn.ln.b, blk.mlpLN.w, blk.mlpLN.b)
+	}
+	ctx := m.b.NewContext()
+	defer ctx.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("asr: copy the encoder's weights: %v", r)
+		}
+	}()
+	var outs []ml.Tensor
+	for _, t := range ts {
+		if t != nil {
+			outs = append(outs, t.Cast(ctx, ml.DTypeF32).Contiguous(ctx))
+		}
+	}
+	ctx.Forward(outs...).Compute(outs...)
+	data := map[ml.Tensor][]float32{}
+	i := 0
+	for _, t := range ts {
+		if t != nil {
+			data[t] = outs[i].Floats()
+			i++
+		}
+	}
+	lin := func(l linear) (*cpuenc.Linear, error) {
+		var bias []float32
+		if l.b != nil {
+			bias = data[l.b]
+		}
+		return cpuenc.NewLinear(data[l.w], bias, l.w.Dim(1), l.w.Dim(0))
+	}
+	enc := &cpuenc.Encoder{Heads: hp.NAudioHead, Eps: lnEps}
+	for _, blk := range w.enc {
+		var L cpuenc.Layer
+		for _, p := range []struct {
+			dst **cpuenc.Linear
+			src linear
+		}{{&L.Q, blk.attn.q}, {&L.K, blk.attn.k}, {&L.V, blk.attn.v}, {&L.O, blk.attn.o}, {&L.FC1, blk.mlp0}, {&L.FC2, blk.mlp2}} {
+			if *p.dst, err = lin(p.src); err != nil {
+				return fmt.Errorf("asr: the encoder's weights: %w", err)
+			}
+		}
+		L.AttnLN = cpuenc.Norm{G: data[blk.attn.ln.w], B: data[blk.attn.ln.b]}
+		L.MLPLN = cpuenc.Norm{G: data[blk.mlpLN.w], B: data[blk.mlpLN.b]}
+		enc.Layers = append(enc.Layers, L)
+	}
+	m.cpu = enc
+	return nil
+}
+
+// encodeCPU is the encoder on the CPU with its blocks in package cpuenc:
+// one ggml graph for the conv stem, the blocks in cpuenc (fused attention,
+// projections from packed float32 weights, norms and the MLP a block of
+// positions at a time), and one graph for the final norm and the decoder's
+// cross keys and values. The caller holds m.exec.
+func (m *Model) encodeCPU(sl *slot, mel []float32, A int, want bool) ([]float32, error) {
+	S := m.hp.NAudioState
+	t, err := m.stage(func(ctx ml.Context) []ml.Tensor { return []ml.Tensor{m.encoderStem(ctx, mel, A)} })
+	if err != nil {
+		return nil, err
+	}
+	x := t[0]
+	if err := m.cpu.Forward(x, A, m.threads); err != nil {
+		return nil, err
+	}
+	t, err = m.stage(func(ctx ml.Context) []ml.Tensor {
+		y := m.encoderTail(ctx, sl, ctx.Input().FromFloats(x, S, A, 1), A)
+		if !want {
+			return nil
+		}
+		return []ml.Tensor{y}
+	})
+	if err != nil || !want {
+		return nil, err
 	}
 	return t[0], nil
 }

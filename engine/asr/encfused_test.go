@@ -8,11 +8,12 @@ import (
 	"boxd/engine/models/testmodels"
 )
 
-// TestFusedEncoderMatches: on the CPU the encoder's self-attention runs as
-// package attn's fused kernel between ggml graphs; it encodes a window as
-// the one-graph encoder (ggml's products and softmax) does, within the
-// summation-order tolerance, with one thread or two, and both decode the
-// same tokens. Loading with unfused gives the one-graph encoder.
+// TestFusedEncoderMatches: on the CPU the encoder's blocks run in package
+// cpuenc (encodeCPU), or with ggmlBlocks only their self-attention does,
+// between ggml graphs (encodeFused); both encode a window as the one-graph
+// encoder (ggml's products and softmax) does, within the summation-order
+// tolerance, with one thread or two, and decode the same tokens. Loading
+// with unfused gives the one-graph encoder.
 func TestFusedEncoderMatches(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -33,10 +34,11 @@ func TestFusedEncoderMatches(t *testing.T) {
 				return m
 			}
 			plain := load(Options{Threads: 2, unfused: true})
-			fused := load(Options{Threads: 2})
+			fused := load(Options{Threads: 2, ggmlBlocks: true})
+			cpu := load(Options{Threads: 2})
 			one := load(Options{Threads: 1})
-			if plain.fused || !fused.fused || !one.fused {
-				t.Fatalf("unfused gave fused %v; the default %v", plain.fused, fused.fused)
+			if plain.fused || plain.cpu != nil || !fused.fused || fused.cpu != nil || cpu.cpu == nil || one.cpu == nil {
+				t.Fatalf("unfused gave fused %v cpu %v; ggmlBlocks fused %v cpu %v; the default cpu %v", plain.fused, plain.cpu != nil, fused.fused, fused.cpu != nil, cpu.cpu != nil)
 			}
 			pcm := jfk(t)
 			spec, err := plain.mel.Compute(pcm, NSamples)
@@ -52,7 +54,7 @@ func TestFusedEncoderMatches(t *testing.T) {
 			}
 			for _, frames := range []int{NFrames, 1100} { // a whole window, and a part (550 positions)
 				want := enc(plain, frames)
-				for name, m := range map[string]*Model{"2 threads": fused, "1 thread": one} {
+				for name, m := range map[string]*Model{"fused attention": fused, "cpuenc, 2 threads": cpu, "cpuenc, 1 thread": one} {
 					if d := maxRelDiff(want, enc(m, frames)); d > c.tol {
 						t.Errorf("%d frames, %s: the fused encoder differs by %.2g (relative to the largest)", frames, name, d)
 					}
@@ -71,8 +73,10 @@ func TestFusedEncoderMatches(t *testing.T) {
 				return out
 			}
 			want := tokens(plain)
-			if got := tokens(fused); len(want) == 0 || !slices.Equal(got, want) {
-				t.Errorf("fused decoded %v; unfused %v", got, want)
+			for name, m := range map[string]*Model{"fused attention": fused, "cpuenc": cpu} {
+				if got := tokens(m); len(want) == 0 || !slices.Equal(got, want) {
+					t.Errorf("%s decoded %v; one graph %v", name, got, want)
+				}
 			}
 		})
 	}

@@ -510,7 +510,10 @@ func (m *Model) encode(sl *slot, win *Spectrogram, want bool) ([]float32, error)
 	sl.audioCtx = A
 	defer m.stats.add(&m.stats.encode, time.Now())
 	m.stats.windows.Add(1)
-	if m.fused {
+	switch {
+	case m.cpu != nil:
+		return m.encodeCPU(sl, win.Data, A, want)
+	case m.fused:
 		return m.encodeFused(sl, win.Data, A, want)
 	}
 	return m.run(func(ctx ml.Context) ml.Tensor {

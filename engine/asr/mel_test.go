@@ -1,11 +1,12 @@
 package asr
 
 import (
-	"boxd/engine/asr/melbank"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
 	"testing"
+
+	"boxd/engine/asr/melbank"
 
 	"boxd/engine/models/testmodels"
 	"boxd/engine/models/whisperbin"

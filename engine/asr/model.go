@@ -12,7 +12,7 @@ import (
 	"github.com/ollama/ollama/ml"
 	_ "github.com/ollama/ollama/ml/backend" // registers the ggml backend
 
-	"boxd/engine/asr/attn"
+	"boxd/engine/asr/cpuenc"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/gguf"
 )
@@ -51,8 +51,9 @@ type Options struct {
 	// placeAlways makes placeUnnumbered's copies without a GPU too (tests).
 	placeAlways bool
 	// unfused keeps the encoder's attention in one ggml graph on the CPU
-	// too (tests compare the two).
-	unfused bool
+	// too (tests compare the two); ggmlBlocks keeps the blocks' other work
+	// in ggml, only the attention fused (encodeFused).
+	unfused, ggmlBlocks bool
 }
 
 // Flash is the flash-attention choice. The zero value is off.
@@ -109,6 +110,9 @@ type Model struct {
 	// workers.
 	fused   bool
 	threads int
+	// cpu, when set, runs the encoder's blocks in package cpuenc (its own
+	// float32 copy of their weights): see encodeCPU.
+	cpu     *cpuenc.Encoder
 	batch   *batcher
 	caches  *caches
 	placed  ml.Context // copies made by placeUnnumbered
@@ -197,8 +201,14 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 	}
 	m.padKeys = !offloaded && !flash
 	m.flash = flash
-	m.fused = !offloaded && !flash && !o.unfused && attn.Supported(hp.NAudioState/max(1, hp.NAudioHead))
+	m.fused = !offloaded && !flash && !o.unfused && cpuenc.Supported(hp.NAudioState/max(1, hp.NAudioHead))
 	m.threads = threads
+	if m.fused && !o.unfused && !o.ggmlBlocks {
+		if err := m.loadCPUEncoder(); err != nil {
+			b.Close()
+			return nil, err
+		}
+	}
 	if offloaded || o.placeAlways {
 		if err := m.placeUnnumbered(); err != nil {
 			b.Close()

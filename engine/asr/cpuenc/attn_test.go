@@ -1,4 +1,4 @@
-package attn
+package cpuenc
 
 import (
 	"math"
@@ -62,7 +62,7 @@ func TestEncoderMatchesFloat64(t *testing.T) {
 			S := c.heads * c.d
 			q, k, v := random(r, c.n*S, std), random(r, c.n*S, std), random(r, c.n*S, 1)
 			out := make([]float32, c.n*S)
-			if err := Encoder(q, k, v, out, c.n, c.heads, c.d, c.threads); err != nil {
+			if err := Attention(q, k, v, out, c.n, c.heads, c.d, c.threads); err != nil {
 				t.Fatal(err)
 			}
 			want := reference(q, k, v, c.n, c.heads, c.d)
@@ -82,7 +82,7 @@ func TestEncoderMatchesFloat64(t *testing.T) {
 func TestEncoderRefuses(t *testing.T) {
 	x := make([]float32, 64)
 	for _, c := range []struct{ n, heads, d int }{{1, 1, 24}, {2, 1, 64}, {0, 1, 64}, {1, 0, 64}} {
-		if err := Encoder(x, x, x, x, c.n, c.heads, c.d, 1); err == nil {
+		if err := Attention(x, x, x, x, c.n, c.heads, c.d, 1); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
 	}
@@ -94,7 +94,7 @@ func BenchmarkEncoderTiny(b *testing.B) {
 	q, k, v := random(r, n*heads*d, 1), random(r, n*heads*d, 1), random(r, n*heads*d, 1)
 	out := make([]float32, n*heads*d)
 	for b.Loop() {
-		if err := Encoder(q, k, v, out, n, heads, d, 2); err != nil {
+		if err := Attention(q, k, v, out, n, heads, d, 2); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,17 +1,23 @@
-// Package attn is Whisper's encoder self-attention on the CPU as one fused
-// kernel: softmax(Q·Kᵀ/√d)·V per head, a block of query rows at a time, so
-// the n × n scores stay in the cache instead of going through memory three
-// times (the product, the softmax, the second product), which is where
-// ggml's unfused CPU attention spends its time. The products are AVX2
-// register tiles (6 rows × 16 columns); the exponential is a polynomial
-// with relative error under 2e-7. Built without AVX2 it is plain C loops.
+// Package cpuenc runs Whisper's encoder blocks on the CPU: the projections
+// from float32 weights packed in panels of 16 outputs, layer norms, the GELU
+// MLP, and self-attention as one fused kernel (softmax(Q·Kᵀ/√d)·V per head,
+// a block of query rows at a time, so the n × n scores stay in the cache
+// instead of going through memory three times: the product, the softmax,
+// the second product). Every product is an AVX2 register tile (6 rows × 16
+// columns, twelve accumulators); the exponential is a polynomial with
+// relative error under 2e-7; GELU is by erf, as ggml's GELU_ERF. Built
+// without AVX2 it is plain C loops.
 //
-// ggml's own fused kernel (ggml_flash_attn_ext) in the pinned ollama module
-// reads one query row at a time and is slower than the unfused products on
-// the CPU (docs/decisions.md, "Speech engine speed").
-package attn
+// Why not ggml, which runs the rest of the model: in the pinned ollama
+// module its CPU attention either writes the scores to memory (unfused) or
+// reads one query row at a time (ggml_flash_attn_ext), and its F16 matrix
+// kernel converts both operands in its inner loop; on this project's 2-core
+// machine those made the tiny encoder 821 ms against whisper.cpp's 530
+// (docs/decisions.md, "Speech engine speed").
+package cpuenc
 
 // #cgo CFLAGS: -O3
+// #cgo LDFLAGS: -lm
 // #include "attn.h"
 import "C"
 
@@ -34,7 +40,7 @@ func Supported(d int) bool { return d > 0 && d%16 == 0 }
 // q, k and v are [n × S] (position major, head h at columns h·d..), and
 // the result, in the same layout, is written to out. threads workers
 // share the heads' row blocks.
-func Encoder(q, k, v, out []float32, n, heads, d, threads int) error {
+func Attention(q, k, v, out []float32, n, heads, d, threads int) error {
 	S := heads * d
 	switch {
 	case !Supported(d):

@@ -236,3 +236,204 @@ void boxd_attn_rows(const float *Q, const float *kt, const float *V, float *O, i
         }
     }
 }
+
+void boxd_pack_panels(const float *w, int N, int K, float *bp) {
+    for (int p = 0; p < N / 16; p++) {
+        float *dst = bp + (size_t)p * K * 16;
+        for (int c = 0; c < 16; c++) {
+            const float *src = w + (size_t)(p * 16 + c) * K;
+            for (int k = 0; k < K; k++) {
+                dst[(size_t)k * 16 + c] = src[k];
+            }
+        }
+    }
+}
+
+static inline float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752440f)); }
+
+void boxd_gemm_rows(const float *A, int lda, int K, const float *bp, int N, const float *bias, float *C, int ldc, int i0, int i1,
+                    int mode) {
+    float tmp[RM * 16];
+    for (int p = 0; p < N / 16; p++) {
+        const float *b = bp + (size_t)p * K * 16;
+        for (int i = i0; i < i1; i += RM) {
+            int rm = i1 - i < RM ? i1 - i : RM;
+            tile(rm, K, A + (size_t)i * lda, lda, b, 16, tmp, 16);
+            for (int r = 0; r < rm; r++) {
+                float *c = C + (size_t)(i + r) * ldc + p * 16;
+                const float *t = tmp + r * 16;
+                for (int j = 0; j < 16; j++) {
+                    float y = t[j] + (bias ? bias[p * 16 + j] : 0.0f);
+                    switch (mode) {
+                    case BOXD_GEMM_GELU:
+                        c[j] = gelu(y);
+                        break;
+                    case BOXD_GEMM_RESIDUAL:
+                        c[j] += y;
+                        break;
+                    default:
+                        c[j] = y;
+                    }
+                }
+            }
+        }
+    }
+}
+
+void boxd_layernorm_rows(const float *x, int S, const float *g, const float *b, float eps, float *out, int i0, int i1) {
+    for (int i = i0; i < i1; i++) {
+        const float *row = x + (size_t)i * S;
+        double sum = 0;
+        for (int j = 0; j < S; j++) {
+            sum += row[j];
+        }
+        float mean = (float)(sum / S);
+        double var = 0;
+        for (int j = 0; j < S; j++) {
+            float d = row[j] - mean;
+            var += (double)(d * d);
+        }
+        float scale = 1.0f / sqrtf((float)(var / S) + eps);
+        float *o = out + (size_t)i * S;
+        for (int j = 0; j < S; j++) {
+            o[j] = (row[j] - mean) * scale * g[j] + b[j];
+        }
+    }
+}
+
+void boxd_f32_to_f16(const float *x, uint16_t *h, long n) {
+    long i = 0;
+#ifdef BOXD_ATTN_AVX2
+    for (; i + 8 <= n; i += 8) {
+        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+    for (; i < n; i++) {
+        h[i] = (uint16_t)_cvtss_sh(x[i], _MM_FROUND_TO_NEAREST_INT);
+    }
+#else
+    for (; i < n; i++) {
+        _Float16 f = (_Float16)x[i];
+        memcpy(h + i, &f, 2);
+    }
+#endif
+}
+
+#ifdef BOXD_ATTN_AVX2
+
+static inline __m256 load8(const uint16_t *w16, const float *w32, size_t off) {
+    if (w16) {
+        return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(w16 + off)));
+    }
+    return _mm256_loadu_ps(w32 + off);
+}
+
+static inline float hsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+// logits4 is two vocabulary rows by four columns at a time.
+static void logits4(const uint16_t *w16, const float *w32, int K, const float *x, float *out, int V, int v0, int v1) {
+    const float *x0 = x, *x1 = x + K, *x2 = x + 2 * (size_t)K, *x3 = x + 3 * (size_t)K;
+    int v = v0;
+    for (; v + 2 <= v1; v += 2) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+        size_t r0 = (size_t)v * K, r1 = r0 + K;
+        for (int k = 0; k < K; k += 8) {
+            __m256 w0 = load8(w16, w32, r0 + k), w1 = load8(w16, w32, r1 + k), xv;
+            xv = _mm256_loadu_ps(x0 + k);
+            a0 = _mm256_fmadd_ps(w0, xv, a0);
+            b0 = _mm256_fmadd_ps(w1, xv, b0);
+            xv = _mm256_loadu_ps(x1 + k);
+            a1 = _mm256_fmadd_ps(w0, xv, a1);
+            b1 = _mm256_fmadd_ps(w1, xv, b1);
+            xv = _mm256_loadu_ps(x2 + k);
+            a2 = _mm256_fmadd_ps(w0, xv, a2);
+            b2 = _mm256_fmadd_ps(w1, xv, b2);
+            xv = _mm256_loadu_ps(x3 + k);
+            a3 = _mm256_fmadd_ps(w0, xv, a3);
+            b3 = _mm256_fmadd_ps(w1, xv, b3);
+        }
+        out[v] = hsum(a0), out[V + v] = hsum(a1), out[2 * (size_t)V + v] = hsum(a2), out[3 * (size_t)V + v] = hsum(a3);
+        out[v + 1] = hsum(b0), out[V + v + 1] = hsum(b1), out[2 * (size_t)V + v + 1] = hsum(b2), out[3 * (size_t)V + v + 1] = hsum(b3);
+    }
+    for (; v < v1; v++) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+        size_t r0 = (size_t)v * K;
+        for (int k = 0; k < K; k += 8) {
+            __m256 w0 = load8(w16, w32, r0 + k);
+            a0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x0 + k), a0);
+            a1 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x1 + k), a1);
+            a2 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x2 + k), a2);
+            a3 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x3 + k), a3);
+        }
+        out[v] = hsum(a0), out[V + v] = hsum(a1), out[2 * (size_t)V + v] = hsum(a2), out[3 * (size_t)V + v] = hsum(a3);
+    }
+}
+
+// logits1 is two vocabulary rows by one column at a time.
+static void logits1(const uint16_t *w16, const float *w32, int K, const float *x, float *out, int v0, int v1) {
+    int v = v0;
+    for (; v + 2 <= v1; v += 2) {
+        __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0;
+        size_t r0 = (size_t)v * K, r1 = r0 + K;
+        int k = 0;
+        for (; k + 16 <= K; k += 16) {
+            __m256 x0 = _mm256_loadu_ps(x + k), x1 = _mm256_loadu_ps(x + k + 8);
+            a0 = _mm256_fmadd_ps(load8(w16, w32, r0 + k), x0, a0);
+            b0 = _mm256_fmadd_ps(load8(w16, w32, r1 + k), x0, b0);
+            a1 = _mm256_fmadd_ps(load8(w16, w32, r0 + k + 8), x1, a1);
+            b1 = _mm256_fmadd_ps(load8(w16, w32, r1 + k + 8), x1, b1);
+        }
+        for (; k < K; k += 8) {
+            __m256 x0 = _mm256_loadu_ps(x + k);
+            a0 = _mm256_fmadd_ps(load8(w16, w32, r0 + k), x0, a0);
+            b0 = _mm256_fmadd_ps(load8(w16, w32, r1 + k), x0, b0);
+        }
+        out[v] = hsum(_mm256_add_ps(a0, a1));
+        out[v + 1] = hsum(_mm256_add_ps(b0, b1));
+    }
+    for (; v < v1; v++) {
+        __m256 a0 = _mm256_setzero_ps();
+        for (int k = 0; k < K; k += 8) {
+            a0 = _mm256_fmadd_ps(load8(w16, w32, (size_t)v * K + k), _mm256_loadu_ps(x + k), a0);
+        }
+        out[v] = hsum(a0);
+    }
+}
+
+void boxd_logits(const uint16_t *w16, const float *w32, int K, const float *x, int cols, float *out, int V, int v0, int v1) {
+    int c = 0;
+    for (; c + 4 <= cols; c += 4) {
+        logits4(w16, w32, K, x + (size_t)c * K, out + (size_t)c * V, V, v0, v1);
+    }
+    for (; c < cols; c++) {
+        logits1(w16, w32, K, x + (size_t)c * K, out + (size_t)c * V, v0, v1);
+    }
+}
+
+#else
+
+void boxd_logits(const uint16_t *w16, const float *w32, int K, const float *x, int cols, float *out, int V, int v0, int v1) {
+    for (int c = 0; c < cols; c++) {
+        for (int v = v0; v < v1; v++) {
+            float s = 0;
+            for (int k = 0; k < K; k++) {
+                float w;
+                if (w16) {
+                    _Float16 h;
+                    memcpy(&h, w16 + (size_t)v * K + k, 2);
+                    w = (float)h;
+                } else {
+                    w = w32[(size_t)v * K + k];
+                }
+                s += w * x[(size_t)c * K + k];
+            }
+            out[(size_t)c * V + v] = s;
+        }
+    }
+}
+
+#endif
