@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/ollama/ollama/ml"
 )
 
 // Batching across transcriptions. Each running transcription holds a
@@ -157,7 +155,7 @@ func (m *Model) runSteps(reqs []*stepReq) {
 	}
 	start := time.Now()
 	m.stats.steps.Add(1)
-	data, err := m.run(func(ctx ml.Context) ml.Tensor { return m.decodeGraph(ctx, gs, 1, []int{0}) })
+	data, err := m.decode(gs, 1, []int{0})
 	m.stats.add(&m.stats.decode, start)
 	if err != nil {
 		for _, r := range run {

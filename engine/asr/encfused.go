@@ -157,6 +157,32 @@ func (m *Model) loadCPUEncoder() (err error) {
 		enc.Layers = append(enc.Layers, L)
 	}
 	m.cpu = enc
+	return m.loadCPULogits()
+}
+
+// loadCPULogits copies the token embedding (the output projection) out of
+// the backend for decode, kept F16 when the file stores it so, F32 when
+// F32; other types (quantized) stay in ggml.
+func (m *Model) loadCPULogits() (err error) {
+	w := m.weights.tokEmb
+	f16 := w.DType() == ml.DTypeF16
+	if (!f16 && w.DType() != ml.DTypeF32) || m.hp.NTextState%8 != 0 {
+		return nil
+	}
+	ctx := m.b.NewContext()
+	defer ctx.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("asr: copy the output projection: %v", r)
+		}
+	}()
+	t := w.Cast(ctx, ml.DTypeF32).Contiguous(ctx)
+	ctx.Forward(t).Compute(t)
+	out, err := cpuenc.NewLogits(t.Floats(), m.hp.NVocab, m.hp.NTextState, f16)
+	if err != nil {
+		return fmt.Errorf("asr: the output projection: %w", err)
+	}
+	m.out = out
 	return nil
 }
 

@@ -355,7 +355,27 @@ func (m *Model) decodeGraph(ctx ml.Context, gs []group, n int, rows []int) ml.Te
 	if len(rows) != n {
 		x = x.Rows(ctx, in.FromInts(rowIndex(rows, n, B), len(rows)*B))
 	}
+	if m.out != nil {
+		return x // decode projects it (cpuenc.Logits)
+	}
 	return w.outProj.Mulmat(ctx, x) // [V, rows·B]
+}
+
+// decode runs decodeGraph and returns its logits, [V, rows·B]: on the CPU
+// the output projection runs in package cpuenc over the graph's last
+// hidden states (one pass over the embedding for every column). The
+// caller holds m.exec.
+func (m *Model) decode(gs []group, n int, rows []int) ([]float32, error) {
+	data, err := m.run(func(ctx ml.Context) ml.Tensor { return m.decodeGraph(ctx, gs, n, rows) })
+	if err != nil || m.out == nil {
+		return data, err
+	}
+	cols := len(data) / m.hp.NTextState
+	out := make([]float32, cols*m.hp.NVocab)
+	if err := m.out.Project(data, cols, out, m.threads); err != nil {
+		return nil, fmt.Errorf("asr: output projection: %w", err)
+	}
+	return out, nil
 }
 
 // crossAttention is the cross attention of the groups' queries q [S,
@@ -542,9 +562,7 @@ func (m *Model) logits(sl *slot, tokens [][]int32, past int, rows []int) ([][][]
 	defer m.exec.Unlock()
 	defer m.stats.add(&m.stats.decode, time.Now())
 	m.stats.steps.Add(1)
-	data, err := m.run(func(ctx ml.Context) ml.Tensor {
-		return m.decodeGraph(ctx, []group{{sl: sl, tokens: flat, B: B, past: past}}, n, rows)
-	})
+	data, err := m.decode([]group{{sl: sl, tokens: flat, B: B, past: past}}, n, rows)
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,10 @@ type Model struct {
 	threads int
 	// cpu, when set, runs the encoder's blocks in package cpuenc (its own
 	// float32 copy of their weights): see encodeCPU.
-	cpu     *cpuenc.Encoder
+	cpu *cpuenc.Encoder
+	// out, when set, is the decoder's output projection on the CPU
+	// (decode).
+	out     *cpuenc.Logits
 	batch   *batcher
 	caches  *caches
 	placed  ml.Context // copies made by placeUnnumbered

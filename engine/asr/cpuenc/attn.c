@@ -338,10 +338,20 @@ static inline float hsum(__m256 v) {
 static void logits4(const uint16_t *w16, const float *w32, int K, const float *x, float *out, int V, int v0, int v1) {
     const float *x0 = x, *x1 = x + K, *x2 = x + 2 * (size_t)K, *x3 = x + 3 * (size_t)K;
     int v = v0;
+    // Prefetch the rows 16 ahead, as logits1 does.
+    const size_t esz = w16 ? 2 : 4, pair = 2 * (size_t)K * esz, per = (pair / 64 + K / 8 - 1) / (K / 8);
+    const char *wb = w16 ? (const char *)w16 : (const char *)w32, *end = wb + (size_t)v1 * K * esz;
     for (; v + 2 <= v1; v += 2) {
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
         size_t r0 = (size_t)v * K, r1 = r0 + K;
+        const char *ahead = wb + r0 * esz + 8 * pair;
         for (int k = 0; k < K; k += 8) {
+            for (size_t p = 0; p < per; p++) {
+                const char *a = ahead + ((size_t)(k / 8) * per + p) * 64;
+                if (a < end) {
+                    _mm_prefetch(a, _MM_HINT_T0);
+                }
+            }
             __m256 w0 = load8(w16, w32, r0 + k), w1 = load8(w16, w32, r1 + k), xv;
             xv = _mm256_loadu_ps(x0 + k);
             a0 = _mm256_fmadd_ps(w0, xv, a0);
@@ -373,27 +383,44 @@ static void logits4(const uint16_t *w16, const float *w32, int K, const float *x
     }
 }
 
-// logits1 is two vocabulary rows by one column at a time.
+// logits1 is four vocabulary rows by one column at a time (four streams
+// of weights in flight).
 static void logits1(const uint16_t *w16, const float *w32, int K, const float *x, float *out, int v0, int v1) {
     int v = v0;
-    for (; v + 2 <= v1; v += 2) {
-        __m256 a0 = _mm256_setzero_ps(), b0 = a0, a1 = a0, b1 = a0;
-        size_t r0 = (size_t)v * K, r1 = r0 + K;
-        int k = 0;
-        for (; k + 16 <= K; k += 16) {
-            __m256 x0 = _mm256_loadu_ps(x + k), x1 = _mm256_loadu_ps(x + k + 8);
-            a0 = _mm256_fmadd_ps(load8(w16, w32, r0 + k), x0, a0);
-            b0 = _mm256_fmadd_ps(load8(w16, w32, r1 + k), x0, b0);
-            a1 = _mm256_fmadd_ps(load8(w16, w32, r0 + k + 8), x1, a1);
-            b1 = _mm256_fmadd_ps(load8(w16, w32, r1 + k + 8), x1, b1);
+    // Each block of 8 rows prefetches the block two ahead, spread over its
+    // steps: one core alone keeps too few lines in flight to fill memory's
+    // bandwidth.
+    const size_t esz = w16 ? 2 : 4, block = 8 * (size_t)K * esz, per = (block / 64 + K / 8 - 1) / (K / 8);
+    const char *wb = w16 ? (const char *)w16 : (const char *)w32;
+    for (; v + 8 <= v1; v += 8) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+        size_t r0 = (size_t)v * K;
+        const char *ahead = wb + r0 * esz + 2 * block, *end = wb + (size_t)v1 * K * esz;
+        for (int k = 0; k < K; k += 8) {
+            for (size_t p = 0; p < per; p++) {
+                const char *a = ahead + ((size_t)(k / 8) * per + p) * 64;
+                if (a < end) {
+                    _mm_prefetch(a, _MM_HINT_T0);
+                }
+            }
+            __m256 xv = _mm256_loadu_ps(x + k);
+            a0 = _mm256_fmadd_ps(load8(w16, w32, r0 + k), xv, a0);
+            a1 = _mm256_fmadd_ps(load8(w16, w32, r0 + K + k), xv, a1);
+            a2 = _mm256_fmadd_ps(load8(w16, w32, r0 + 2 * (size_t)K + k), xv, a2);
+            a3 = _mm256_fmadd_ps(load8(w16, w32, r0 + 3 * (size_t)K + k), xv, a3);
+            a4 = _mm256_fmadd_ps(load8(w16, w32, r0 + 4 * (size_t)K + k), xv, a4);
+            a5 = _mm256_fmadd_ps(load8(w16, w32, r0 + 5 * (size_t)K + k), xv, a5);
+            a6 = _mm256_fmadd_ps(load8(w16, w32, r0 + 6 * (size_t)K + k), xv, a6);
+            a7 = _mm256_fmadd_ps(load8(w16, w32, r0 + 7 * (size_t)K + k), xv, a7);
         }
-        for (; k < K; k += 8) {
-            __m256 x0 = _mm256_loadu_ps(x + k);
-            a0 = _mm256_fmadd_ps(load8(w16, w32, r0 + k), x0, a0);
-            b0 = _mm256_fmadd_ps(load8(w16, w32, r1 + k), x0, b0);
-        }
-        out[v] = hsum(_mm256_add_ps(a0, a1));
-        out[v + 1] = hsum(_mm256_add_ps(b0, b1));
+        out[v] = hsum(a0);
+        out[v + 1] = hsum(a1);
+        out[v + 2] = hsum(a2);
+        out[v + 3] = hsum(a3);
+        out[v + 4] = hsum(a4);
+        out[v + 5] = hsum(a5);
+        out[v + 6] = hsum(a6);
+        out[v + 7] = hsum(a7);
     }
     for (; v < v1; v++) {
         __m256 a0 = _mm256_setzero_ps();

@@ -84,10 +84,12 @@ func BenchmarkLogitsTiny(b *testing.B) {
 		x, out := random(r, cols*K, 1), make([]float32, cols*V)
 		b.Run(string(rune('0'+cols)), func(b *testing.B) {
 			for b.Loop() {
-				if err := l.Project(x, cols, out, 2); err != nil {
+				if err := l.Project(x, cols, out, benchThreads); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
 }
+
+var benchThreads = 2
