@@ -464,3 +464,32 @@ void boxd_logits(const uint16_t *w16, const float *w32, int K, const float *x, i
 }
 
 #endif
+
+double boxd_log_normaliser(const float *l, long n) {
+    if (n <= 0) {
+        return -INFINITY;
+    }
+    float m = l[0];
+    for (long i = 1; i < n; i++) {
+        m = l[i] > m ? l[i] : m;
+    }
+    if (m == -INFINITY || m != m) {
+        return m;
+    }
+    double z = 0;
+    long i = 0;
+#ifdef BOXD_ATTN_AVX2
+    __m256 vm = _mm256_set1_ps(m);
+    for (; i + 64 <= n; i += 64) {
+        __m256 s = _mm256_setzero_ps();
+        for (int j = 0; j < 64; j += 8) {
+            s = _mm256_add_ps(s, exp8(_mm256_sub_ps(_mm256_loadu_ps(l + i + j), vm)));
+        }
+        z += (double)hsum(s);
+    }
+#endif
+    for (; i < n; i++) {
+        z += exp((double)l[i] - (double)m);
+    }
+    return (double)m + log(z);
+}

@@ -46,3 +46,8 @@ void boxd_f32_to_f16(const float *x, uint16_t *h, long n);
 // vocabulary rows v0..v1 and columns c < cols: w is F16 (w16) or F32
 // (w32, when w16 is NULL), K a multiple of 8.
 void boxd_logits(const uint16_t *w16, const float *w32, int K, const float *x, int cols, float *out, int V, int v0, int v1);
+
+// boxd_log_normaliser is log Σ exp(l[i]) over n values: the largest
+// subtracted first, exponentials in float (relative error under 2e-7),
+// summed in double every 64 values.
+double boxd_log_normaliser(const float *l, long n);

@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"unsafe"
 )
@@ -65,4 +66,14 @@ func (l *Logits) Project(x []float32, cols int, out []float32, threads int) erro
 	}
 	wg.Wait()
 	return nil
+}
+
+// LogNormaliser is log Σ exp(l): the largest value subtracted first, the
+// exponentials in float32 (relative error under 2e-7, as whisper.cpp's
+// expf), summed in float64 every 64 values. An empty l gives -Inf.
+func LogNormaliser(l []float32) float64 {
+	if len(l) == 0 {
+		return math.Inf(-1)
+	}
+	return float64(C.boxd_log_normaliser((*C.float)(unsafe.Pointer(&l[0])), C.long(len(l))))
 }

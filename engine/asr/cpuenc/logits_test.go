@@ -93,3 +93,31 @@ func BenchmarkLogitsTiny(b *testing.B) {
 }
 
 var benchThreads = 2
+
+// TestLogNormaliser: against float64 over 51,865 values (a vocabulary),
+// a few, -Inf entries (suppressed tokens), and an empty slice.
+func TestLogNormaliser(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{1, 7, 64, 130, 51865} {
+		l := random(r, n, 4)
+		for i := 0; i < n; i += 3 {
+			l[i] = float32(math.Inf(-1))
+		}
+		l[n-1] = 2
+		mx := math.Inf(-1)
+		for _, v := range l {
+			mx = math.Max(mx, float64(v))
+		}
+		z := 0.0
+		for _, v := range l {
+			z += math.Exp(float64(v) - mx)
+		}
+		want := mx + math.Log(z)
+		if got := LogNormaliser(l); math.Abs(got-want) > 1e-6 {
+			t.Errorf("n %d: %v, want %v", n, got, want)
+		}
+	}
+	if got := LogNormaliser(nil); !math.IsInf(got, -1) {
+		t.Errorf("empty: %v", got)
+	}
+}
