@@ -115,7 +115,16 @@ func (b *batcher) take(wait time.Duration) []*stepReq {
 func (m *Model) step(sl *slot, tokens []int32, past int, parents []int32) ([][]float32, error) {
 	r := &stepReq{g: group{sl: sl, tokens: tokens, B: len(tokens), past: past}, parents: parents, done: make(chan struct{})}
 	m.batch.add(r)
-	m.exec.Lock()
+	// Wait for the backend or for another slot to run the request, which
+	// ever comes first: a slot whose step is done must not queue for the
+	// backend behind a batch that is waiting for it (that split four
+	// transcriptions into two pairs that took turns, each batch waiting
+	// batchWait in vain for the other pair).
+	select {
+	case <-r.done:
+		return r.out, r.err
+	case m.exec <- struct{}{}:
+	}
 	defer m.exec.Unlock()
 	select {
 	case <-r.done: // another slot ran it
@@ -157,6 +166,7 @@ func (m *Model) runSteps(reqs []*stepReq) {
 	m.stats.steps.Add(1)
 	data, err := m.decode(gs, 1, []int{0})
 	m.stats.add(&m.stats.decode, start)
+
 	if err != nil {
 		for _, r := range run {
 			r.err = err
@@ -219,3 +229,10 @@ func (m *Model) reorderAlone(sl *slot, parents []int32, past int) error {
 	defer m.exec.Unlock()
 	return m.reorder(sl, parents, past)
 }
+
+// execLock is the backend's one-graph-at-a-time lock as a channel, so that
+// a step can wait for it and for its request's result at once.
+type execLock chan struct{}
+
+func (l execLock) Lock()   { l <- struct{}{} }
+func (l execLock) Unlock() { <-l }

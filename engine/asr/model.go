@@ -94,7 +94,7 @@ type Model struct {
 	tok    *Tokenizer
 	path   string
 	name   string
-	exec   sync.Mutex    // one graph at a time on the backend
+	exec   execLock      // one graph at a time on the backend
 	free   chan struct{} // a token for each slot in use
 	slotMu sync.Mutex
 	inUse  []bool // by slot index
@@ -197,7 +197,7 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		b.Close()
 		return nil, fmt.Errorf("asr: load weights: %w", err)
 	}
-	m := &Model{hp: hp, b: b, mel: mel, tok: tok, path: path, name: f.String("general.name")}
+	m := &Model{hp: hp, b: b, mel: mel, tok: tok, path: path, name: f.String("general.name"), exec: make(execLock, 1)}
 	if err := m.bind(); err != nil {
 		b.Close()
 		return nil, err

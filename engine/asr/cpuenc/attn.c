@@ -431,10 +431,58 @@ static void logits1(const uint16_t *w16, const float *w32, int K, const float *x
     }
 }
 
+// logits2 is four vocabulary rows by two columns at a time.
+static void logits2(const uint16_t *w16, const float *w32, int K, const float *x, float *out, int V, int v0, int v1) {
+    const float *x0 = x, *x1 = x + K;
+    const size_t esz = w16 ? 2 : 4, block = 4 * (size_t)K * esz, per = (block / 64 + K / 8 - 1) / (K / 8);
+    const char *wb = w16 ? (const char *)w16 : (const char *)w32, *end = wb + (size_t)v1 * K * esz;
+    int v = v0;
+    for (; v + 4 <= v1; v += 4) {
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+        size_t r0 = (size_t)v * K;
+        const char *ahead = wb + r0 * esz + 2 * block;
+        for (int k = 0; k < K; k += 8) {
+            for (size_t p = 0; p < per; p++) {
+                const char *a = ahead + ((size_t)(k / 8) * per + p) * 64;
+                if (a < end) {
+                    _mm_prefetch(a, _MM_HINT_T0);
+                }
+            }
+            __m256 u = _mm256_loadu_ps(x0 + k), t = _mm256_loadu_ps(x1 + k), w;
+            w = load8(w16, w32, r0 + k);
+            a0 = _mm256_fmadd_ps(w, u, a0);
+            b0 = _mm256_fmadd_ps(w, t, b0);
+            w = load8(w16, w32, r0 + K + k);
+            a1 = _mm256_fmadd_ps(w, u, a1);
+            b1 = _mm256_fmadd_ps(w, t, b1);
+            w = load8(w16, w32, r0 + 2 * (size_t)K + k);
+            a2 = _mm256_fmadd_ps(w, u, a2);
+            b2 = _mm256_fmadd_ps(w, t, b2);
+            w = load8(w16, w32, r0 + 3 * (size_t)K + k);
+            a3 = _mm256_fmadd_ps(w, u, a3);
+            b3 = _mm256_fmadd_ps(w, t, b3);
+        }
+        out[v] = hsum(a0), out[v + 1] = hsum(a1), out[v + 2] = hsum(a2), out[v + 3] = hsum(a3);
+        out[V + v] = hsum(b0), out[V + v + 1] = hsum(b1), out[V + v + 2] = hsum(b2), out[V + v + 3] = hsum(b3);
+    }
+    for (; v < v1; v++) {
+        __m256 a0 = _mm256_setzero_ps(), b0 = a0;
+        for (int k = 0; k < K; k += 8) {
+            __m256 w = load8(w16, w32, (size_t)v * K + k);
+            a0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(x0 + k), a0);
+            b0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(x1 + k), b0);
+        }
+        out[v] = hsum(a0), out[V + v] = hsum(b0);
+    }
+}
+
 void boxd_logits(const uint16_t *w16, const float *w32, int K, const float *x, int cols, float *out, int V, int v0, int v1) {
     int c = 0;
     for (; c + 4 <= cols; c += 4) {
         logits4(w16, w32, K, x + (size_t)c * K, out + (size_t)c * V, V, v0, v1);
+    }
+    for (; c + 2 <= cols; c += 2) {
+        logits2(w16, w32, K, x + (size_t)c * K, out + (size_t)c * V, V, v0, v1);
     }
     for (; c < cols; c++) {
         logits1(w16, w32, K, x + (size_t)c * K, out + (size_t)c * V, v0, v1);

@@ -80,7 +80,7 @@ func BenchmarkLogitsTiny(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, cols := range []int{1, 4} {
+	for _, cols := range []int{1, 2, 3, 4} {
 		x, out := random(r, cols*K, 1), make([]float32, cols*V)
 		b.Run(string(rune('0'+cols)), func(b *testing.B) {
 			for b.Loop() {
