@@ -81,3 +81,42 @@ func TestFusedEncoderMatches(t *testing.T) {
 		})
 	}
 }
+
+// TestThreadsFollowTheStep: with cpuenc's kernels the model reaches ggml's
+// CPU threads (ggmlcpu: the pinned module's layout is as expected): a
+// decoder step of one sequence runs ggml on one thread, an encoder graph
+// on all of them; fixedThreads leaves them alone.
+func TestThreadsFollowTheStep(t *testing.T) {
+	path := testmodels.Generated(t, testmodels.WhisperGGUF)
+	m, err := Load(context.Background(), path, Options{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(m.Close)
+	if m.ggmlThreads == nil || m.ggmlNow != 2 {
+		t.Fatalf("no thread setter (%v) or threads %d: ollama's ggml backend layout changed (engine/asr/ggmlcpu)", m.ggmlThreads != nil, m.ggmlNow)
+	}
+	spec, err := m.mel.Compute(jfk(t), NSamples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := m.caches.slots[0]
+	if _, err := m.encode(sl, spec.WindowN(0, NFrames), false); err != nil || m.ggmlNow != 2 {
+		t.Fatalf("after the encoder: threads %d (%v)", m.ggmlNow, err)
+	}
+	prompt := []int32{m.tok.SOT, m.tok.NoTimestamps}
+	if _, err := m.logits(sl, [][]int32{prompt}, 0, []int{1}); err != nil || m.ggmlNow != 2 {
+		t.Fatalf("after a prompt of two tokens: threads %d (%v)", m.ggmlNow, err)
+	}
+	if _, err := m.step(sl, []int32{440}, len(prompt), nil); err != nil || m.ggmlNow != 1 {
+		t.Fatalf("after a step of one sequence: threads %d (%v)", m.ggmlNow, err)
+	}
+	fixed, err := Load(context.Background(), path, Options{Threads: 2, fixedThreads: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(fixed.Close)
+	if fixed.ggmlThreads != nil {
+		t.Error("fixedThreads: a thread setter")
+	}
+}

@@ -366,6 +366,15 @@ func (m *Model) decodeGraph(ctx ml.Context, gs []group, n int, rows []int) ml.Te
 // hidden states (one pass over the embedding for every column). The
 // caller holds m.exec.
 func (m *Model) decode(gs []group, n int, rows []int) ([]float32, error) {
+	seqs := 0
+	for _, g := range gs {
+		seqs += g.B
+	}
+	if seqs == 1 && n == 1 {
+		m.useThreads(1)
+	} else {
+		m.useThreads(m.threads)
+	}
 	data, err := m.run(func(ctx ml.Context) ml.Tensor { return m.decodeGraph(ctx, gs, n, rows) })
 	if err != nil || m.out == nil {
 		return data, err

@@ -13,6 +13,7 @@ import (
 	_ "github.com/ollama/ollama/ml/backend" // registers the ggml backend
 
 	"boxd/engine/asr/cpuenc"
+	"boxd/engine/asr/ggmlcpu"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/gguf"
 )
@@ -54,6 +55,8 @@ type Options struct {
 	// too (tests compare the two); ggmlBlocks keeps the blocks' other work
 	// in ggml, only the attention fused (encodeFused).
 	unfused, ggmlBlocks bool
+	// fixedThreads keeps ggml's threads at Threads for every graph.
+	fixedThreads bool
 }
 
 // Flash is the flash-attention choice. The zero value is off.
@@ -113,6 +116,10 @@ type Model struct {
 	// cpu, when set, runs the encoder's blocks in package cpuenc (its own
 	// float32 copy of their weights): see encodeCPU.
 	cpu *cpuenc.Encoder
+	// ggmlThreads, when set, changes ggml's CPU threads between graphs
+	// (useThreads); ggmlNow is its current count.
+	ggmlThreads func(int)
+	ggmlNow     int
 	// out, when set, is the decoder's output projection on the CPU
 	// (decode).
 	out     *cpuenc.Logits
@@ -210,6 +217,9 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		if err := m.loadCPUEncoder(); err != nil {
 			b.Close()
 			return nil, err
+		}
+		if m.cpu != nil && !o.fixedThreads {
+			m.ggmlThreads, m.ggmlNow = ggmlcpu.Threads(b), threads
 		}
 	}
 	if offloaded || o.placeAlways {
