@@ -219,12 +219,17 @@ func (m *Model) encodeCPU(sl *slot, mel []float32, A int, want bool) ([]float32,
 	return t[0], nil
 }
 
+// oneThreadStepWidth is the widest decoder (tiny's 384) whose step of one
+// sequence runs ggml on one thread (decode): its graph is hundreds of small
+// operations, and on 2 cores a second thread cost more in meeting between
+// them than it gave (a tiny step about 5.0 ms with 2 threads, 4.2 with 1,
+// output projection included); base's and small's operations are big
+// enough that one thread was slower (7.7 → 8.7 ms, 19.0 → 25.6 ms).
+const oneThreadStepWidth = 384
+
 // useThreads sets ggml's CPU threads for the next graphs, when the model
-// can (ggmlcpu). A decoder step of one sequence runs on one thread: its
-// graph is hundreds of small operations, and on 2 cores a second thread
-// cost more in meeting between them than it gave (a tiny step 5.08 ms with
-// 2 threads, 4.81 with 1, output projection included); batched steps and
-// the encoder's graphs take every thread. The caller holds m.exec.
+// can (ggmlcpu): one for a tiny step of one sequence (oneThreadStepWidth),
+// every thread otherwise. The caller holds m.exec.
 func (m *Model) useThreads(n int) {
 	if m.ggmlThreads == nil || n == m.ggmlNow {
 		return

@@ -370,7 +370,7 @@ func (m *Model) decode(gs []group, n int, rows []int) ([]float32, error) {
 	for _, g := range gs {
 		seqs += g.B
 	}
-	if seqs == 1 && n == 1 {
+	if seqs == 1 && n == 1 && m.hp.NTextState <= oneThreadStepWidth {
 		m.useThreads(1)
 	} else {
 		m.useThreads(m.threads)
