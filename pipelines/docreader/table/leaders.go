@@ -110,29 +110,8 @@ func wordLines(words []Word, taken []bool) []leaderLine {
 			idx = append(idx, i)
 		}
 	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		_, ya := words[idx[a]].Box.Center()
-		_, yb := words[idx[b]].Box.Center()
-		return ya < yb
-	})
-	var rows [][]int
-	var rowBox raster.Box
-	for _, i := range idx {
-		b := words[i].Box
-		if n := len(rows); n > 0 {
-			ov := min(rowBox.Y1, b.Y1) - max(rowBox.Y0, b.Y0)
-			if 2*ov >= min(rowBox.Y1-rowBox.Y0, b.Y1-b.Y0) {
-				rows[n-1] = append(rows[n-1], i)
-				rowBox = rowBox.Union(b)
-				continue
-			}
-		}
-		rows = append(rows, []int{i})
-		rowBox = b
-	}
 	var out []leaderLine
-	for _, r := range rows {
-		sort.SliceStable(r, func(a, b int) bool { return words[r[a]].Box.X0 < words[r[b]].Box.X0 })
+	for _, r := range groupLines(words, idx) {
 		var h float64
 		for _, i := range r {
 			h = max(h, words[i].Box.Y1-words[i].Box.Y0)

@@ -1028,6 +1028,18 @@ func readingOrder(words []Word, ws []int) []int {
 		})
 		return s
 	}
+	var out []int
+	for _, l := range groupLines(words, s) {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// groupLines groups the words ws (indices) into lines, top to bottom:
+// words whose vertical extents overlap by half the shorter one's height
+// with the line so far; each line left to right.
+func groupLines(words []Word, ws []int) [][]int {
+	s := slices.Clone(ws)
 	sort.SliceStable(s, func(i, j int) bool { return words[s[i]].Box.Y0 < words[s[j]].Box.Y0 })
 	var lines [][]int
 	var lineBox raster.Box
@@ -1044,12 +1056,10 @@ func readingOrder(words []Word, ws []int) []int {
 		lines = append(lines, []int{i})
 		lineBox = b
 	}
-	var out []int
 	for _, l := range lines {
 		sort.SliceStable(l, func(a, b int) bool { return words[l[a]].Box.X0 < words[l[b]].Box.X0 })
-		out = append(out, l...)
 	}
-	return out
+	return lines
 }
 
 // sets are disjoint sets of 0..n-1 (union-find).
