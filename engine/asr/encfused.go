@@ -103,8 +103,9 @@ func cpuEncoderFits(hp HParams) bool {
 }
 
 // loadCPUEncoder copies the encoder blocks' weights out of the backend as
-// float32 (dequantized or widened as stored) into package cpuenc's layout,
-// when they fit MaxCPUEncoderBytes and the widths suit its kernels.
+// float32 (widened from F16, or as stored) into package cpuenc's layout,
+// when they are F16 or F32, fit MaxCPUEncoderBytes and the widths suit its
+// kernels.
 func (m *Model) loadCPUEncoder() (err error) {
 	hp, w := m.hp, &m.weights
 	if !cpuEncoderFits(hp) {
@@ -116,6 +117,14 @@ func (m *Model) loadCPUEncoder() (err error) {
 			ts = append(ts, l.w, l.b)
 		}
 		ts = append(ts, blk.attn.ln.w, blk.attn.ln.b, blk.mlpLN.w, blk.mlpLN.b)
+	}
+	// F16 and F32 only: ggml's copy to float32 from a quantized type is
+	// not one every build has, and a quantized file keeps its blocks in
+	// ggml (encodeFused).
+	for _, t := range ts {
+		if t != nil && t.DType() != ml.DTypeF16 && t.DType() != ml.DTypeF32 {
+			return nil
+		}
 	}
 	ctx := m.b.NewContext()
 	defer ctx.Close()
