@@ -41,6 +41,26 @@ func Supported(d int) bool { return d > 0 && d%16 == 0 }
 // the result, in the same layout, is written to out. threads workers
 // share the heads' row blocks.
 func Attention(q, k, v, out []float32, n, heads, d, threads int) error {
+	return attention(q, k, v, out, n, heads, d, threads, nil)
+}
+
+// attentionScratch is what attention allocates, kept across the layers of
+// one Encoder.Forward: the transposed keys and each worker's scores.
+type attentionScratch struct {
+	kt     []float32
+	scores [][]float32
+	tmp    [][]float32
+}
+
+// grow returns b with room for n floats, reusing it when it has.
+func grow(b []float32, n int) []float32 {
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return make([]float32, n)
+}
+
+func attention(q, k, v, out []float32, n, heads, d, threads int, sc *attentionScratch) error {
 	S := heads * d
 	switch {
 	case !Supported(d):
@@ -53,7 +73,11 @@ func Attention(q, k, v, out []float32, n, heads, d, threads int) error {
 	threads = max(1, threads)
 	np := (n + 15) / 16 * 16
 	scale := float32(1 / math.Sqrt(float64(d)))
-	kt := make([]float32, heads*d*np)
+	if sc == nil {
+		sc = &attentionScratch{}
+	}
+	sc.kt = grow(sc.kt, heads*d*np)
+	kt := sc.kt
 	var wg sync.WaitGroup
 	var next atomic.Int64
 	for range min(threads, heads) {
@@ -68,10 +92,16 @@ func Attention(q, k, v, out []float32, n, heads, d, threads int) error {
 	blocks := (n + Rows - 1) / Rows
 	tasks := heads * blocks
 	next.Store(0)
-	for range min(threads, tasks) {
+	workers := min(threads, tasks)
+	for len(sc.scores) < workers {
+		sc.scores, sc.tmp = append(sc.scores, nil), append(sc.tmp, nil)
+	}
+	for w := range workers {
+		sc.scores[w], sc.tmp[w] = grow(sc.scores[w], Rows*np), grow(sc.tmp[w], Rows*d)
+	}
+	for w := range workers {
 		wg.Go(func() {
-			scores := make([]float32, Rows*np)
-			tmp := make([]float32, Rows*d)
+			scores, tmp := sc.scores[w], sc.tmp[w]
 			for t := int(next.Add(1) - 1); t < tasks; t = int(next.Add(1) - 1) {
 				h, b := t/blocks, t%blocks
 				i0, i1 := b*Rows, min(n, (b+1)*Rows)

@@ -109,6 +109,7 @@ func (e *Encoder) Forward(x []float32, n, threads int) error {
 		wg.Wait()
 	}
 	eps := C.float(e.Eps)
+	var sc attentionScratch // one set of attention buffers for every layer
 	for li := range e.Layers {
 		L := &e.Layers[li]
 		each(func(w, i0, i1 int) {
@@ -118,7 +119,7 @@ func (e *Encoder) Forward(x []float32, n, threads int) error {
 			L.K.rows(h, k[i0*S:], 0, i1-i0, set)
 			L.V.rows(h, v[i0*S:], 0, i1-i0, set)
 		})
-		if err := Attention(q, k, v, a, n, e.Heads, S/e.Heads, threads); err != nil {
+		if err := attention(q, k, v, a, n, e.Heads, S/e.Heads, threads, &sc); err != nil {
 			return err
 		}
 		each(func(w, i0, i1 int) {
