@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"strings"
 	"testing"
 
@@ -25,26 +22,15 @@ import (
 func TestDocreaderFigureByModelRoute(t *testing.T) {
 	env := visionServer(t)
 	tok := session(t, env.testServer, "clinical")
-	// A figure of 400 × 300 pixels: a grey frame, no labels.
-	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
-	for y := range 300 {
-		for x := range 400 {
-			c := color.RGBA{255, 255, 255, 255}
-			if x == 40 || y == 260 {
-				c = color.RGBA{90, 90, 90, 255}
-			}
-			img.Set(x, y, c)
-		}
-	}
-	var pngb bytes.Buffer
-	if err := png.Encode(&pngb, img); err != nil {
+	blank, err := samples.BlankChartPNG() // 400 × 300 pixels: a frame, no labels
+	if err != nil {
 		t.Fatal(err)
 	}
 	p := samples.NewPDF()
 	p.AddPage()
 	p.SetFont("Helvetica", "", 10)
 	p.Text(54, 40, "Figure 1. A drawing.")
-	p.RegisterImageOptionsReader("fig", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(pngb.Bytes()))
+	p.RegisterImageOptionsReader("fig", fpdf.ImageOptions{ImageType: "PNG"}, bytes.NewReader(blank))
 	p.ImageOptions("fig", 60, 60, 200, 150, false, fpdf.ImageOptions{ImageType: "PNG"}, 0, "")
 	var pdf bytes.Buffer
 	if err := p.Output(&pdf); err != nil {
@@ -58,21 +44,13 @@ func TestDocreaderFigureByModelRoute(t *testing.T) {
 	var types []string
 	var receipt string
 	var done json.RawMessage
-	for _, line := range strings.Split(string(r.body), "\n") {
-		data, ok := strings.CutPrefix(line, "data: ")
-		if !ok {
-			continue
-		}
-		var ev map[string]any
-		if err := json.Unmarshal([]byte(data), &ev); err != nil {
-			t.Fatal(err)
-		}
-		types = append(types, ev["type"].(string))
-		switch ev["type"] {
+	for _, ev := range readEvents(t, r.body) {
+		types = append(types, ev.m["type"].(string))
+		switch ev.m["type"] {
 		case "receipt":
-			receipt, _ = ev["id"].(string)
+			receipt, _ = ev.m["id"].(string)
 		case "done":
-			done = json.RawMessage(data)
+			done = json.RawMessage(ev.raw)
 		}
 	}
 	if strings.Join(types, " ") != "receipt page done" {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"image"
-	"image/color"
 	"image/png"
 	"math"
 	"os"
@@ -21,25 +19,16 @@ import (
 	"boxd/problem"
 )
 
-// blankChart is a PNG with nothing to calibrate: a grey frame, no labels.
+// blankChart is a PNG with nothing to calibrate (samples.BlankChartPNG),
+// as a file.
 func blankChart(t *testing.T) string {
 	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 400, 300))
-	for y := range 300 {
-		for x := range 400 {
-			c := color.RGBA{255, 255, 255, 255}
-			if x == 40 || y == 260 {
-				c = color.RGBA{90, 90, 90, 255}
-			}
-			img.Set(x, y, c)
-		}
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
+	b, err := samples.BlankChartPNG()
+	if err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(t.TempDir(), "blank.png")
-	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return p
