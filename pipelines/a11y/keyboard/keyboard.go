@@ -180,11 +180,12 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 			}
 			res.Presses++
 			// A page may move focus a moment after Tab (a blur handler's
-			// timer): read where it settles.
-			if err := chromedp.Do(c, chromedp.Sleep(settle)); err != nil {
-				return nil, fmt.Errorf("keyboard: %w", err)
-			}
-			if cur, err = chromedp.Run(c, chromedp.Evaluate[*Element](`__boxd.active()`)); err != nil {
+			// timer): read where it settles, after a timer of the page's
+			// own set now. The page's timers fire in the order they are
+			// due, so one its handler set for up to settle runs first
+			// however loaded the machine is; a sleep on this side of the
+			// protocol missed it under load.
+			if cur, err = chromedp.Run(c, chromedp.Evaluate[*Element](settleJS, chromedp.EvalAwaitPromise)); err != nil {
 				return nil, fmt.Errorf("keyboard: %w", err)
 			}
 		}
@@ -515,8 +516,13 @@ const dialogState = `(() => {
   return {open: shown.length > 0, inside: shown.some(d => d.contains(a)), active: a ? __boxd.sel(a) : ""};
 })()`
 
-// settle is how long focus is given to settle after a Tab.
+// settle is how long focus is given to settle after a Tab, measured by
+// the page's own timer (settleJS).
 const settle = 40 * time.Millisecond
+
+// settleJS resolves to the focused element once a page timer of settle
+// has fired.
+var settleJS = fmt.Sprintf(`new Promise(r => setTimeout(() => r(__boxd.active()), %d))`, settle.Milliseconds())
 
 // MaxUndeclared bounds the buttons pressed to find dialogs they do not
 // declare.
