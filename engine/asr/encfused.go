@@ -72,20 +72,13 @@ func (m *Model) encodeFused(sl *slot, mel []float32, A int, want bool) ([]float3
 			if !last {
 				return qkv(ctx, &w.enc[l+1], y)
 			}
-			y = m.encoderTail(ctx, sl, y, A)
-			if !want {
-				return nil
-			}
-			return []ml.Tensor{y}
+			return m.tail(ctx, sl, y, A, want)
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	if !want {
-		return nil, nil
-	}
-	return t[0], nil
+	return m.tailDone(sl, t, A, want)
 }
 
 // MaxCPUEncoderBytes bounds the float32 copy of the encoder blocks'
@@ -178,6 +171,9 @@ func (m *Model) loadCPUEncoder() (err error) {
 // the backend for decode, kept F16 when the file stores it so, F32 when
 // F32; other types (quantized) stay in ggml.
 func (m *Model) loadCPULogits() (err error) {
+	if m.dec != nil {
+		return nil // the CPU decoder projects its own
+	}
 	w := m.weights.tokEmb
 	f16 := w.DType() == ml.DTypeF16
 	if (!f16 && w.DType() != ml.DTypeF32) || m.hp.NTextState%8 != 0 {
@@ -215,15 +211,38 @@ func (m *Model) encodeCPU(sl *slot, mel []float32, A int, want bool) ([]float32,
 	if err := m.cpu.Forward(x, A, m.threads); err != nil {
 		return nil, err
 	}
-	t, err = m.stage(func(ctx ml.Context) []ml.Tensor {
-		y := m.encoderTail(ctx, sl, ctx.Input().FromFloats(x, S, A, 1), A)
-		if !want {
-			return nil
-		}
-		return []ml.Tensor{y}
-	})
-	if err != nil || !want {
+	t, err = m.stage(func(ctx ml.Context) []ml.Tensor { return m.tail(ctx, sl, ctx.Input().FromFloats(x, S, A, 1), A, want) })
+	if err != nil {
 		return nil, err
+	}
+	return m.tailDone(sl, t, A, want)
+}
+
+// tail is the encoder's last graph's outputs: encoderTail's (the encoder
+// output, when want is true) and, for the CPU decoder, each layer's cross
+// keys and values (crossKV), which tailDone hands to it.
+func (m *Model) tail(ctx ml.Context, sl *slot, x ml.Tensor, A int, want bool) []ml.Tensor {
+	y := m.encoderTail(ctx, sl, x, A)
+	var out []ml.Tensor
+	if want {
+		out = append(out, y)
+	}
+	if m.dec != nil {
+		out = append(out, m.crossKV(ctx, y)...)
+	}
+	return out
+}
+
+// tailDone stores the cross keys and values tail read back, and returns
+// the encoder output when want is true.
+func (m *Model) tailDone(sl *slot, t [][]float32, A int, want bool) ([]float32, error) {
+	if m.dec != nil {
+		if err := m.storeCross(sl, t[len(t)-2*len(m.weights.dec):], A); err != nil {
+			return nil, err
+		}
+	}
+	if !want {
+		return nil, nil
 	}
 	return t[0], nil
 }

@@ -84,11 +84,12 @@ func TestFusedEncoderMatches(t *testing.T) {
 
 // TestThreadsFollowTheStep: with cpuenc's kernels the model reaches ggml's
 // CPU threads (ggmlcpu: the pinned module's layout is as expected): a
-// decoder step of one sequence runs ggml on one thread, an encoder graph
-// on all of them; fixedThreads leaves them alone.
+// decoder step of one sequence in ggml (a model whose decoder stays there:
+// quantized, or too big for the CPU decoder) runs on one thread, an
+// encoder graph on all of them; fixedThreads leaves them alone.
 func TestThreadsFollowTheStep(t *testing.T) {
 	path := testmodels.Generated(t, testmodels.WhisperGGUF)
-	m, err := Load(context.Background(), path, Options{Threads: 2})
+	m, err := Load(context.Background(), path, Options{Threads: 2, ggmlDecoder: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,6 +60,9 @@ func newCaches(m *Model, slots int) *caches {
 	for i := range slots {
 		c.slots = append(c.slots, &slot{index: i})
 	}
+	if m.dec != nil {
+		return c // the CPU decoder holds them
+	}
 	for l := range m.hp.NTextLayer {
 		ctx := m.b.NewContextSize(8).Layer(l)
 		c.ctxs = append(c.ctxs, ctx)
@@ -256,6 +259,9 @@ func (m *Model) encoderStem(ctx ml.Context, mel []float32, A int) ml.Tensor {
 func (m *Model) encoderTail(ctx ml.Context, sl *slot, x ml.Tensor, A int) ml.Tensor {
 	w := &m.weights
 	x = w.encLN.forward(ctx, x) // [S, A, 1]
+	if m.dec != nil {
+		return x // the CPU decoder's cross keys and values: tail
+	}
 	H := m.hp.NTextHead
 	for l, blk := range w.dec {
 		k := heads(ctx, blk.cross.k.forward(ctx, x), H) // [d, H, A, 1]
@@ -369,6 +375,9 @@ func (m *Model) decode(gs []group, n int, rows []int) ([]float32, error) {
 	seqs := 0
 	for _, g := range gs {
 		seqs += g.B
+	}
+	if m.dec != nil {
+		return m.decodeCPU(gs, n, rows)
 	}
 	if seqs == 1 && n == 1 && m.hp.NTextState <= oneThreadStepWidth {
 		m.useThreads(1)
@@ -595,6 +604,9 @@ func splitLogits(data []float32, V, rows, B int) [][][]float32 {
 // first past positions. The caller holds m.exec.
 func (m *Model) reorder(sl *slot, parents []int32, past int) error {
 	defer m.stats.add(&m.stats.decode, time.Now())
+	if m.dec != nil {
+		return m.dec.Reorder(sl.index, parents, past)
+	}
 	_, err := m.run(func(ctx ml.Context) ml.Tensor {
 		m.reorderGraph(ctx, sl, parents, past)
 		return nil

@@ -55,6 +55,9 @@ type Options struct {
 	// too (tests compare the two); ggmlBlocks keeps the blocks' other work
 	// in ggml, only the attention fused (encodeFused).
 	unfused, ggmlBlocks bool
+	// ggmlDecoder keeps the decoder in ggml on the CPU too (tests compare
+	// it with cpuenc's).
+	ggmlDecoder bool
 	// fixedThreads keeps ggml's threads at Threads for every graph.
 	fixedThreads bool
 }
@@ -122,7 +125,10 @@ type Model struct {
 	ggmlNow     int
 	// out, when set, is the decoder's output projection on the CPU
 	// (decode).
-	out     *cpuenc.Logits
+	out *cpuenc.Logits
+	// dec, when set, is the decoder on the CPU (cpuenc.Decoder), with the
+	// decoder's caches: see loadCPUDecoder.
+	dec     *cpuenc.Decoder
 	batch   *batcher
 	caches  *caches
 	placed  ml.Context // copies made by placeUnnumbered
@@ -213,10 +219,25 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 	m.flash = flash
 	m.fused = !offloaded && !flash && !o.unfused && cpuenc.Supported(hp.NAudioState/max(1, hp.NAudioHead))
 	m.threads = threads
+	slots := o.Slots
+	if slots <= 0 {
+		slots = DefaultSlots
+	}
+	fail := func(err error) (*Model, error) {
+		if m.dec != nil {
+			m.dec.Close()
+		}
+		b.Close()
+		return nil, err
+	}
+	if m.fused && !o.ggmlDecoder {
+		if err := m.loadCPUDecoder(slots); err != nil {
+			return fail(err)
+		}
+	}
 	if m.fused && !o.unfused && !o.ggmlBlocks {
 		if err := m.loadCPUEncoder(); err != nil {
-			b.Close()
-			return nil, err
+			return fail(err)
 		}
 		if m.cpu != nil && !o.fixedThreads {
 			m.ggmlThreads, m.ggmlNow = ggmlcpu.Threads(b), threads
@@ -224,13 +245,8 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 	}
 	if offloaded || o.placeAlways {
 		if err := m.placeUnnumbered(); err != nil {
-			b.Close()
-			return nil, err
+			return fail(err)
 		}
-	}
-	slots := o.Slots
-	if slots <= 0 {
-		slots = DefaultSlots
 	}
 	m.caches = newCaches(m, slots)
 	m.batch = newBatcher()
@@ -354,6 +370,10 @@ func (m *Model) Close() {
 	if m.caches != nil {
 		m.caches.close()
 		m.caches = nil
+	}
+	if m.dec != nil {
+		m.dec.Close()
+		m.dec = nil
 	}
 	if m.placed != nil {
 		m.placed.Close()
