@@ -22,7 +22,7 @@ const MaxCPUDecoderBytes = 512 << 20
 // hundreds of small operations, each handed to its threads; the decoder
 // runs a step's layers in one call (docs/decisions.md, "Speech engine
 // speed", fourth sitting).
-func (m *Model) loadCPUDecoder(slots int) (err error) {
+func (m *Model) loadCPUDecoder(slots int) error {
 	hp, w := m.hp, &m.weights
 	S, H := hp.NTextState, max(1, hp.NTextHead)
 	dt := w.tokEmb.DType()
@@ -47,27 +47,9 @@ func (m *Model) loadCPUDecoder(slots int) (err error) {
 		ts = append(ts, blk.attn.ln.w, blk.attn.ln.b, blk.cross.ln.w, blk.cross.ln.b, blk.mlpLN.w, blk.mlpLN.b)
 	}
 	ts = append(ts, w.decLN.w, w.decLN.b, w.tokEmb, w.decPos)
-	ctx := m.b.NewContext()
-	defer ctx.Close()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("asr: copy the decoder's weights: %v", r)
-		}
-	}()
-	var outs []ml.Tensor
-	for _, t := range ts {
-		if t != nil {
-			outs = append(outs, t.Cast(ctx, ml.DTypeF32).Contiguous(ctx))
-		}
-	}
-	ctx.Forward(outs...).Compute(outs...)
-	data := map[ml.Tensor][]float32{}
-	i := 0
-	for _, t := range ts {
-		if t != nil {
-			data[t] = outs[i].Floats()
-			i++
-		}
+	data, err := m.floats(ts)
+	if err != nil {
+		return fmt.Errorf("asr: copy the decoder's weights: %w", err)
 	}
 	dec, err := cpuenc.NewDecoder(cpuenc.DecoderConfig{
 		State: S, Heads: H, Layers: len(w.dec), Vocab: hp.NVocab, TextCtx: hp.NTextCtx, AudioCtx: hp.NAudioCtx,

@@ -119,27 +119,9 @@ func (m *Model) loadCPUEncoder() (err error) {
 			return nil
 		}
 	}
-	ctx := m.b.NewContext()
-	defer ctx.Close()
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("asr: copy the encoder's weights: %v", r)
-		}
-	}()
-	var outs []ml.Tensor
-	for _, t := range ts {
-		if t != nil {
-			outs = append(outs, t.Cast(ctx, ml.DTypeF32).Contiguous(ctx))
-		}
-	}
-	ctx.Forward(outs...).Compute(outs...)
-	data := map[ml.Tensor][]float32{}
-	i := 0
-	for _, t := range ts {
-		if t != nil {
-			data[t] = outs[i].Floats()
-			i++
-		}
+	data, err := m.floats(ts)
+	if err != nil {
+		return fmt.Errorf("asr: copy the encoder's weights: %w", err)
 	}
 	lin := func(l linear) (*cpuenc.Linear, error) {
 		var bias []float32
@@ -165,6 +147,34 @@ func (m *Model) loadCPUEncoder() (err error) {
 	}
 	m.cpu = enc
 	return m.loadCPULogits()
+}
+
+// floats copies tensors out of the backend as float32 (a ggml cast:
+// widened from F16, or as stored), by tensor; nil entries are skipped.
+func (m *Model) floats(ts []ml.Tensor) (data map[ml.Tensor][]float32, err error) {
+	ctx := m.b.NewContext()
+	defer ctx.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("compute: %v", r)
+		}
+	}()
+	var outs []ml.Tensor
+	for _, t := range ts {
+		if t != nil {
+			outs = append(outs, t.Cast(ctx, ml.DTypeF32).Contiguous(ctx))
+		}
+	}
+	ctx.Forward(outs...).Compute(outs...)
+	data = map[ml.Tensor][]float32{}
+	i := 0
+	for _, t := range ts {
+		if t != nil {
+			data[t] = outs[i].Floats()
+			i++
+		}
+	}
+	return data, nil
 }
 
 // loadCPULogits copies the token embedding (the output projection) out of

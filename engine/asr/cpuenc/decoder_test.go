@@ -3,6 +3,8 @@ package cpuenc
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 )
 
@@ -336,5 +338,74 @@ func TestDecoderRefusesBadInput(t *testing.T) {
 	}
 	if err := dec.Reorder(0, []int32{2}, 1); err == nil {
 		t.Error("a reorder from sequence 2 of 2 was taken")
+	}
+}
+
+// BenchmarkDecoderStep is one greedy step (one sequence, position 100,
+// a 1,500-position window) in Whisper's shapes with random F16 weights:
+// the whole of a CPU step but the logit filters. BOXD_BENCH_THREADS sets
+// the threads (default 2).
+func BenchmarkDecoderStep(b *testing.B) {
+	threads := 2
+	if s := os.Getenv("BOXD_BENCH_THREADS"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil {
+			threads = n
+		}
+	}
+	for _, s := range []struct {
+		name           string
+		S, H, L, beams int
+	}{{"tiny", 384, 6, 4, 1}, {"base", 512, 8, 6, 1}, {"small", 768, 12, 12, 1}, {"tiny-5", 384, 6, 4, 5}} {
+		b.Run(s.name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 2))
+			c := DecoderConfig{State: s.S, Heads: s.H, Layers: s.L, Vocab: 51865, TextCtx: 448, AudioCtx: 1500, Slots: 1, Beams: 5, F16: true, Eps: 1e-5, Threads: threads}
+			dec, err := NewDecoder(c)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer dec.Close()
+			for l := range s.L {
+				for p := range 8 {
+					N, K := s.S, s.S
+					switch p {
+					case DecFC1:
+						N = 4 * s.S
+					case DecFC2:
+						K = 4 * s.S
+					}
+					if err := dec.SetLinear(l, p, random(r, N*K, 0.05), random(r, N, 0.1), N, K); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for i := range 3 {
+					if err := dec.SetNorm(l, i, random(r, s.S, 1), random(r, s.S, 0.1)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := dec.SetCross(0, l, random(r, 1500*s.S, 1), random(r, 1500*s.S, 1), 1500); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := dec.SetNorm(-1, 0, random(r, s.S, 1), random(r, s.S, 0.1)); err != nil {
+				b.Fatal(err)
+			}
+			if err := dec.SetEmbedding(random(r, 51865*s.S, 0.05), random(r, 448*s.S, 0.1)); err != nil {
+				b.Fatal(err)
+			}
+			var t Tokens
+			var want []int32
+			for i := range s.beams {
+				t.Tok, t.Slot, t.Seq, t.Pos = append(t.Tok, int32(400+i)), append(t.Slot, 0), append(t.Seq, int32(i)), append(t.Pos, 100)
+				want = append(want, int32(i))
+			}
+			out := make([]float32, s.beams*51865)
+			b.ResetTimer()
+			for range b.N {
+				if err := dec.Forward(t, want, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/step")
+		})
 	}
 }
