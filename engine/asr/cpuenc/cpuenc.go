@@ -1,4 +1,6 @@
-// Package cpuenc runs Whisper's encoder blocks on the CPU: the projections
+// Package cpuenc runs Whisper on the CPU where ggml is slow for it: the
+// decoder (Decoder: every layer of a step in one call, dec.c), the output
+// projection alone (Logits), and the encoder blocks: the projections
 // from float32 weights packed in panels of 16 outputs, layer norms, the GELU
 // MLP, and self-attention as one fused kernel (softmax(Q·Kᵀ/√d)·V per head,
 // a block of query rows at a time, so the n × n scores stay in the cache
