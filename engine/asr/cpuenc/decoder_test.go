@@ -409,3 +409,35 @@ func BenchmarkDecoderStep(b *testing.B) {
 		})
 	}
 }
+
+// TestDecoderCloseStopsItsThreads: each decoder starts Threads-1 threads
+// of its own; Close stops them (ten decoders of 4 threads would leave 30).
+func TestDecoderCloseStopsItsThreads(t *testing.T) {
+	threads := func() int {
+		ents, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			t.Skipf("no /proc: %v", err)
+		}
+		return len(ents)
+	}
+	before := threads()
+	c := DecoderConfig{State: 32, Heads: 2, Layers: 1, Vocab: 5, TextCtx: 4, AudioCtx: 4, Slots: 1, Beams: 1, Threads: 4}
+	var decs []*Decoder
+	for range 10 {
+		dec, err := NewDecoder(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decs = append(decs, dec)
+	}
+	if n := threads(); n < before+30 {
+		t.Fatalf("%d threads with 10 decoders open, %d before: the pool did not start its workers", n, before)
+	}
+	for _, d := range decs {
+		d.Close()
+		d.Close() // twice is harmless
+	}
+	if n := threads(); n > before+5 {
+		t.Errorf("%d threads after Close, %d before", n, before)
+	}
+}
