@@ -253,6 +253,43 @@ static inline float dot(const uint16_t *k16, const float *k32, const float *q, i
 #endif
 }
 
+#ifdef BOXD_ATTN_AVX2
+// dot8 is the dot products of 8 rows of k (d apart, F16 or F32) with q,
+// in one vector: eight sums and one reduction, not eight.
+static inline __m256 dot8(const uint16_t *k16, const float *k32, const float *q, int d) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+    for (int c = 0; c < d; c += 8) {
+        __m256 qv = _mm256_loadu_ps(q + c);
+        if (k16) {
+            const uint16_t *k = k16 + c;
+            a0 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)k)), qv, a0);
+            a1 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + d))), qv, a1);
+            a2 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + 2 * (size_t)d))), qv, a2);
+            a3 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + 3 * (size_t)d))), qv, a3);
+            a4 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + 4 * (size_t)d))), qv, a4);
+            a5 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + 5 * (size_t)d))), qv, a5);
+            a6 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + 6 * (size_t)d))), qv, a6);
+            a7 = _mm256_fmadd_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(k + 7 * (size_t)d))), qv, a7);
+        } else {
+            const float *k = k32 + c;
+            a0 = _mm256_fmadd_ps(_mm256_loadu_ps(k), qv, a0);
+            a1 = _mm256_fmadd_ps(_mm256_loadu_ps(k + d), qv, a1);
+            a2 = _mm256_fmadd_ps(_mm256_loadu_ps(k + 2 * (size_t)d), qv, a2);
+            a3 = _mm256_fmadd_ps(_mm256_loadu_ps(k + 3 * (size_t)d), qv, a3);
+            a4 = _mm256_fmadd_ps(_mm256_loadu_ps(k + 4 * (size_t)d), qv, a4);
+            a5 = _mm256_fmadd_ps(_mm256_loadu_ps(k + 5 * (size_t)d), qv, a5);
+            a6 = _mm256_fmadd_ps(_mm256_loadu_ps(k + 6 * (size_t)d), qv, a6);
+            a7 = _mm256_fmadd_ps(_mm256_loadu_ps(k + 7 * (size_t)d), qv, a7);
+        }
+    }
+    // hadd pairs lanes within each half: two rounds leave rows 0-3 (and
+    // 4-7) as the halves' partial sums, which the last add joins.
+    __m256 t0 = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+    __m256 t1 = _mm256_hadd_ps(_mm256_hadd_ps(a4, a5), _mm256_hadd_ps(a6, a7));
+    return _mm256_add_ps(_mm256_permute2f128_ps(t0, t1, 0x20), _mm256_permute2f128_ps(t0, t1, 0x31));
+}
+#endif
+
 // attend writes out[0..d) = Σ_j p_j·v_j over n positions, p the softmax of
 // scale·k_j·q, as ggml's soft_max_ext (the largest subtracted, the sum in
 // double, each exponential times the sum's inverse); k and v are n rows
@@ -262,13 +299,27 @@ static void attend(const void *K, const void *V, int f16, int n, int d, const fl
     const uint16_t *k16 = f16 ? K : NULL, *v16 = f16 ? V : NULL;
     const float *k32 = f16 ? NULL : K, *v32 = f16 ? NULL : V;
     float mx = -INFINITY;
-    for (int j = 0; j < n; j++) {
+    int j = 0;
+#ifdef BOXD_ATTN_AVX2
+    __m256 vmx = _mm256_set1_ps(-INFINITY), vs = _mm256_set1_ps(scale);
+    for (; j + 8 <= n; j += 8) {
+        __m256 s = _mm256_mul_ps(vs, dot8(k16 ? k16 + (size_t)j * d : NULL, k32 ? k32 + (size_t)j * d : NULL, q, d));
+        _mm256_storeu_ps(scores + j, s);
+        vmx = _mm256_max_ps(vmx, s);
+    }
+    float lanes[8];
+    _mm256_storeu_ps(lanes, vmx);
+    for (int i = 0; i < 8; i++) {
+        mx = lanes[i] > mx ? lanes[i] : mx;
+    }
+#endif
+    for (; j < n; j++) {
         float s = scale * dot(k16 ? k16 + (size_t)j * d : NULL, k32 ? k32 + (size_t)j * d : NULL, q, d);
         scores[j] = s;
         mx = s > mx ? s : mx;
     }
     double sum = 0;
-    int j = 0;
+    j = 0;
 #ifdef BOXD_ATTN_AVX2
     __m256 vm = _mm256_set1_ps(mx);
     for (; j + 8 <= n; j += 8) {
@@ -289,7 +340,44 @@ static void attend(const void *K, const void *V, int f16, int n, int d, const fl
         round16(scores, n);
     }
 #ifdef BOXD_ATTN_AVX2
-    for (int c = 0; c < d; c += 16) {
+    int c = 0;
+    for (; c + 64 <= d; c += 64) {
+        // 64 columns at once: eight sums, one pass over the positions.
+        __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+        for (j = 0; j < n; j++) {
+            __m256 p = _mm256_broadcast_ss(scores + j);
+            if (v16) {
+                const __m128i *v = (const __m128i *)(v16 + (size_t)j * d + c);
+                a0 = _mm256_fmadd_ps(p, _mm256_cvtph_ps(_mm_loadu_si128(v)), a0);
+                a1 = _mm256_fmadd_ps(p, _mm256_cvtph_ps(_mm_loadu_si128(v + 1)), a1);
+                a2 = _mm256_fmadd_ps(p, _mm256_cvtph_ps(_mm_loadu_si128(v + 2)), a2);
+                a3 = _mm256_fmadd_ps(p, _mm256_cvtph_ps(_mm_loadu_si128(v + 3)), a3);
+                a4 = _mm256_fmadd_ps(p, _mm256_cvtph_ps(_mm_loadu_si128(v + 4)), a4);
+                a5 = _mm256_fmadd_ps(p, _mm256_cvtph_ps(_mm_loadu_si128(v + 5)), a5);
+                a6 = _mm256_fmadd_ps(p, _mm256_cvtph_ps(_mm_loadu_si128(v + 6)), a6);
+                a7 = _mm256_fmadd_ps(p, _mm256_cvtph_ps(_mm_loadu_si128(v + 7)), a7);
+            } else {
+                const float *v = v32 + (size_t)j * d + c;
+                a0 = _mm256_fmadd_ps(p, _mm256_loadu_ps(v), a0);
+                a1 = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + 8), a1);
+                a2 = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + 16), a2);
+                a3 = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + 24), a3);
+                a4 = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + 32), a4);
+                a5 = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + 40), a5);
+                a6 = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + 48), a6);
+                a7 = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + 56), a7);
+            }
+        }
+        _mm256_storeu_ps(out + c, a0);
+        _mm256_storeu_ps(out + c + 8, a1);
+        _mm256_storeu_ps(out + c + 16, a2);
+        _mm256_storeu_ps(out + c + 24, a3);
+        _mm256_storeu_ps(out + c + 32, a4);
+        _mm256_storeu_ps(out + c + 40, a5);
+        _mm256_storeu_ps(out + c + 48, a6);
+        _mm256_storeu_ps(out + c + 56, a7);
+    }
+    for (; c < d; c += 16) {
         // Four independent sums of 16 columns each, positions in turn.
         __m256 a0 = _mm256_setzero_ps(), a1 = a0, b0 = a0, b1 = a0;
         for (j = 0; j + 2 <= n; j += 2) {

@@ -221,9 +221,10 @@ func (d *refDecoder) reorder(slot int, parents []int32) {
 	}
 }
 
-// TestDecoderMatchesFloat64: the decoder against a float64 one, F32 and
-// F16 (its weights and caches rounded as F16 holds them; its products
-// round their inputs too, 2^-11 relative), one thread and three: a
+// TestDecoderMatchesFloat64: the decoder (heads 64 wide, as Whisper's)
+// against a float64 one, F32 and F16 (its weights and caches rounded as
+// F16 holds them; its products round their inputs too, 2^-11 relative),
+// one thread and three: a
 // prompt of several tokens on two sequences of a slot (causal), a step of
 // rows from two slots with windows of different lengths, a beam reorder,
 // and a prompt whose logits are wanted for some rows only.
@@ -235,7 +236,7 @@ func TestDecoderMatchesFloat64(t *testing.T) {
 				tol = 2e-2
 			}
 			r := rand.New(rand.NewPCG(7, uint64(threads)))
-			c := DecoderConfig{State: 64, Heads: 2, Layers: 2, Vocab: 101, TextCtx: 12, AudioCtx: 24, Slots: 2, Beams: 3, F16: f16, Eps: 1e-5, Threads: threads}
+			c := DecoderConfig{State: 128, Heads: 2, Layers: 2, Vocab: 101, TextCtx: 12, AudioCtx: 24, Slots: 2, Beams: 3, F16: f16, Eps: 1e-5, Threads: threads}
 			dec, err := NewDecoder(c)
 			if err != nil {
 				t.Fatal(err)
