@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"boxd/pipelines/llmcall"
 	"boxd/pipelines/sitecheck/replyguard"
@@ -136,12 +138,40 @@ func (d *Drafter) call(ctx context.Context, msgs []llmcall.Message, budget run.B
 		return Attempt{}, err
 	}
 	text := cleanDraft(out.Text)
+	check := checkDraft(text, req)
+	return Attempt{Kind: kind, Text: text, Check: check, FinishReason: out.FinishReason, Usage: out.Usage, Receipt: *out.Receipt}, nil
+}
+
+// CodeUnreadable marks a model's draft that is not readable text: it holds
+// U+FFFD (bytes the model produced that are not UTF-8: a character cut
+// between tokens) or no letter at all. The drafting job adds it to the
+// guard's check of the draft; the guard itself, which checks what a person
+// wrote, never does.
+const CodeUnreadable = "unreadable"
+
+const msgUnreadable = "is not readable text (a broken character, or no words); write the reply in plain English sentences"
+
+// checkDraft is the guard's check of a draft, plus the drafting job's own
+// rule: a draft must be readable (CodeUnreadable, a block).
+func checkDraft(text string, req ReplyRequest) replyguard.Result {
 	check := replyguard.Check(replyguard.Input{Review: req.Review, Rating: req.Rating, BusinessName: req.BusinessName,
 		BusinessType: req.BusinessType, Reply: text})
 	if text == "" {
 		check.OK = false
+		return check
 	}
-	return Attempt{Kind: kind, Text: text, Check: check, FinishReason: out.FinishReason, Usage: out.Usage, Receipt: *out.Receipt}, nil
+	letters := strings.IndexFunc(text, unicode.IsLetter) >= 0
+	if bad := strings.IndexRune(text, utf8.RuneError); bad >= 0 || !letters {
+		p := replyguard.Problem{Code: CodeUnreadable, Severity: replyguard.SeverityBlock, Message: msgUnreadable}
+		if bad >= 0 {
+			start := utf8.RuneCountInString(text[:bad])
+			p.Phrase, p.Start, p.End = string(utf8.RuneError), start, start+1
+			check.Blocked = append(check.Blocked, p.Phrase)
+		}
+		check.Problems = append(check.Problems, p)
+		check.OK = false
+	}
+	return check
 }
 
 // cleanDraft trims a model's reply of whitespace and of quotes around the
