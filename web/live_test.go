@@ -22,6 +22,7 @@ import (
 	"boxd/engine/asr"
 	"boxd/engine/asr/asrtest"
 	"boxd/engine/asr/stream"
+	"boxd/engine/asr/vad"
 	"boxd/engine/llm"
 	"boxd/engine/models"
 	"boxd/engine/models/testmodels"
@@ -1256,13 +1257,13 @@ func speechEngine(t *testing.T, name string) *stream.Engine {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Close)
-	vad, err := asr.LoadVAD(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
+	det, err := vad.Load(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(vad.Close)
+	t.Cleanup(det.Close)
 	dec := asr.DecodeOptions{Temperatures: []float64{0}, NoSpeechThreshold: 1, Seed: 3}
-	return &stream.Engine{Model: m, VAD: vad, Defaults: stream.Options{Final: dec, Partial: asr.DecodeOptions{NoSpeechThreshold: 1}, TokensPerSecond: 3}}
+	return &stream.Engine{Model: m, VAD: det, Defaults: stream.Options{Final: dec, Partial: asr.DecodeOptions{NoSpeechThreshold: 1}, TokensPerSecond: 3}}
 }
 
 // TestLiveLanguageTheSpeechModelLacks: a translate socket whose spoken

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/engine/asr"
+	"boxd/engine/asr/vad"
 	"boxd/engine/models/testmodels"
 )
 
@@ -45,12 +45,12 @@ func TestModelsConvertAndInspect(t *testing.T) {
 		t.Errorf("inspect --json: %s", out)
 	}
 
-	vad := filepath.Join(dir, "vad.gguf")
-	code, out, errOut = runCLI(t, "models", "convert", testmodels.Shared(t, "ggml-silero-v6.2.0.bin"), vad)
+	vadPath := filepath.Join(dir, "vad.gguf")
+	code, out, errOut = runCLI(t, "models", "convert", testmodels.Shared(t, "ggml-silero-v6.2.0.bin"), vadPath)
 	if code != 0 || !strings.Contains(out, "silero-vad") || !strings.Contains(out, "6.2.0") {
 		t.Fatalf("convert vad: %d %s %s", code, out, errOut)
 	}
-	v, err := asr.LoadVAD(vad)
+	v, err := vad.Load(vadPath)
 	if err != nil {
 		t.Fatalf("the converted VAD does not load: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"boxd/engine/asr"
 	"boxd/engine/asr/asrtest"
+	"boxd/engine/asr/vad"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/testmodels"
 )
@@ -78,7 +79,7 @@ func TestAccuracyWithRealWeights(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	v, err := asr.LoadVAD(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
+	v, err := vad.Load(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/vad"
 	"boxd/engine/models/testmodels"
 )
 
@@ -32,7 +33,7 @@ func BenchmarkTiny(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer m.Close()
-	v, err := asr.LoadVAD(testmodels.Shared(b, "ggml-silero-v6.2.0.bin"))
+	v, err := vad.Load(testmodels.Shared(b, "ggml-silero-v6.2.0.bin"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func BenchmarkTiny(b *testing.B) {
 
 // feedAll plays pcm through a session in 100 ms frames, re-decoding the
 // partial as often as the settings allow (the box keeping up).
-func feedAll(ctx context.Context, m *asr.Model, v *asr.VAD, pcm []float32, o Options) error {
+func feedAll(ctx context.Context, m *asr.Model, v *vad.Model, pcm []float32, o Options) error {
 	s := NewSession(m, v, o)
 	for off := 0; off < len(pcm); off += 1600 {
 		if _, err := s.Feed(ctx, pcm[off:min(len(pcm), off+1600)], true); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/vad"
 )
 
 // Engine is the box's recogniser: one Whisper model and one VAD shared by
@@ -13,7 +14,7 @@ import (
 // boxd transcribe both start their sessions here.
 type Engine struct {
 	Model *asr.Model
-	VAD   *asr.VAD
+	VAD   *vad.Model
 	// Defaults apply to every session; Language and Task come per session.
 	Defaults Options
 }
@@ -48,7 +49,7 @@ func Load(ctx context.Context, modelPath, vadPath string, s Settings) (*Engine, 
 	// (cudaDeviceReset) every GPU that model does not use, and the VAD runs
 	// on the CPU, so loaded after Whisper it would free Whisper's GPU
 	// memory under it (seen on an H100: "invalid resource handle").
-	v, err := asr.LoadVAD(vadPath)
+	v, err := vad.Load(vadPath)
 	if err != nil {
 		return nil, &LoadError{VAD: true, Err: err}
 	}
@@ -63,7 +64,7 @@ func Load(ctx context.Context, modelPath, vadPath string, s Settings) (*Engine, 
 func (s Settings) options() Options {
 	o := Options{
 		StepS: float64(s.PartialStepMS) / 1000,
-		VAD:   asr.VADParams{MaxSpeechS: s.MaxSentenceS},
+		VAD:   vad.Params{MaxSpeechS: s.MaxSentenceS},
 		Final: asr.DecodeOptions{BeamSize: s.BeamSize},
 	}
 	return o

@@ -7,17 +7,18 @@ import (
 
 	"boxd/engine/asr"
 	"boxd/engine/asr/asrtest"
+	"boxd/engine/asr/vad"
 	"boxd/engine/models/testmodels"
 )
 
-func loadReal(t *testing.T) (*asr.Model, *asr.VAD) {
+func loadReal(t *testing.T) (*asr.Model, *vad.Model) {
 	t.Helper()
 	m, err := asr.Load(context.Background(), testmodels.Generated(t, testmodels.WhisperMicroGGUF), asr.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Close)
-	v, err := asr.LoadVAD(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
+	v, err := vad.Load(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/vad"
 )
 
 // Event is a transcript event (contract, platform section 2): I is the
@@ -36,9 +37,9 @@ type Recognizer interface {
 	Tokenizer() *asr.Tokenizer
 }
 
-// Detector gives the speech probability of one VAD window; *asr.VAD is one.
+// Detector gives the speech probability of one VAD window; *vad.Model is one.
 type Detector interface {
-	Prob(st *asr.VADState, window []float32) (float32, error)
+	Prob(st *vad.State, window []float32) (float32, error)
 }
 
 // Options configure a session. Zero values take the defaults noted.
@@ -52,7 +53,7 @@ type Options struct {
 	Task string
 	// VAD cuts sentences; MaxSpeechS defaults to 20 s so that a sentence
 	// always fits one Whisper window with room to spare.
-	VAD asr.VADParams
+	VAD vad.Params
 	// StepS is how much new audio triggers a partial re-decode (1 s).
 	StepS float64
 	// MinPartialS is the least audio a partial decode looks at (0.5 s).
@@ -125,8 +126,8 @@ type Session struct {
 	vad Detector
 	o   Options
 
-	st  asr.VADState
-	seg *asr.Segmenter
+	st  vad.State
+	seg *vad.Segmenter
 
 	buf      []float32 // audio from sample bufStart on
 	bufStart int
@@ -147,9 +148,9 @@ type Session struct {
 }
 
 // NewSession starts a session.
-func NewSession(rec Recognizer, vad Detector, o Options) *Session {
+func NewSession(rec Recognizer, det Detector, o Options) *Session {
 	o = o.withDefaults()
-	return &Session{rec: rec, vad: vad, o: o, seg: asr.NewSegmenter(o.VAD), lang: o.Language, hypStart: -1}
+	return &Session{rec: rec, vad: det, o: o, seg: vad.NewSegmenter(o.VAD), lang: o.Language, hypStart: -1}
 }
 
 // ErrFlushed is returned by Feed and Flush after Flush.
@@ -165,14 +166,14 @@ func (s *Session) Feed(ctx context.Context, pcm []float32, partial bool) ([]Even
 	s.buf = append(s.buf, pcm...)
 	s.total += len(pcm)
 	var out []Event
-	for s.fed+asr.VADWindow <= s.total {
-		w := s.buf[s.fed-s.bufStart : s.fed-s.bufStart+asr.VADWindow]
+	for s.fed+vad.Window <= s.total {
+		w := s.buf[s.fed-s.bufStart : s.fed-s.bufStart+vad.Window]
 		evs, err := s.window(ctx, w)
 		out = append(out, evs...)
 		if err != nil {
 			return out, err
 		}
-		s.fed += asr.VADWindow
+		s.fed += vad.Window
 	}
 	if partial {
 		ev, err := s.partial(ctx)
@@ -196,7 +197,7 @@ func (s *Session) Flush(ctx context.Context) ([]Event, error) {
 	s.flushed = true
 	var out []Event
 	if rest := s.total - s.fed; rest > 0 {
-		w := make([]float32, asr.VADWindow)
+		w := make([]float32, vad.Window)
 		copy(w, s.buf[s.fed-s.bufStart:])
 		evs, err := s.window(ctx, w)
 		out = append(out, evs...)
@@ -257,7 +258,7 @@ func (s *Session) droppedSentence() []Event {
 
 // final decodes a finished span whole and returns its final event (nil
 // when it holds no text and no partial was shown for it).
-func (s *Session) final(ctx context.Context, sp asr.Span) (*Event, error) {
+func (s *Session) final(ctx context.Context, sp vad.Span) (*Event, error) {
 	pcm := s.buf[sp.Start-s.bufStart : sp.End-s.bufStart]
 	text, err := s.decode(ctx, pcm, s.o.Final, true)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/vad"
 )
 
 // Sentence is one finished sentence of a batch transcript, in seconds
@@ -36,24 +37,24 @@ func (r *Result) Events() []Event {
 }
 
 // Transcribe is the batch path: the VAD over the whole audio, the same
-// cuts (asr.Spans) and the same final decode of each sentence as a
+// cuts (vad.Spans) and the same final decode of each sentence as a
 // Session, with the language fixed by the first sentence.
-func Transcribe(ctx context.Context, rec Recognizer, vad Detector, pcm []float32, o Options) (*Result, error) {
+func Transcribe(ctx context.Context, rec Recognizer, det Detector, pcm []float32, o Options) (*Result, error) {
 	o = o.withDefaults()
-	var st asr.VADState
-	probs := make([]float32, 0, (len(pcm)+asr.VADWindow-1)/asr.VADWindow)
-	w := make([]float32, asr.VADWindow)
-	for off := 0; off < len(pcm); off += asr.VADWindow {
+	var st vad.State
+	probs := make([]float32, 0, (len(pcm)+vad.Window-1)/vad.Window)
+	w := make([]float32, vad.Window)
+	for off := 0; off < len(pcm); off += vad.Window {
 		clear(w)
-		copy(w, pcm[off:min(len(pcm), off+asr.VADWindow)])
-		p, err := vad.Prob(&st, w)
+		copy(w, pcm[off:min(len(pcm), off+vad.Window)])
+		p, err := det.Prob(&st, w)
 		if err != nil {
 			return nil, fmt.Errorf("stream: vad: %w", err)
 		}
 		probs = append(probs, p)
 	}
 	res := &Result{Language: o.Language, Duration: float64(len(pcm)) / asr.SampleRate}
-	for _, sp := range asr.SpansAudio(probs, pcm, o.VAD) {
+	for _, sp := range vad.SpansAudio(probs, pcm, o.VAD) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

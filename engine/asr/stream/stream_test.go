@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/vad"
 	"boxd/engine/models/testmodels"
 	"boxd/engine/models/whisperbin"
 )
@@ -59,7 +60,7 @@ func finals(evs []Event) []Event {
 // energyVAD calls a window speech when its RMS is above -40 dBFS.
 type energyVAD struct{}
 
-func (energyVAD) Prob(_ *asr.VADState, w []float32) (float32, error) {
+func (energyVAD) Prob(_ *vad.State, w []float32) (float32, error) {
 	var s float64
 	for _, v := range w {
 		s += float64(v) * float64(v)

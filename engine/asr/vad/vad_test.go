@@ -1,4 +1,4 @@
-package asr_test
+package vad_test
 
 import (
 	"math"
@@ -7,13 +7,14 @@ import (
 
 	"boxd/engine/asr"
 	"boxd/engine/asr/asrtest"
+	"boxd/engine/asr/vad"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/testmodels"
 )
 
-func loadVAD(t *testing.T) *asr.VAD {
+func loadVAD(t *testing.T) *vad.Model {
 	t.Helper()
-	v, err := asr.LoadVAD(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
+	v, err := vad.Load(testmodels.Shared(t, "ggml-silero-v6.2.0.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +169,13 @@ func TestVADFindsJFKSpeech(t *testing.T) {
 	// The regions Silero v6.2 finds in jfk.wav (its own scheme, default
 	// parameters), in samples: "And so my fellow Americans", "ask not what
 	// your country can do for you", "ask what you can do", "for your country".
-	want := []asr.Span{{5152, 36320}, {52256, 71136}, {86048, 122848}, {130592, 169952}}
+	want := []vad.Span{{5152, 36320}, {52256, 71136}, {86048, 122848}, {130592, 169952}}
 	// From the probabilities alone (Silero's scheme) and as the box cuts,
 	// with the audio (the room noise of the recording is never 40 dB below
 	// the voice, so no end moves).
-	for name, spans := range map[string][]asr.Span{
-		"probabilities": asr.Spans(probs, len(pcm), asr.VADParams{}),
-		"with audio":    asr.SpansAudio(probs, pcm, asr.VADParams{}),
+	for name, spans := range map[string][]vad.Span{
+		"probabilities": vad.Spans(probs, len(pcm), vad.Params{}),
+		"with audio":    vad.SpansAudio(probs, pcm, vad.Params{}),
 	} {
 		if len(spans) != len(want) {
 			t.Fatalf("%s: spans %v, want %v", name, spans, want)
@@ -196,11 +197,11 @@ func TestVADFindsSynthesisedSentences(t *testing.T) {
 	}
 	gaps := []float64{1.0, 1.2, 1.5, 1.0}
 	audio := asrtest.Silence(gaps[0])
-	var truth []asr.Span
+	var truth []vad.Span
 	for i, s := range sentences {
 		clip := asrtest.Speak(t, s)
 		first, last := asrtest.Voiced(clip)
-		truth = append(truth, asr.Span{Start: len(audio) + first, End: len(audio) + last})
+		truth = append(truth, vad.Span{Start: len(audio) + first, End: len(audio) + last})
 		audio = append(audio, clip...)
 		audio = append(audio, asrtest.Silence(gaps[i+1])...)
 	}
@@ -211,7 +212,7 @@ func TestVADFindsSynthesisedSentences(t *testing.T) {
 	// As the box segments: with the audio, so ends move back over the
 	// quiet windows Silero's probability trails the voice by. The padding
 	// is cut to 1 ms to measure the boundaries themselves.
-	spans := asr.SpansAudio(probs, audio, asr.VADParams{SpeechPadMS: 1})
+	spans := vad.SpansAudio(probs, audio, vad.Params{SpeechPadMS: 1})
 	if len(spans) != len(truth) {
 		t.Fatalf("found %d spans %v, want %d %v", len(spans), spans, len(truth), truth)
 	}
@@ -236,7 +237,7 @@ func TestVADIgnoresSilenceAndNoise(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if spans := asr.SpansAudio(probs, audio, asr.VADParams{}); len(spans) != 0 {
+		if spans := vad.SpansAudio(probs, audio, vad.Params{}); len(spans) != 0 {
 			t.Errorf("%s: found speech %v", name, spans)
 		}
 	}

@@ -1,4 +1,4 @@
-package asr
+package vad
 
 import (
 	"math/rand/v2"
@@ -8,23 +8,23 @@ import (
 
 // silero is get_speech_timestamps from silero-vad's utils_vad.py (v5/v6),
 // written out as a batch over all probabilities, the obvious way.
-func silero(probs []float32, n int, p VADParams) []Span {
+func silero(probs []float32, n int, p Params) []Span {
 	p = p.withDefaults()
-	minSpeech := SampleRate * p.MinSpeechMS / 1000
-	minSilence := SampleRate * p.MinSilenceMS / 1000
-	pad := SampleRate * p.SpeechPadMS / 1000
+	minSpeech := sampleRate * p.MinSpeechMS / 1000
+	minSilence := sampleRate * p.MinSilenceMS / 1000
+	pad := sampleRate * p.SpeechPadMS / 1000
 	maxSpeech := int(^uint(0) >> 1)
 	if p.MaxSpeechS > 0 {
-		maxSpeech = int(SampleRate*p.MaxSpeechS) - VADWindow - 2*pad
+		maxSpeech = int(sampleRate*p.MaxSpeechS) - Window - 2*pad
 	}
-	minSilenceAtMax := SampleRate * 98 / 1000
+	minSilenceAtMax := sampleRate * 98 / 1000
 	var speeches []Span
 	triggered := false
 	var cur Span
 	have := false
 	tempEnd, prevEnd, nextStart := 0, 0, 0
 	for i, pr := range probs {
-		s := VADWindow * i
+		s := Window * i
 		if pr >= p.Threshold && tempEnd != 0 {
 			tempEnd = 0
 			if nextStart < prevEnd {
@@ -103,7 +103,7 @@ func silero(probs []float32, n int, p VADParams) []Span {
 // Silero's batch algorithm does, on random runs of speech and silence,
 // including splits of long speech and gaps shorter than two pads.
 func TestSegmenterIsSilero(t *testing.T) {
-	params := []VADParams{
+	params := []Params{
 		{},
 		{SpeechPadMS: 1},
 		{MaxSpeechS: 3},
@@ -122,7 +122,7 @@ func TestSegmenterIsSilero(t *testing.T) {
 				probs = append(probs, min(1, max(0, level+0.2*(r.Float32()-0.5))))
 			}
 		}
-		n := len(probs)*VADWindow - r.IntN(VADWindow)
+		n := len(probs)*Window - r.IntN(Window)
 		want := silero(probs, n, p)
 		got := Spans(probs, n, p)
 		if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
@@ -168,10 +168,10 @@ func TestSegmenterIsSilero(t *testing.T) {
 // loudest window; the start, and where speech is decided to end, do not
 // change.
 func TestSegmenterQuietEnds(t *testing.T) {
-	const W = VADWindow
+	const W = Window
 	// Speech probability high in windows 10..39; the voice (amplitude 0.5)
 	// in windows 10..voiceEnd-1, then a floor of the given level.
-	run := func(voiceEnd int, floor float32, p VADParams) []Span {
+	run := func(voiceEnd int, floor float32, p Params) []Span {
 		probs := make([]float32, 60)
 		for k := 10; k < 40; k++ {
 			probs[k] = 0.99
@@ -185,22 +185,22 @@ func TestSegmenterQuietEnds(t *testing.T) {
 		}
 		return SpansAudio(probs, pcm, p)
 	}
-	pad := SampleRate * 30 / 1000
+	pad := sampleRate * 30 / 1000
 	for _, tc := range []struct {
 		name     string
 		voiceEnd int
 		floor    float32
-		p        VADParams
+		p        Params
 		end      int // raw end window
 	}{
-		{"probability trails the voice by 3 windows", 37, 1e-4, VADParams{}, 37},
-		{"by 1 window", 39, 1e-4, VADParams{}, 39},
-		{"no lag", 40, 1e-4, VADParams{}, 40},
-		{"by 6 windows: at most 3 are taken back", 34, 1e-4, VADParams{}, 37},
-		{"floor 30 dB down: not quiet enough", 37, 0.5 * 0.0316, VADParams{}, 40},
-		{"floor 45 dB down", 37, 0.5 * 0.0056, VADParams{}, 37},
-		{"floor 45 dB down, QuietEndDB 50", 37, 0.5 * 0.0056, VADParams{QuietEndDB: 50}, 40},
-		{"trimming off", 37, 1e-4, VADParams{QuietEndDB: -1}, 40},
+		{"probability trails the voice by 3 windows", 37, 1e-4, Params{}, 37},
+		{"by 1 window", 39, 1e-4, Params{}, 39},
+		{"no lag", 40, 1e-4, Params{}, 40},
+		{"by 6 windows: at most 3 are taken back", 34, 1e-4, Params{}, 37},
+		{"floor 30 dB down: not quiet enough", 37, 0.5 * 0.0316, Params{}, 40},
+		{"floor 45 dB down", 37, 0.5 * 0.0056, Params{}, 37},
+		{"floor 45 dB down, QuietEndDB 50", 37, 0.5 * 0.0056, Params{QuietEndDB: 50}, 40},
+		{"trimming off", 37, 1e-4, Params{QuietEndDB: -1}, 40},
 	} {
 		got := run(tc.voiceEnd, tc.floor, tc.p)
 		want := []Span{{Start: 10*W - pad, End: tc.end*W + pad}}
@@ -213,7 +213,7 @@ func TestSegmenterQuietEnds(t *testing.T) {
 	for k := 10; k < 40; k++ {
 		probs[k] = 0.99
 	}
-	if got := Spans(probs, 60*W, VADParams{}); !reflect.DeepEqual(got, []Span{{10*W - pad, 40*W + pad}}) {
+	if got := Spans(probs, 60*W, Params{}); !reflect.DeepEqual(got, []Span{{10*W - pad, 40*W + pad}}) {
 		t.Errorf("probabilities only: %v", got)
 	}
 }

@@ -1,9 +1,9 @@
-package asr
+package vad
 
 import "math"
 
-// VADParams are Silero's segmenting parameters (get_speech_timestamps).
-type VADParams struct {
+// Params are Silero's segmenting parameters (get_speech_timestamps).
+type Params struct {
 	Threshold    float32 // speech starts at or above (default 0.5)
 	NegThreshold float32 // and ends below (default Threshold-0.15)
 	MinSpeechMS  int     // shorter speech is dropped (250)
@@ -26,7 +26,7 @@ type VADParams struct {
 // QuietEndWindows is the most a span's end moves back for quiet (96 ms).
 const QuietEndWindows = 3
 
-func (p VADParams) withDefaults() VADParams {
+func (p Params) withDefaults() Params {
 	if p.Threshold == 0 {
 		p.Threshold = 0.5
 	}
@@ -51,10 +51,10 @@ func (p VADParams) withDefaults() VADParams {
 // Span is a stretch of speech in samples, End exclusive.
 type Span struct{ Start, End int }
 
-// Spans turns window probabilities (one per VADWindow samples) into speech
+// Spans turns window probabilities (one per Window samples) into speech
 // spans over audio of nSamples, with Silero's rules; it is Segmenter run
 // over all of them.
-func Spans(probs []float32, nSamples int, p VADParams) []Span {
+func Spans(probs []float32, nSamples int, p Params) []Span {
 	g := NewSegmenter(p)
 	var out []Span
 	for _, pr := range probs {
@@ -64,13 +64,13 @@ func Spans(probs []float32, nSamples int, p VADParams) []Span {
 }
 
 // SpansAudio is Spans with the audio the probabilities were computed on
-// (window k is pcm[k*VADWindow:(k+1)*VADWindow]), so that span ends move
-// back over quiet trailing windows (VADParams.QuietEndDB).
-func SpansAudio(probs []float32, pcm []float32, p VADParams) []Span {
+// (window k is pcm[k*Window:(k+1)*Window]), so that span ends move
+// back over quiet trailing windows (Params.QuietEndDB).
+func SpansAudio(probs []float32, pcm []float32, p Params) []Span {
 	g := NewSegmenter(p)
 	var out []Span
 	for k, pr := range probs {
-		out = append(out, g.PushWindow(pr, pcm[min(len(pcm), k*VADWindow):min(len(pcm), (k+1)*VADWindow)])...)
+		out = append(out, g.PushWindow(pr, pcm[min(len(pcm), k*Window):min(len(pcm), (k+1)*Window)])...)
 	}
 	return append(out, g.Finish(len(pcm))...)
 }
@@ -84,7 +84,7 @@ func SpansAudio(probs []float32, pcm []float32, p VADParams) []Span {
 // longer than the minimum with no silence pending): in speech, about
 // MinSpeechMS.
 type Segmenter struct {
-	p                                     VADParams
+	p                                     Params
 	minSpeech, minSilence, pad, maxSpeech int
 	minSilenceAtMax                       int
 	i                                     int // windows seen
@@ -107,18 +107,18 @@ type Segmenter struct {
 }
 
 // NewSegmenter starts a segmenter.
-func NewSegmenter(p VADParams) *Segmenter {
+func NewSegmenter(p Params) *Segmenter {
 	p = p.withDefaults()
 	g := &Segmenter{p: p, first: true}
 	if p.QuietEndDB > 0 {
 		g.quiet = math.Pow(10, -p.QuietEndDB/20)
 	}
-	g.minSpeech = SampleRate * p.MinSpeechMS / 1000
-	g.minSilence = SampleRate * p.MinSilenceMS / 1000
-	g.pad = SampleRate * p.SpeechPadMS / 1000
-	g.minSilenceAtMax = SampleRate * 98 / 1000
+	g.minSpeech = sampleRate * p.MinSpeechMS / 1000
+	g.minSilence = sampleRate * p.MinSilenceMS / 1000
+	g.pad = sampleRate * p.SpeechPadMS / 1000
+	g.minSilenceAtMax = sampleRate * 98 / 1000
 	if p.MaxSpeechS > 0 {
-		g.maxSpeech = int(SampleRate*p.MaxSpeechS) - VADWindow - 2*g.pad
+		g.maxSpeech = int(sampleRate*p.MaxSpeechS) - Window - 2*g.pad
 	}
 	return g
 }
@@ -151,7 +151,7 @@ func (g *Segmenter) Dropped() int { return g.dropped }
 // Keep is the earliest sample a span handed out later can include: audio
 // before it is no longer needed.
 func (g *Segmenter) Keep() int {
-	k := g.i*VADWindow - g.pad
+	k := g.i*Window - g.pad
 	if g.triggered {
 		k = min(k, g.start-g.pad)
 	}
@@ -162,7 +162,7 @@ func (g *Segmenter) Keep() int {
 }
 
 // Samples is how many samples the segmenter has seen.
-func (g *Segmenter) Samples() int { return g.i * VADWindow }
+func (g *Segmenter) Samples() int { return g.i * Window }
 
 // Push adds the probability of the next window and returns the spans it
 // completes. Without the audio, ends are exactly Silero's.
@@ -171,16 +171,16 @@ func (g *Segmenter) Push(prob float32) []Span {
 	return g.push(prob)
 }
 
-// PushWindow is Push with the window's audio (VADWindow samples, fewer at
+// PushWindow is Push with the window's audio (Window samples, fewer at
 // the end of the audio), so that span ends move back over quiet trailing
-// windows (VADParams.QuietEndDB).
+// windows (Params.QuietEndDB).
 func (g *Segmenter) PushWindow(prob float32, w []float32) []Span {
 	var e float64
 	for _, x := range w {
 		e += float64(x) * float64(x)
 	}
 	copy(g.rms[1:], g.rms[:QuietEndWindows])
-	g.rms[0] = math.Sqrt(e / VADWindow)
+	g.rms[0] = math.Sqrt(e / Window)
 	g.heard = true
 	return g.push(prob)
 }
@@ -193,8 +193,8 @@ func (g *Segmenter) trimmedEnd(e int) int {
 		return e
 	}
 	limit := g.peak * g.quiet
-	for k := 1; k <= QuietEndWindows && e-VADWindow > g.start && g.rms[k] < limit; k++ {
-		e -= VADWindow
+	for k := 1; k <= QuietEndWindows && e-Window > g.start && g.rms[k] < limit; k++ {
+		e -= Window
 	}
 	return e
 }
@@ -204,9 +204,9 @@ func (g *Segmenter) push(prob float32) []Span {
 	g.step(prob, &out)
 	if g.pending != nil {
 		switch {
-		case !g.triggered && g.i*VADWindow >= g.pending.End+2*g.pad:
+		case !g.triggered && g.i*Window >= g.pending.End+2*g.pad:
 			out = append(out, g.release(-1, -1))
-		case g.triggered && g.tempEnd == 0 && (g.i-1)*VADWindow-g.start > g.minSpeech:
+		case g.triggered && g.tempEnd == 0 && (g.i-1)*Window-g.start > g.minSpeech:
 			out = append(out, g.release(g.start, -1))
 		}
 	}
@@ -214,7 +214,7 @@ func (g *Segmenter) push(prob float32) []Span {
 }
 
 func (g *Segmenter) step(prob float32, out *[]Span) {
-	cur := g.i * VADWindow
+	cur := g.i * Window
 	g.i++
 	p := g.p
 	if prob >= p.Threshold && g.tempEnd != 0 {
