@@ -212,6 +212,16 @@ type Tab struct {
 // about:blank they would be about: URLs no policy sees).
 const DocURL = "https://page.boxd.invalid/"
 
+// SelectorJS is a JavaScript function expression, (el) => selector: a CSS
+// selector that finds el again in the page, its id when the id is unique,
+// else its path of tag:nth-of-type(i) steps from the root. Page scripts
+// that report elements (a11y, fill) define their selector with it, so
+// every report's selectors are the same for the same element.
+const SelectorJS = `(el) => { if (el.id && document.querySelectorAll("#" + CSS.escape(el.id)).length === 1) return "#" + CSS.escape(el.id);
+    const p = []; for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
+      let i = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) i++;
+      p.unshift(e.tagName.toLowerCase() + ":nth-of-type(" + i + ")"); } return p.join(" > "); }`
+
 // Open starts a browser with a fresh profile and one tab under pol, once
 // a slot is free (ctx ends the wait). The tab lives until Close or the
 // pool's TabTimeout.

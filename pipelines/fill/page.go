@@ -61,10 +61,7 @@ type Flag struct {
 
 // scanJS lists the form's fields and the page's text pieces.
 const scanJS = `(() => {
-  const sel = (el) => { if (el.id && document.querySelectorAll("#" + CSS.escape(el.id)).length === 1) return "#" + CSS.escape(el.id);
-    const p = []; for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
-      let i = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) i++;
-      p.unshift(e.tagName.toLowerCase() + ":nth-of-type(" + i + ")"); } return p.join(" > "); };
+  const sel = ` + browser.SelectorJS + `;
   const clean = (s) => (s || "").replace(/\s+/g, " ").trim();
   const byIds = (v) => clean((v || "").split(/\s+/).filter(Boolean).map(id => { const e = document.getElementById(id); return e ? e.textContent : ""; }).join(" "));
   // Why an element's text cannot be seen ("" when it can).

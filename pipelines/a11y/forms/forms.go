@@ -54,10 +54,7 @@ type Form struct {
 // scan reads the forms and their fields; submit submits one form empty
 // and reads what it shows.
 const scan = `(() => {
-  const sel = (el) => { if (el.id && document.querySelectorAll("#" + CSS.escape(el.id)).length === 1) return "#" + CSS.escape(el.id);
-    const p = []; for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
-      let i = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) i++;
-      p.unshift(e.tagName.toLowerCase() + ":nth-of-type(" + i + ")"); } return p.join(" > "); };
+  const sel = ` + browser.SelectorJS + `;
   const text = (ids) => (ids || "").split(/\s+/).filter(Boolean).map(id => { const e = document.getElementById(id); return e ? e.textContent.trim() : ""; }).filter(Boolean).join(" ");
   const label = (f) => { if (f.getAttribute("aria-labelledby")) return text(f.getAttribute("aria-labelledby"));
     if (f.getAttribute("aria-label")) return f.getAttribute("aria-label").trim();

@@ -90,10 +90,7 @@ type Judge struct {
 
 // collect lists the page's images drawn at least 24 x 24 pixels.
 const collect = `(() => {
-  const sel = (el) => { if (el.id && document.querySelectorAll("#" + CSS.escape(el.id)).length === 1) return "#" + CSS.escape(el.id);
-    const p = []; for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
-      let i = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) i++;
-      p.unshift(e.tagName.toLowerCase() + ":nth-of-type(" + i + ")"); } return p.join(" > "); };
+  const sel = ` + browser.SelectorJS + `;
   const ids = (v) => (v || "").split(/\s+/).filter(Boolean).map(id => { const e = document.getElementById(id); return e ? e.textContent.trim() : ""; }).join(" ").trim();
   return [...document.querySelectorAll('img, input[type=image], svg[role=img], [role=img]')].map(el => {
     const r = el.getBoundingClientRect(), cs = getComputedStyle(el);

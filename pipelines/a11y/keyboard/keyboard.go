@@ -119,13 +119,7 @@ const (
 const helpers = `window.__boxd = {
   sel(el) {
     if (!el || el === document.body || el === document.documentElement) return "";
-    if (el.id && document.querySelectorAll("#" + CSS.escape(el.id)).length === 1) return "#" + CSS.escape(el.id);
-    const parts = [];
-    for (let e = el; e && e.nodeType === 1 && e !== document.documentElement; e = e.parentElement) {
-      let i = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) i++;
-      parts.unshift(e.tagName.toLowerCase() + ":nth-of-type(" + i + ")");
-    }
-    return parts.join(" > ");
+    return (` + browser.SelectorJS + `)(el);
   },
   desc(el) {
     const r = el.getBoundingClientRect();
