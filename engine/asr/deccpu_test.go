@@ -1,7 +1,6 @@
 package asr
 
 import (
-	"context"
 	"testing"
 
 	"boxd/engine/models/testmodels"
@@ -22,14 +21,7 @@ func TestCPUDecoderMatchesGGML(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := testmodels.Generated(t, c.name)
-			load := func(o Options) *Model {
-				m, err := Load(context.Background(), path, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(m.Close)
-				return m
-			}
+			load := func(o Options) *Model { return loadWith(t, path, o) }
 			ref := load(Options{Threads: 2, ggmlDecoder: true})
 			cpus := []*Model{load(Options{Threads: 2}), load(Options{Threads: 1})}
 			if ref.dec != nil || cpus[0].dec == nil || cpus[1].dec == nil || cpus[0].out != nil {

@@ -25,14 +25,7 @@ func TestFusedEncoderMatches(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := testmodels.Generated(t, c.name)
-			load := func(o Options) *Model {
-				m, err := Load(context.Background(), path, o)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(m.Close)
-				return m
-			}
+			load := func(o Options) *Model { return loadWith(t, path, o) }
 			plain := load(Options{Threads: 2, unfused: true})
 			fused := load(Options{Threads: 2, ggmlBlocks: true})
 			cpu := load(Options{Threads: 2})

@@ -12,7 +12,13 @@ import (
 
 func loadTiny(t testing.TB, name string) *Model {
 	t.Helper()
-	m, err := Load(context.Background(), testmodels.Generated(t, name), Options{})
+	return loadWith(t, testmodels.Generated(t, name), Options{})
+}
+
+// loadWith loads the model at path with o, closed when the test ends.
+func loadWith(t testing.TB, path string, o Options) *Model {
+	t.Helper()
+	m, err := Load(context.Background(), path, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -293,8 +293,9 @@ static inline __m256 dot8(const uint16_t *k16, const float *k32, const float *q,
 // attend writes out[0..d) = Σ_j p_j·v_j over n positions, p the softmax of
 // scale·k_j·q, as ggml's soft_max_ext (the largest subtracted, the sum in
 // double, each exponential times the sum's inverse); k and v are n rows
-// of d, F16 (f16: the probabilities are rounded to F16, as ggml rounds the
-// other operand of an F16 product) or F32. scores holds n floats.
+// of d, F16 (f16: the probabilities, and out, are rounded to F16, as ggml
+// rounds the other operand of an F16 product) or F32. scores holds n
+// floats.
 static void attend(const void *K, const void *V, int f16, int n, int d, const float *q, float scale, float *scores, float *out) {
     const uint16_t *k16 = f16 ? K : NULL, *v16 = f16 ? V : NULL;
     const float *k32 = f16 ? NULL : K, *v32 = f16 ? NULL : V;
@@ -427,6 +428,9 @@ static void attend(const void *K, const void *V, int f16, int n, int d, const fl
         }
     }
 #endif
+    if (f16) {
+        round16(out, d); // the output projection's F16 product reads it so
+    }
 }
 
 // ---- The decoder.
@@ -577,9 +581,33 @@ int boxd_dec_set_norm(boxd_dec *D, int layer, int which, const float *g, const f
     return 0;
 }
 
-void boxd_dec_set_embedding(boxd_dec *D, const float *emb, const float *pos) {
-    linSet(&D->emb, D->f16, emb, NULL, D->V, D->S);
+int boxd_dec_set_embedding(boxd_dec *D, const float *emb, const float *pos) {
     memcpy(D->pos, pos, (size_t)D->T * D->S * 4);
+    return linSet(&D->emb, D->f16, emb, NULL, D->V, D->S);
+}
+
+// ready says whether every weight is set (a forward before would read
+// through NULL).
+static int ready(const boxd_dec *D) {
+    if (!D->emb.w16 && !D->emb.w32) {
+        return 0;
+    }
+    if (!D->ln.g) {
+        return 0;
+    }
+    for (int l = 0; l < D->L; l++) {
+        for (int i = 0; i < 8; i++) {
+            if (!D->layers[l].p[i].w16 && !D->layers[l].p[i].w32) {
+                return 0;
+            }
+        }
+        for (int i = 0; i < 3; i++) {
+            if (!D->layers[l].ln[i].g) {
+                return 0;
+            }
+        }
+    }
+    return 1;
 }
 
 // Cache addresses: cross keys and values of layer l, slot s, head h are
@@ -627,12 +655,21 @@ int boxd_dec_reorder(boxd_dec *D, int slot, const int32_t *parents, int B, int p
     for (int l = 0; l < D->L; l++) {
         for (int c = 0; c < 2; c++) {
             char *cache = c ? D->sv : D->sk;
+            // A sequence that keeps its own caches is neither read nor
+            // written (beams mostly do); every source is read before any
+            // sequence is written.
             for (int i = 0; i < B; i++) {
+                if (parents[i] == i) {
+                    continue;
+                }
                 for (int h = 0; h < D->H; h++) {
                     memcpy(tmp + ((size_t)i * D->H + h) * row, selfAt(D, cache, l, slot, parents[i], h), row);
                 }
             }
             for (int i = 0; i < B; i++) {
+                if (parents[i] == i) {
+                    continue;
+                }
                 for (int h = 0; h < D->H; h++) {
                     memcpy(selfAt(D, cache, l, slot, i, h), tmp + ((size_t)i * D->H + h) * row, row);
                 }
@@ -780,9 +817,6 @@ static void run(void *arg, int t, int nt) {
                 float *o = D->att + (size_t)r * S + (size_t)h * d;
                 attend(selfAt(D, D->sk, l, j->slot[r], j->seq[r], h), selfAt(D, D->sv, l, j->slot[r], j->seq[r], h), D->f16, j->pos[r] + 1, d,
                        D->q + (size_t)r * S + (size_t)h * d, scale, scores, o);
-                if (D->f16) {
-                    round16(o, d);
-                }
             }
         }
         barrier(P);
@@ -799,9 +833,6 @@ static void run(void *arg, int t, int nt) {
                 float *o = D->att + (size_t)r * S + (size_t)h * d;
                 attend(crossAt(D, D->ck, l, s, h), crossAt(D, D->cv, l, s, h), D->f16, D->audio[s], d, D->q + (size_t)r * S + (size_t)h * d, scale,
                        scores, o);
-                if (D->f16) {
-                    round16(o, d);
-                }
             }
         }
         barrier(P);
@@ -826,6 +857,9 @@ static void run(void *arg, int t, int nt) {
 
 int boxd_dec_forward(boxd_dec *D, int M, const int32_t *tok, const int32_t *slot, const int32_t *seq, const int32_t *pos, int nwant,
                      const int32_t *want, float *logits) {
+    if (!ready(D)) {
+        return -2;
+    }
     if (grow(D, M) != 0) {
         return -1;
     }

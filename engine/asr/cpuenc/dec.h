@@ -25,7 +25,7 @@ int boxd_dec_set_linear(boxd_dec *D, int layer, int which, const float *w, const
 int boxd_dec_set_norm(boxd_dec *D, int layer, int which, const float *g, const float *b);
 // emb is the token embedding [V × S] (also the output projection), pos
 // the positional embedding [T × S].
-void boxd_dec_set_embedding(boxd_dec *D, const float *emb, const float *pos);
+int boxd_dec_set_embedding(boxd_dec *D, const float *emb, const float *pos);
 
 // boxd_dec_set_cross stores a layer's cross-attention keys and values of
 // a slot's window: k and v are [A × S], position major; A becomes the
@@ -40,7 +40,8 @@ int boxd_dec_reorder(boxd_dec *D, int slot, const int32_t *parents, int B, int p
 // of slot slot[r] at position pos[r]. Each writes its keys and values into
 // its sequence's caches first, then attends to its positions up to its
 // own. logits gets the vocabulary's logits of rows want[0..nwant), in
-// order ([nwant × V]). 0 on success, -1 when memory runs out.
+// order ([nwant × V]). 0 on success, -1 when memory runs out, -2 when a
+// weight is not set yet.
 int boxd_dec_forward(boxd_dec *D, int M, const int32_t *tok, const int32_t *slot, const int32_t *seq, const int32_t *pos, int nwant,
                      const int32_t *want, float *logits);
 

@@ -121,7 +121,9 @@ func (d *Decoder) SetEmbedding(emb, pos []float32) error {
 	if len(emb) != d.cfg.Vocab*d.cfg.State || len(pos) != d.cfg.TextCtx*d.cfg.State {
 		return errDecoderShape
 	}
-	C.boxd_dec_set_embedding(d.d, fptr(emb), fptr(pos))
+	if C.boxd_dec_set_embedding(d.d, fptr(emb), fptr(pos)) != 0 {
+		return errors.New("cpuenc: no memory for the decoder's embedding")
+	}
 	return nil
 }
 
@@ -186,7 +188,11 @@ func (d *Decoder) Forward(rows Tokens, want []int32, out []float32) error {
 			return fmt.Errorf("cpuenc: want row %d of %d", w, M)
 		}
 	}
-	if C.boxd_dec_forward(d.d, C.int(M), iptr(rows.Tok), iptr(rows.Slot), iptr(rows.Seq), iptr(rows.Pos), C.int(len(want)), iptr(want), fptr(out)) != 0 {
+	switch C.boxd_dec_forward(d.d, C.int(M), iptr(rows.Tok), iptr(rows.Slot), iptr(rows.Seq), iptr(rows.Pos), C.int(len(want)), iptr(want), fptr(out)) {
+	case 0:
+	case -2:
+		return errors.New("cpuenc: the decoder's weights are not all set (SetLinear, SetNorm, SetEmbedding)")
+	default:
 		return fmt.Errorf("cpuenc: no memory for %d rows", M)
 	}
 	return nil

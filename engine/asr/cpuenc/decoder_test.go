@@ -295,8 +295,8 @@ func TestDecoderMatchesFloat64(t *testing.T) {
 	}
 }
 
-// TestDecoderRefusesBadInput: shapes and rows out of range are errors,
-// not memory faults.
+// TestDecoderRefusesBadInput: shapes and rows out of range, and a
+// forward before the weights are set, are errors, not memory faults.
 func TestDecoderRefusesBadInput(t *testing.T) {
 	if _, err := NewDecoder(DecoderConfig{State: 60, Heads: 2, Layers: 1, Vocab: 5, TextCtx: 4, AudioCtx: 4, Slots: 1, Beams: 1}); err == nil {
 		t.Error("a head width of 30 was taken")
@@ -336,6 +336,11 @@ func TestDecoderRefusesBadInput(t *testing.T) {
 	}
 	if err := dec.Forward(Tokens{Tok: []int32{1}, Slot: []int32{0}, Seq: []int32{0}, Pos: []int32{0}}, []int32{1}, out); err == nil {
 		t.Error("a wanted row past the rows was taken")
+	}
+	// Good rows, but only the MLP's first projection is set: an error,
+	// not a read through a missing weight.
+	if err := dec.Forward(Tokens{Tok: []int32{1}, Slot: []int32{0}, Seq: []int32{0}, Pos: []int32{0}}, []int32{0}, out); err == nil {
+		t.Error("a decoder without its weights ran")
 	}
 	if err := dec.Reorder(0, []int32{2}, 1); err == nil {
 		t.Error("a reorder from sequence 2 of 2 was taken")
