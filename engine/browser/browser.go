@@ -6,7 +6,11 @@
 // browser crashed fails and the next starts clean. Every request a page
 // makes passes the tab's network policy first (the Fetch domain pauses it):
 // offline pages reach nothing, read-only pages reach their allowed origins
-// with GET and HEAD alone, and whatever is refused is counted, never sent.
+// with GET and HEAD alone, through the policy's fetcher, and whatever is
+// refused is counted, never sent. Below the policy, the browser is walled
+// off the network (sandbox.go): it resolves no name, its only proxy is a
+// sink in this process, WebRTC has no route, and its background services
+// are off.
 package browser
 
 import (
@@ -68,9 +72,10 @@ type Policy struct {
 	// Mobile emulates a phone's screen: the page's viewport meta tag is
 	// honoured as a phone honours it.
 	Mobile bool
-	// Fetch, when set, fetches every request the policy lets out in the
-	// browser's stead (its answer fulfils the paused request), so the
-	// browser connects to nothing itself and the fetcher's address rules
+	// Fetch fetches every request the policy lets out in the browser's
+	// stead (its answer fulfils the paused request): the browser itself
+	// resolves no name and connects nowhere (sandbox.go), so a ReadOnly
+	// tab without a fetcher reaches nothing. The fetcher's address rules
 	// (outbound's: no private, loopback or link-local address) hold for
 	// every hop: a redirect comes back to the browser, which asks again
 	// and is checked again.
@@ -205,6 +210,10 @@ type Tab struct {
 	crashed bool
 	held    bool   // every request refused (Hold)
 	doc     string // the page LoadHTML serves at DocURL
+	sandbox *sandbox
+	// background are the connections the browser's own services tried
+	// (refused by the sandbox): not the page's doing.
+	background []Refused
 }
 
 // DocURL is where LoadHTML's page lives: a name that resolves nowhere, so
@@ -242,26 +251,30 @@ func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
 		}
 	}
 	release := sync.OnceFunc(func() { <-p.slot })
+	sb, err := newSandbox()
+	if err != nil {
+		release()
+		return nil, fmt.Errorf("browser: %w", err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(p.o.Binary),
 		chromedp.NoSandbox, // as root in a container; the page is also walled by the policy
 		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-domain-reliability", true),
-		chromedp.Flag("no-pings", true),
 		chromedp.Flag("renderer-process-limit", "1"),
 		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", p.o.HeapMB)),
 		chromedp.WindowSize(cmp.Or(pol.Width, p.o.Width), cmp.Or(pol.Height, p.o.Height)),
 	)
+	opts = append(opts, sb.options()...)
 	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), p.o.TabTimeout)
 	actx, acancel := chromedp.NewExecAllocator(tctx, opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
-	t := &Tab{ctx: bctx, policy: pol, release: release}
+	t := &Tab{ctx: bctx, policy: pol, release: release, sandbox: sb}
+	sb.tab.Store(t)
 	t.cancel = func() {
 		bcancel()
 		acancel()
 		tcancel()
+		sb.close()
 	}
 	// Listen sees each event in order, on the reader's goroutine, before
 	// the command that follows it returns: a paused request is answered
@@ -343,9 +356,9 @@ func (t *Tab) listen(ev any) {
 			switch {
 			case why != "":
 				_, _ = chromedp.CallBrowser(t.ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
-			case t.policy.Fetch != nil && isHTTP(e.Request.URL):
+			case isHTTP(e.Request.URL):
 				t.fetchFor(e)
-			default:
+			default: // data:, blob: and about: URLs, which the browser answers itself
 				_, _ = chromedp.CallBrowser(t.ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: e.RequestID})
 			}
 		}()
@@ -422,13 +435,19 @@ func (t *Tab) refuse(method, raw string, typ network.ResourceType) string {
 	if method != "GET" && method != "HEAD" {
 		return "only GET and HEAD leave the browser"
 	}
+	if t.policy.Fetch == nil {
+		return "the tab has no fetcher: the browser connects nowhere itself"
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "only http and https are fetched"
+	}
 	origin := strings.ToLower(u.Scheme + "://" + u.Host)
 	for _, o := range t.policy.Origins {
 		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
 			return ""
 		}
 	}
-	if t.policy.Subresources && t.policy.Fetch != nil && subresource[typ] {
+	if t.policy.Subresources && subresource[typ] {
 		return ""
 	}
 	return "the origin " + origin + " is not the audited one"
@@ -455,6 +474,15 @@ func (t *Tab) Refused() []Refused {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return append([]Refused(nil), t.refused...)
+}
+
+// Background are the connections the browser's own services tried so
+// far (update checks and the like), each refused by the sandbox; the
+// page's own attempts are in Refused.
+func (t *Tab) Background() []Refused {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]Refused(nil), t.background...)
 }
 
 // Context is the tab's chromedp context, for chromedp.Run and

@@ -116,7 +116,7 @@ fetch("/data.json").then(() => { document.title = "got"; });
 fetch("/cart", {method: "POST", body: "item=1"}).catch(() => {});
 fetch("`+other.URL+`/track").catch(() => {});
 </script>`)
-	tab, err := p.Open(context.Background(), Policy{Network: ReadOnly, Origins: []string{site.URL}})
+	tab, err := p.Open(context.Background(), Policy{Network: ReadOnly, Origins: []string{site.URL}, Fetch: ClientFetcher{}})
 	if err != nil {
 		t.Fatal(err)
 	}

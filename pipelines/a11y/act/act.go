@@ -315,7 +315,7 @@ func (w *worker) run(ctx context.Context, c Case) Result {
 		return res
 	}
 	if w.tab == nil {
-		tab, err := w.r.Pool.Open(ctx, browser.Policy{Network: browser.ReadOnly, Origins: []string{w.base}})
+		tab, err := w.r.Pool.Open(ctx, browser.Policy{Network: browser.ReadOnly, Origins: []string{w.base}, Fetch: browser.ClientFetcher{}})
 		if err != nil {
 			res.Note = err.Error()
 			return res
