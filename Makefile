@@ -48,7 +48,7 @@ GOFLAGS_BUILD := -ldflags "-s -w"
 TEST_TIMEOUT  ?= 40m
 
 # Debian packages the build and the tests use.
-APT_PACKAGES := nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3 cmake ninja-build xz-utils chromium python3-cryptography liblucene8-java openjdk-17-jdk-headless libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd poppler-utils
+APT_PACKAGES := iproute2 util-linux nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3 cmake ninja-build xz-utils chromium python3-cryptography liblucene8-java openjdk-17-jdk-headless libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd poppler-utils
 
 .PHONY: deps apt-deps headers tools npm-deps build run test unit kits lint bench fuzz deb cuda gpu-bundle gpu-dry clean
 

@@ -9,7 +9,11 @@
 // or (for stream: false) one JSON answer. Nothing here knows HTTP.
 package run
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
 
 // Event types every family shares (contract document 1 section 6,
 // documents 2 and 3 "SSE events").
@@ -44,11 +48,42 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	if body[0] != '{' {
 		return nil, &json.UnsupportedValueError{Str: "event body of type " + e.Type + " is not a JSON object"}
 	}
+	if k := envelopeKey(body); k != "" {
+		// The envelope's type is the event's: a payload's own kind goes
+		// in a field of its own ("kind"), never over the envelope.
+		return nil, &json.UnsupportedValueError{Str: "event body of type " + e.Type + " has its own " + strconv.Quote(k) + " field"}
+	}
 	out := make([]byte, 0, len(head)+len(body))
 	out = append(out, head[:len(head)-1]...)
 	out = append(out, ',')
 	out = append(out, body[1:]...)
 	return out, nil
+}
+
+// envelopeKey returns "type" or "at_ms" when the object body has such a
+// top-level key ("" when it has neither).
+func envelopeKey(body []byte) string {
+	if !bytes.Contains(body, []byte(`"type"`)) && !bytes.Contains(body, []byte(`"at_ms"`)) {
+		return ""
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	if _, err := d.Token(); err != nil { // {
+		return ""
+	}
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return ""
+		}
+		if k == "type" || k == "at_ms" {
+			return k.(string)
+		}
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // ReceiptBody is one model call's receipt (contract document 1 section 2).

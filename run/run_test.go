@@ -20,6 +20,19 @@ func TestEventMarshalsFlat(t *testing.T) {
 	if string(b) != `{"type":"done","at_ms":1}` {
 		t.Fatalf("%s", b)
 	}
+	// A payload may not carry its own "type" or "at_ms" over the
+	// envelope's (a client tells events apart by type); a nested one is
+	// the payload's business.
+	for _, body := range []any{map[string]string{"type": "XHR"}, map[string]any{"n": 1, "at_ms": 3}, struct {
+		Kind string `json:"type"`
+	}{"textarea"}} {
+		if _, err := json.Marshal(Event{Type: "net", Body: body}); err == nil {
+			t.Errorf("%v marshalled over the envelope", body)
+		}
+	}
+	if b, err := json.Marshal(Event{Type: "field", Body: map[string]any{"kind": "textarea", "source": map[string]string{"type": "doc"}, "why": "a \"type\" field"}}); err != nil || !strings.HasPrefix(string(b), `{"type":"field"`) {
+		t.Errorf("%s %v", b, err)
+	}
 	if _, err := json.Marshal(Event{Type: "x", Body: []int{1}}); err == nil {
 		t.Fatal("a non-object body must not marshal")
 	}

@@ -136,7 +136,7 @@ func TestType(t *testing.T) {
 		{Field: fields[4], Status: StatusLeft},
 	}
 	before := len(tab.Refused())
-	if err := Type(context.Background(), tab, ds); err != nil {
+	if _, err := Type(context.Background(), tab, ds); err != nil {
 		t.Fatal(err)
 	}
 	vals, err := ReadValues(tab, fields)

@@ -57,7 +57,7 @@ func (s *Service) Release(ctx context.Context, out *Result) (map[string]string, 
 			ds = append(ds, Decided{Field: Field{FID: f.FID, Selector: f.Selector, Name: f.Name}, Status: f.Status, Value: f.Value, Filled: true})
 		}
 	}
-	if err := Type(ctx, tab, ds); err != nil {
+	if _, err := Type(ctx, tab, ds); err != nil {
 		return nil, err
 	}
 	if _, err := chromedp.Run(tab.Context(), chromedp.Evaluate[bool](`(() => { const f = document.forms[0]; if (!f) return false; f.requestSubmit(); return true; })()`)); err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -155,11 +156,24 @@ func (r *Request) Validate() error {
 // counted), text aimed at agents is flagged, the model proposes, the
 // rules decide, the values are typed with every request held, and the
 // run is signed step by step. Nothing is submitted.
-func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Budget) (*Result, error) {
+//
+// The work is kept when a step fails after the page was read: a proposal
+// that fails (an answer cut at its token bound, a model error) leaves the
+// fields it would have answered to the person, with why, and the run
+// completes; the page is opened again to type after the model call (a
+// tab's life does not bound how long the model may take), and a field
+// the page did not take is left, with why. Every failed run logs one
+// line: its id and the reason, never a value.
+func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Budget) (out *Result, err error) {
+	id := ids.New("fill-", 12)
+	defer func() {
+		if err != nil {
+			s.log().Warn("fill run failed", "id", id, "reason", reason(err))
+		}
+	}()
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
-	id := ids.New("fill-", 12)
 	ev.Emit("stage", map[string]string{"stage": "sources"})
 	for _, f := range req.Files {
 		if s.Reader == nil {
@@ -181,15 +195,98 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	}
 	ev.Emit("sources", map[string]any{"documents": docs, "lines": len(lines)})
 	ev.Emit("stage", map[string]string{"stage": "page"})
-	tab, err := s.Browser.Open(ctx, browser.Policy{Network: browser.Offline})
-	if errors.Is(err, browser.ErrBusy) {
-		return nil, problem.Wrap(problem.Busy, err, "every browser of this box is busy; retry in a minute").Retry(time.Minute)
-	}
+	pg, err := s.readPage(ctx, req.HTML)
 	if err != nil {
-		return nil, fmt.Errorf("fill: %w", err)
+		return nil, err
+	}
+	fields := pg.fields
+	flags := Flags(pg.segs)
+	ev.Emit("ready", map[string]any{"fields": len(fields), "commit_buttons": pg.commits})
+	for _, f := range flags {
+		ev.Emit("flag", f)
+	}
+	ev.Emit("stage", map[string]string{"stage": "model"})
+	ask := s.Ask
+	if ask == nil {
+		ask = &Proposer{Chat: s.Chat, Budget: budget, Events: ev}
+	}
+	props, prompt, res, perr := ask.Propose(ctx, fields, lines)
+	if perr != nil && ctx.Err() != nil {
+		return nil, perr // the caller went away
+	}
+	out = &Result{ID: id, Prompt: prompt, Demo: req.Demo}
+	if res != nil {
+		out.Review.Summary.ModelCalls, out.Review.Summary.Tokens = 1, res.Usage.TotalTokens
+	}
+	ds := Decide(fields, lines, props, req.Hints)
+	if perr != nil {
+		why := "the model's proposal failed (" + reason(perr) + "); this field is left to you"
+		s.log().Warn("fill proposal failed", "id", id, "reason", reason(perr))
+		for i := range ds {
+			if ds[i].Status == StatusLeft {
+				ds[i].Why = why
+			}
+		}
+	}
+	ev.Emit("stage", map[string]string{"stage": "typing"})
+	held, shot := s.typeInto(ctx, id, req.HTML, fields, ds)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if shot != nil {
+		ev.Emit("frame", map[string]string{"png_b64": base64.StdEncoding.EncodeToString(shot), "stage": "filled"})
+	}
+	out.Held = heldOnce(pg.held, held)
+	for _, h := range out.Held {
+		ev.Emit("net", withKind(h))
+	}
+	for _, d := range ds {
+		rf := ReviewField{FID: d.FID, Name: d.Name, Selector: d.Selector, Label: d.Label, Type: d.Type, Status: d.Status, Value: d.Value, Filled: d.Filled, Why: d.Why, Source: d.Source}
+		out.Review.Fields = append(out.Review.Fields, rf)
+		ev.Emit("field", withKind(rf))
+		if d.Filled {
+			out.Review.Summary.Filled++
+		} else {
+			out.Review.Summary.LeftForYou++
+		}
+	}
+	out.Review.Flags = flags
+	if out.Review.Flags == nil {
+		out.Review.Flags = []Flag{}
+	}
+	out.Review.Summary.CommitButtons, out.Review.Summary.HeldRequests, out.Review.Summary.Flags = pg.commits, len(out.Held), len(flags)
+	ev.Emit("review", out.Review)
+	if req.ReviewLang != "" && req.ReviewLang != "en" {
+		out.Translation = s.translate(ctx, budget, ev, req.ReviewLang, out.Review)
+	}
+	if out.Record, err = s.record(out, docs, req.HTML); err != nil {
+		return nil, fmt.Errorf("fill: sign the record: %w", err)
+	}
+	for _, e := range out.Record.Entries {
+		ev.Emit("entry", withKind(map[string]string{"n": e.N, "type": e.Type, "hash": e.Hash}))
+	}
+	ev.Emit("record", map[string]string{"id": out.Record.ID})
+	s.log().Info("fill run", "id", id, "fields", len(fields), "filled", out.Review.Summary.Filled, "flags", len(flags), "held", len(out.Held), "record", out.Record.ID, "proposal_failed", perr != nil)
+	return out, nil
+}
+
+// pageRead is what the first look at the form found.
+type pageRead struct {
+	fields  []Field
+	segs    []Segment
+	commits int
+	held    []browser.Refused
+}
+
+// readPage opens the form in a tab with no network, reads its fields and
+// text, and closes the tab (it is not kept open while the model works).
+func (s *Service) readPage(ctx context.Context, html string) (*pageRead, error) {
+	tab, err := s.open(ctx)
+	if err != nil {
+		return nil, err
 	}
 	defer tab.Close()
-	if err := tab.LoadHTML(req.HTML); err != nil {
+	if err := tab.LoadHTML(html); err != nil {
 		return nil, problem.Wrap(problem.Unprocessable, err, "the form did not load in the browser: %v", err)
 	}
 	fields, segs, err := Scan(ctx, tab)
@@ -201,69 +298,137 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	}
 	commits, err := chromedp.Run(tab.Context(), chromedp.Evaluate[int](`document.querySelectorAll('button:not([type]), button[type=submit], input[type=submit], input[type=image]').length`))
 	if err != nil {
+		return nil, fmt.Errorf("fill: count the form's buttons: %w", err)
+	}
+	return &pageRead{fields: fields, segs: segs, commits: commits, held: tab.Refused()}, nil
+}
+
+func (s *Service) open(ctx context.Context) (*browser.Tab, error) {
+	tab, err := s.Browser.Open(ctx, browser.Policy{Network: browser.Offline})
+	if errors.Is(err, browser.ErrBusy) {
+		return nil, problem.Wrap(problem.Busy, err, "every browser of this box is busy; retry in a minute").Retry(time.Minute)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("fill: %w", err)
 	}
-	flags := Flags(segs)
-	ev.Emit("ready", map[string]any{"fields": len(fields), "commit_buttons": commits})
-	for _, f := range flags {
-		ev.Emit("flag", f)
-	}
-	ev.Emit("stage", map[string]string{"stage": "model"})
-	ask := s.Ask
-	if ask == nil {
-		ask = &Proposer{Chat: s.Chat, Budget: budget, Events: ev}
-	}
-	props, prompt, res, err := ask.Propose(ctx, fields, lines)
-	if err != nil {
-		return nil, err
-	}
-	out := &Result{ID: id, Prompt: prompt, Demo: req.Demo}
-	if res != nil {
-		out.Review.Summary.ModelCalls, out.Review.Summary.Tokens = 1, res.Usage.TotalTokens
-	}
-	ds := Decide(fields, lines, props, req.Hints)
-	ev.Emit("stage", map[string]string{"stage": "typing"})
-	if err := Type(ctx, tab, ds); err != nil {
-		return nil, err
-	}
-	if shot, err := chromedp.Call(tab.Context(), page.CaptureScreenshot, page.CaptureScreenshotParams{}); err == nil {
-		ev.Emit("frame", map[string]string{"png_b64": base64.StdEncoding.EncodeToString(shot.Data), "stage": "filled"})
-	}
-	out.Held = tab.Refused()
-	if out.Held == nil {
-		out.Held = []browser.Refused{}
-	}
-	for _, h := range out.Held {
-		ev.Emit("net", h)
-	}
+	return tab, nil
+}
+
+// typeInto opens the form again, checks it is the form that was read,
+// and types the decided values. A field that could not be typed (the
+// form changed, the browser failed, the page did not take the value) is
+// left to the person with why (ds is updated). It returns the requests
+// the second tab held and a screenshot of the filled form (nil when it
+// has none).
+func (s *Service) typeInto(ctx context.Context, id, html string, fields []Field, ds []Decided) ([]browser.Refused, []byte) {
+	want := 0
 	for _, d := range ds {
-		rf := ReviewField{FID: d.FID, Name: d.Name, Selector: d.Selector, Label: d.Label, Type: d.Type, Status: d.Status, Value: d.Value, Filled: d.Filled, Why: d.Why, Source: d.Source}
-		out.Review.Fields = append(out.Review.Fields, rf)
-		ev.Emit("field", rf)
 		if d.Filled {
-			out.Review.Summary.Filled++
-		} else {
-			out.Review.Summary.LeftForYou++
+			want++
 		}
 	}
-	out.Review.Flags = flags
-	if out.Review.Flags == nil {
-		out.Review.Flags = []Flag{}
+	if want == 0 {
+		return nil, nil
 	}
-	out.Review.Summary.CommitButtons, out.Review.Summary.HeldRequests, out.Review.Summary.Flags = commits, len(out.Held), len(flags)
-	ev.Emit("review", out.Review)
-	if req.ReviewLang != "" && req.ReviewLang != "en" {
-		out.Translation = s.translate(ctx, budget, ev, req.ReviewLang, out.Review)
+	leave := func(why string, typed map[string]bool) {
+		for i := range ds {
+			if ds[i].Filled && !typed[ds[i].FID] {
+				ds[i].Filled, ds[i].Status, ds[i].Why = false, StatusLeft, why+"; the value was not typed: enter it yourself"
+			}
+		}
 	}
-	if out.Record, err = s.record(out, docs, req.HTML); err != nil {
-		return nil, fmt.Errorf("fill: sign the record: %w", err)
+	tab, err := s.open(ctx)
+	if err != nil {
+		s.log().Warn("fill typing failed", "id", id, "reason", reason(err))
+		leave("the browser could not open the form again to type ("+reason(err)+")", nil)
+		return nil, nil
 	}
-	for _, e := range out.Record.Entries {
-		ev.Emit("entry", map[string]string{"n": e.N, "type": e.Type, "hash": e.Hash})
+	defer tab.Close()
+	if err := tab.LoadHTML(html); err != nil {
+		s.log().Warn("fill typing failed", "id", id, "reason", reason(err))
+		leave("the form did not load again to type ("+reason(err)+")", nil)
+		return tab.Refused(), nil
 	}
-	ev.Emit("record", map[string]string{"id": out.Record.ID})
-	s.log().Info("fill run", "id", id, "fields", len(fields), "filled", out.Review.Summary.Filled, "flags", len(flags), "held", len(out.Held), "record", out.Record.ID)
-	return out, nil
+	again, _, err := Scan(ctx, tab)
+	if err == nil && !sameFields(fields, again) {
+		err = errors.New("the form's fields were not the same when it was opened again")
+	}
+	if err != nil {
+		s.log().Warn("fill typing failed", "id", id, "reason", reason(err))
+		leave(reason(err), nil)
+		return tab.Refused(), nil
+	}
+	typed, err := Type(ctx, tab, ds)
+	if err != nil {
+		s.log().Warn("fill typing failed", "id", id, "reason", reason(err), "typed", len(typed))
+		leave("typing stopped ("+reason(err)+")", typed)
+	} else {
+		leave("the page did not take the value (the field is gone, disabled or takes no focus)", typed)
+	}
+	var shot []byte
+	if got, err := chromedp.Call(tab.Context(), page.CaptureScreenshot, page.CaptureScreenshotParams{}); err == nil {
+		shot = got.Data
+	}
+	return tab.Refused(), shot
+}
+
+// sameFields says whether a second reading of the form found the same
+// fields in the same places.
+func sameFields(a, b []Field) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].FID != b[i].FID || a[i].Selector != b[i].Selector || a[i].Name != b[i].Name || a[i].Type != b[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// heldOnce joins the requests held while the form was read and while it
+// was typed into; a request the page made on both loads (the same
+// method, URL, type and reason) is counted once.
+func heldOnce(first, second []browser.Refused) []browser.Refused {
+	out := append([]browser.Refused{}, first...)
+	left := map[browser.Refused]int{}
+	for _, r := range first {
+		left[r]++
+	}
+	for _, r := range second {
+		if left[r] > 0 {
+			left[r]--
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// withKind is an event's payload with the payload's own "type" (a
+// field's input type, a held request's resource type, a record entry's
+// type) moved to "kind": the event envelope's "type" is the event's.
+func withKind(v any) map[string]any {
+	j, err := json.Marshal(v)
+	m := map[string]any{}
+	if err != nil || json.Unmarshal(j, &m) != nil {
+		return m
+	}
+	if t, ok := m["type"]; ok {
+		delete(m, "type")
+		m["kind"] = t
+	}
+	return m
+}
+
+// reason is an error's message for a log line or a field's why (boxd's
+// messages name no value), at most 300 bytes.
+func reason(err error) string {
+	msg := err.Error()
+	if len(msg) > 300 {
+		msg = strings.ToValidUTF8(msg[:300], "") + "…"
+	}
+	return msg
 }
 
 // translate puts the review into lang with the chat model; without one,

@@ -14,42 +14,47 @@ import (
 // events (as a person's typing fires the page's handlers), a select's
 // option by value with its input and change events. Every request is held
 // while it types: a keystroke handler may not send anything. Fields not
-// filled are not touched.
-func Type(ctx context.Context, tab *browser.Tab, ds []Decided) error {
+// filled are not touched. It returns the FIDs of the fields it typed
+// (or chose) into: a field that is gone or takes no focus is not one.
+func Type(ctx context.Context, tab *browser.Tab, ds []Decided) (map[string]bool, error) {
 	tab.Hold()
 	defer tab.Release()
 	c := tab.Context()
+	typed := map[string]bool{}
 	for _, d := range ds {
 		if err := ctx.Err(); err != nil {
-			return err
+			return typed, err
 		}
 		if !d.Filled || d.Secret != "" {
 			continue
 		}
 		sel := fmt.Sprintf("%q", d.Selector)
 		if d.Status == StatusChosen {
-			if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`((sel, v) => { const el = document.querySelector(sel); if (!el) return false;
-  el.value = v; el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return el.value === v; })(`+sel+`, `+fmt.Sprintf("%q", d.Value)+`)`)); err != nil {
-				return fmt.Errorf("fill: choose %s: %w", d.FID, err)
+			ok, err := chromedp.Run(c, chromedp.Evaluate[bool](`((sel, v) => { const el = document.querySelector(sel); if (!el) return false;
+  el.value = v; el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return el.value === v; })(`+sel+`, `+fmt.Sprintf("%q", d.Value)+`)`))
+			if err != nil {
+				return typed, fmt.Errorf("fill: choose %s: %w", d.FID, err)
 			}
+			typed[d.FID] = ok
 			continue
 		}
 		ok, err := chromedp.Run(c, chromedp.Evaluate[bool](`((sel) => { const el = document.querySelector(sel); if (!el) return false;
   el.focus(); if ("select" in el) el.select(); el.value = ""; return document.activeElement === el; })(`+sel+`)`))
 		if err != nil {
-			return fmt.Errorf("fill: focus %s: %w", d.FID, err)
+			return typed, fmt.Errorf("fill: focus %s: %w", d.FID, err)
 		}
 		if !ok {
 			continue // gone, or it does not take focus
 		}
 		if _, err := chromedp.Call(c, input.InsertText, input.InsertTextParams{Text: d.Value}); err != nil {
-			return fmt.Errorf("fill: type %s: %w", d.FID, err)
+			return typed, fmt.Errorf("fill: type %s: %w", d.FID, err)
 		}
 		if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`((sel) => { const el = document.querySelector(sel); el && el.dispatchEvent(new Event("change", {bubbles: true})); el && el.blur(); return true; })(`+sel+`)`)); err != nil {
-			return fmt.Errorf("fill: %s: %w", d.FID, err)
+			return typed, fmt.Errorf("fill: %s: %w", d.FID, err)
 		}
+		typed[d.FID] = true
 	}
-	return nil
+	return typed, nil
 }
 
 // ReadValues reads the fields' values back from the page, by FID.
