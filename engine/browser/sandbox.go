@@ -112,7 +112,8 @@ func newSandbox() (*sandbox, error) {
 		return nil, fmt.Errorf("make the browser's profile: %w", err)
 	}
 	prefs, _ := json.Marshal(preferences)
-	if err := os.MkdirAll(filepath.Join(dir, "Default"), 0o700); err == nil {
+	err = os.MkdirAll(filepath.Join(dir, "Default"), 0o700)
+	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, "Default", "Preferences"), prefs, 0o600)
 	}
 	if err != nil {
