@@ -58,6 +58,7 @@ func Decide(fields []Field, lines []Line, props []Proposal, h rules.Hints) []Dec
 		}
 		return nil
 	}
+	secrets := Withheld(fields, lines)
 	out := make([]Decided, 0, len(fields))
 	for _, f := range fields {
 		d := Decided{Field: f}
@@ -68,7 +69,7 @@ func Decide(fields []Field, lines []Line, props []Proposal, h rules.Hints) []Dec
 		case f.Secret != "":
 			d.Status, d.Why = StatusSensitive, "asks for a "+f.Secret+": never typed and never shown to a model; the person enters it"
 		case labelFlagged(f):
-			d.Status, d.Why = StatusFlagged, "its label is text aimed at AI agents: left for the person"
+			d.Status, d.Why = StatusFlagged, "its label or an option is text aimed at AI agents: left for the person"
 		case !asked || p.Line == 0 || value == "":
 			d.Status, d.Why = StatusLeft, "no line of the documents answers it"
 		case line == nil:
@@ -77,6 +78,8 @@ func Decide(fields []Field, lines []Line, props []Proposal, h rules.Hints) []Dec
 			d.Status, d.Why = StatusSensitive, "the value looks like a secret ("+rules.Values(value)[0].Kind+"): not typed"
 		case secretInLine(line.Text, value) != "":
 			d.Status, d.Why = StatusSensitive, "the cited line holds it as a "+secretInLine(line.Text, value)+": not typed"
+		case secrets.Holds(value) != "":
+			d.Status, d.Why = StatusSensitive, "the documents hold it as a "+secrets.Holds(value)+": not typed"
 		case len(f.Options) > 0:
 			opt, how := chooseOption(f.Options, value, line.Text, h)
 			if opt == nil {
@@ -115,9 +118,28 @@ func secretInLine(line, value string) string {
 	return ""
 }
 
+// labelFlagged says whether a field's label, or one of its options, is
+// text aimed at AI agents. A label read from an aria-label or a title is
+// not shown to the person, and is read as an attribute (with the looser
+// wordings); one from a label element, a placeholder or the text before
+// it as visible text.
 func labelFlagged(f Field) bool {
-	ok, _ := rules.AimedAtAgents(f.Label, rules.InAttribute)
-	return ok
+	if f.LabelFlagged {
+		return true
+	}
+	where := rules.InVisibleText
+	if f.LabelFrom == "aria-label" || f.LabelFrom == "title" {
+		where = rules.InAttribute
+	}
+	if ok, _ := rules.AimedAtAgents(f.Label, where); ok {
+		return true
+	}
+	for _, o := range f.Options {
+		if ok, _ := rules.AimedAtAgents(o.Text, rules.InVisibleText); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // chooseOption is the option value names (by value or text) when the

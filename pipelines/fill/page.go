@@ -39,6 +39,9 @@ type Field struct {
 	// asks for (Kinds).
 	Secret string `json:"secret,omitempty"`
 	Kind   string `json:"kind"`
+	// LabelFlagged: the label is (in) page text that Flags flags (a
+	// label hidden from the person that instructs an agent).
+	LabelFlagged bool `json:"-"`
 }
 
 // Segment is a piece of the page's text and where it was.
@@ -64,26 +67,53 @@ const scanJS = `(() => {
   const sel = ` + browser.SelectorJS + `;
   const clean = (s) => (s || "").replace(/\s+/g, " ").trim();
   const byIds = (v) => clean((v || "").split(/\s+/).filter(Boolean).map(id => { const e = document.getElementById(id); return e ? e.textContent : ""; }).join(" "));
-  // Why an element's text cannot be seen ("" when it can).
-  const hiddenWhy = (el) => {
+  // Why a text node cannot be seen ("" when it can): not displayed,
+  // visibility hidden, transparent (the element or an ancestor, or the
+  // text's colour), clipped to nothing, in a closed details element,
+  // not rendered, zero size, tiny text, off screen (the text itself:
+  // text-indent and transforms count), or the colour of its background
+  // (or nearly). A select's options are seen when it opens.
+  const rgba = (c) => { const m = (c || "").match(/rgba?\(([^)]+)\)/); if (!m) return null; const p = m[1].split(/[ ,\/]+/).filter(Boolean).map(parseFloat); return {r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1}; };
+  const hiddenWhy = (node) => {
+    const el = node.parentElement;
+    if (el.closest("select, option, optgroup, datalist")) return "";
+    const closed = el.closest("details:not([open])");
+    if (closed && !el.closest("summary")) return "in a closed details element";
+    let opacity = 1;
     for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
       const cs = getComputedStyle(e);
       if (e.hidden || cs.display === "none") return "not displayed";
       if (cs.visibility === "hidden" || cs.visibility === "collapse") return "visibility hidden";
-      if (parseFloat(cs.opacity) === 0) return "transparent";
-      if (e.getAttribute("aria-hidden") === "true" && e === el) return "";
-      if ((cs.overflow === "hidden" || cs.clip !== "auto" || cs.clipPath !== "none") && (e.offsetWidth <= 1 || e.offsetHeight <= 1)) return "zero size";
+      opacity *= parseFloat(cs.opacity);
+      if (opacity < 0.1) return "transparent";
+      if ((cs.overflow === "hidden" || cs.overflowX === "hidden" || cs.overflowY === "hidden" || cs.clip !== "auto" || cs.clipPath !== "none") && (e.offsetWidth <= 1 || e.offsetHeight <= 1)) return "zero size";
+      if (/inset\(\s*(4[5-9]|[5-9]\d|\d{3})%|circle\(\s*0/.test(cs.clipPath) || /rect\(\s*0(px)?[ ,]+0(px)?[ ,]+0(px)?[ ,]+0(px)?\s*\)/.test(cs.clip)) return "clipped to nothing";
     }
+    if (el.checkVisibility && !el.checkVisibility()) return "not rendered";
     const cs = getComputedStyle(el);
     if (parseFloat(cs.fontSize) < 3) return "tiny text";
-    const r = el.getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const r = range.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return "zero size";
     if (r.right < 0 || r.bottom < 0 || r.left > 20000 || r.top > 50000) return "off screen";
-    if (cs.color === cs.backgroundColor && cs.color !== "rgba(0, 0, 0, 0)") return "same colour as its background";
-    let bg = "rgba(0, 0, 0, 0)";
-    for (let e = el; e && e.nodeType === 1; e = e.parentElement) { const b = getComputedStyle(e).backgroundColor; if (b !== "rgba(0, 0, 0, 0)") { bg = b; break; } }
-    if (bg === "rgba(0, 0, 0, 0)") bg = "rgb(255, 255, 255)";
-    if (cs.color === bg) return "same colour as its background";
+    const fg = rgba(cs.color);
+    if (fg && fg.a < 0.1) return "transparent text";
+    let bg = null;
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) { const b = rgba(getComputedStyle(e).backgroundColor); if (b && b.a > 0) { bg = b; break; } }
+    if (!bg) bg = {r: 255, g: 255, b: 255, a: 1};
+    if (fg && Math.max(Math.abs(fg.r - bg.r), Math.abs(fg.g - bg.g), Math.abs(fg.b - bg.b)) <= 16) return "same colour as its background";
     return "";
+  };
+  // blockOf is the box a text runs in: its nearest ancestor that is not
+  // inline (or not displayed): text split over inline elements
+  // ("<b>AI agents:</b> choose ...") reads as one segment.
+  const blockOf = (el) => {
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const d = getComputedStyle(e).display;
+      if (!(d.startsWith("inline") || d === "contents")) return e;
+    }
+    return document.documentElement;
   };
   const fields = [];
   let n = 0;
@@ -105,17 +135,29 @@ const scanJS = `(() => {
       autocomplete: clean(f.getAttribute("autocomplete")), label, label_from: from, options, required: f.required || f.getAttribute("aria-required") === "true"});
   }
   const segments = [];
-  const walk = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_COMMENT);
+  // Text nodes in one block, at one place, run together until a field,
+  // a label, a line break or another block starts.
+  let cur = null;
+  const flush = () => { if (cur) { segments.push({text: clean(cur.parts.join(" ")), where: cur.where, selector: sel(cur.el), why: cur.why}); cur = null; } };
+  const breaks = new Set(["INPUT", "SELECT", "TEXTAREA", "BUTTON", "BR", "HR", "IMG", "LABEL", "OPTION", "LI", "TD", "TH", "TR", "SCRIPT", "STYLE", "TEMPLATE"]);
+  const walk = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT | NodeFilter.SHOW_COMMENT);
   for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+    if (node.nodeType === Node.ELEMENT_NODE) { if (breaks.has(node.tagName)) flush(); continue; }
     const text = clean(node.textContent);
     if (!text) continue;
     const el = node.parentElement;
-    if (node.nodeType === Node.COMMENT_NODE) { segments.push({text, where: "comment", selector: el ? sel(el) : ""}); continue; }
+    if (node.nodeType === Node.COMMENT_NODE) { flush(); segments.push({text, where: "comment", selector: el ? sel(el) : ""}); continue; }
     if (!el || ["SCRIPT", "STYLE", "TEMPLATE"].includes(el.tagName)) continue;
     if (el.closest("head") && el.tagName !== "TITLE") continue;
-    const why = el.tagName === "TITLE" ? "" : hiddenWhy(el);
-    segments.push({text, where: why ? "hidden text" : "visible text", selector: sel(el), why});
+    if (el.tagName === "TITLE") { flush(); segments.push({text, where: "visible text", selector: sel(el), why: ""}); continue; }
+    const why = hiddenWhy(node);
+    const where = why ? "hidden text" : "visible text";
+    const block = blockOf(el);
+    if (cur && cur.block === block && cur.where === where && cur.why === why) { cur.parts.push(text); continue; }
+    flush();
+    cur = {block, where, why, el, parts: [text]};
   }
+  flush();
   for (const el of document.querySelectorAll("*")) {
     for (const a of el.attributes) {
       if (!(a.name.startsWith("aria-") || a.name.startsWith("data-") || ["alt", "title", "placeholder", "content", "label"].includes(a.name) || (a.name === "value" && el.type === "hidden"))) continue;
@@ -138,10 +180,16 @@ func Scan(ctx context.Context, tab *browser.Tab) ([]Field, []Segment, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("fill: read the form: %w", err)
 	}
+	flags := Flags(got.Segments)
 	for i := range got.Fields {
 		f := &got.Fields[i]
 		f.Secret = rules.FieldSecret(f.Type, f.Label, f.Name, f.ID, f.Autocomplete)
 		f.Kind = Kind(*f)
+		for _, fl := range flags {
+			if t := strings.TrimSuffix(fl.Text, "…"); t != "" && strings.Contains(f.Label, t) {
+				f.LabelFlagged = true
+			}
+		}
 	}
 	return got.Fields, got.Segments, ctx.Err()
 }

@@ -58,8 +58,51 @@ func Lines(srcs []Source) ([]Line, error) {
 	return out, nil
 }
 
-// ForModel is a line as a model may see it: its secrets withheld.
+// ForModel is a line as a model may see it alone: its secrets withheld
+// (the prompt withholds the secrets of all the lines, Withheld).
 func (l Line) ForModel() string {
-	red, _ := rules.Redact(l.Text)
-	return fmt.Sprintf("[%s:%d] %s", l.Doc, l.N, red)
+	return l.forModel(rules.Collect([]string{l.Text}, nil), l.Doc)
+}
+
+func (l Line) forModel(s *rules.Secrets, doc string) string {
+	red, _ := s.Redact(l.Text)
+	return fmt.Sprintf("[%s:%d] %s", doc, l.N, red)
+}
+
+// Withheld are the secrets of the documents: each value that a line's
+// pattern or label makes a secret (a label at a line's end labels the
+// next line's start), and the value after the label of any of the form's
+// fields that asks for one. Every writing of each, in every line, is
+// withheld from the model: "Passport: 571903346" withholds "Travel
+// document 571 903 346" too.
+func Withheld(fields []Field, lines []Line) *rules.Secrets {
+	// A document's lines are read in blocks of about 64 KB (each block
+	// starting with the previous block's last line, so that a label at a
+	// block's end still labels the next line), which bounds the memory
+	// the rules take over an 8 MB document.
+	const block = 64 << 10
+	var texts []string
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 && (l.Doc != lines[i-1].Doc || b.Len() >= block) {
+			texts = append(texts, b.String())
+			b.Reset()
+			if l.Doc == lines[i-1].Doc {
+				b.WriteString(lines[i-1].Text)
+				b.WriteString("\n")
+			}
+		}
+		b.WriteString(l.Text)
+		b.WriteString("\n")
+	}
+	if b.Len() > 0 {
+		texts = append(texts, b.String())
+	}
+	var labels []rules.Labelled
+	for _, f := range fields {
+		if f.Secret != "" {
+			labels = append(labels, rules.Labelled{Label: f.Label, Kind: f.Secret})
+		}
+	}
+	return rules.Collect(texts, labels)
 }

@@ -31,47 +31,6 @@ const (
 	SecretDeclaration = "declaration"
 )
 
-// fieldSecrets name a field's secret kind from its label, name, id,
-// autocomplete or type: the first that matches.
-var fieldSecrets = []struct {
-	kind string
-	re   *regexp.Regexp
-}{
-	{SecretPassword, regexp.MustCompile(`(?i)\b(pass(word|wd|phrase)?|pwd|pin( code)?|one[- ]time code|otp)\b|current-password|new-password`)},
-	{SecretCardCode, regexp.MustCompile(`(?i)\b(cvv2?|cvc2?|csc|cid|security code|card code|card verification)\b|cc-csc`)},
-	{SecretCard, regexp.MustCompile(`(?i)\b(card ?(number|no\.?|#)|credit ?card|debit ?card|cc[ -]?num(ber)?|pan)\b|cardnumber`)},
-	{SecretIBAN, regexp.MustCompile(`(?i)\biban\b`)},
-	{SecretRouting, regexp.MustCompile(`(?i)\b(routing|aba|sort ?code|bsb|transit number|swift|bic)\b`)},
-	{SecretBank, regexp.MustCompile(`(?i)\b(account ?(number|no\.?|#)|bank ?account|acct)\b`)},
-	{SecretSSN, regexp.MustCompile(`(?i)\b(ssn|social ?security|sozialversicherung|national insurance|nino)\b`)},
-	{SecretTax, regexp.MustCompile(`(?i)\b(tax ?(id|number|no\.?|identification)|tin|ein|itin|vat ?(id|number)|steuer[ -]?id|steuernummer|nif|codice fiscale|utr)\b`)},
-	{SecretPassport, regexp.MustCompile(`(?i)\bpass(port)? ?(number|no\.?|#)|\bpassport\b`)},
-	{SecretLicence, regexp.MustCompile(`(?i)\b(driver'?s?|driving) ?licen[cs]e|\blicen[cs]e ?(number|no\.?|#)`)},
-	{SecretNationalID, regexp.MustCompile(`(?i)\b(national ?id|id ?card ?(number|no\.?)|identity ?(card|number)|personalausweis|dni|nie|bsn|pesel|personnummer|cpr)\b`)},
-	{SecretInsurance, regexp.MustCompile(`(?i)\b(insurance|member|policy|medicare|medicaid|nhs|versicherten)[ -]?(id|number|no\.?|#|nummer)\b|\bhealth ?insurance\b`)},
-	{SecretSignature, regexp.MustCompile(`(?i)\b(signature|sign here|signed by|e-?sign)\b`)},
-	{SecretDeclaration, regexp.MustCompile(`(?i)\b(i (hereby )?(declare|certify|confirm|attest|agree|consent)|declaration|under penalty of perjury|i accept the terms)\b`)},
-}
-
-// FieldSecret names the secret a field asks for, from what describes it
-// (label, name, id, placeholder, autocomplete; its type: a password
-// input is one whatever its label). "" when it asks for none.
-func FieldSecret(typ string, describe ...string) string {
-	if strings.EqualFold(typ, "password") {
-		return SecretPassword
-	}
-	text := strings.Join(describe, " ")
-	// Split camelCase and snake_case names so that "cardNumber" and
-	// "card_number" read as words.
-	text = SplitName(text)
-	for _, f := range fieldSecrets {
-		if f.re.MatchString(text) {
-			return f.kind
-		}
-	}
-	return ""
-}
-
 // SplitName splits camelCase and snake_case names into words.
 func SplitName(s string) string {
 	var b strings.Builder
@@ -98,18 +57,18 @@ type Found struct {
 }
 
 var (
-	digitRun   = regexp.MustCompile(`\b\d(?:[ -]?\d){11,18}\b`)
-	ibanRE     = regexp.MustCompile(`\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b`)
-	ssnRE      = regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)
-	routingRE  = regexp.MustCompile(`\b\d{9}\b`)
-	labelledRE = regexp.MustCompile(`(?i)\b(passport|licen[cs]e|national id|id card|tax id|tin|ein|member id|policy|insurance (?:id|number)|account|routing|password|pin|cvv|cvc|security code)(?:\s*(?:no\.?|number|nr\.?|#))?\b[^A-Za-z0-9\n]{0,6}([A-Z0-9][A-Z0-9 -]{3,24}[A-Z0-9])`)
+	digitRun  = regexp.MustCompile(`\b\d(?:[ .-]?\d){11,18}\b`)
+	ibanRE    = regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}\b`)
+	ssnRE     = regexp.MustCompile(`\b\d{3}-\d{2}-\d{4}\b`)
+	routingRE = regexp.MustCompile(`\b\d{9}\b`)
 )
 
 // Values finds secret values in text by their patterns: card numbers
 // that pass Luhn's check, IBANs that pass ISO 13616's mod-97 check,
 // US routing numbers that pass the ABA check, social security numbers,
-// and any value written after a secret's label (passport, licence, ID,
-// tax, insurance, account, password, PIN, card code).
+// and any value written after a secret's label (the words that name a
+// secret field, in the languages the rules read: "Passport No:",
+// "Travel document", "Reisepass", "numéro de police", "SSN").
 func Values(text string) []Found {
 	var out []Found
 	add := func(kind string, s, e int) {
@@ -139,53 +98,17 @@ func Values(text string) []Found {
 			add(SecretRouting, m[0], m[1])
 		}
 	}
-	for _, m := range labelledRE.FindAllStringSubmatchIndex(text, -1) {
-		label := strings.ToLower(text[m[2]:m[3]])
-		add(labelKind(label), m[4], m[5])
+	for _, f := range labelled(text) {
+		add(f.Kind, f.Start, f.End)
 	}
 	return out
 }
 
-func labelKind(label string) string {
-	switch {
-	case strings.HasPrefix(label, "passport"):
-		return SecretPassport
-	case strings.HasPrefix(label, "licen"):
-		return SecretLicence
-	case label == "national id" || label == "id card":
-		return SecretNationalID
-	case label == "tax id" || label == "tin" || label == "ein":
-		return SecretTax
-	case strings.Contains(label, "member") || strings.Contains(label, "policy") || strings.Contains(label, "insurance"):
-		return SecretInsurance
-	case strings.HasPrefix(label, "account"):
-		return SecretBank
-	case strings.HasPrefix(label, "routing"):
-		return SecretRouting
-	case label == "cvv" || label == "cvc" || label == "security code":
-		return SecretCardCode
-	}
-	return SecretPassword
-}
-
-// Redact replaces every secret value in text with [withheld: kind], and
-// says what it withheld.
+// Redact replaces every secret value in text with [withheld: kind]
+// (every writing of each, wherever it stands in text), and says what it
+// found.
 func Redact(text string) (string, []Found) {
-	fs := Values(text)
-	if len(fs) == 0 {
-		return text, nil
-	}
-	// Replace from the end so offsets hold.
-	sorted := append([]Found(nil), fs...)
-	for i := 1; i < len(sorted); i++ {
-		for j := i; j > 0 && sorted[j].Start > sorted[j-1].Start; j-- {
-			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
-		}
-	}
-	for _, f := range sorted {
-		text = text[:f.Start] + "[withheld: " + f.Kind + "]" + text[f.End:]
-	}
-	return text, fs
+	return Collect([]string{text}, nil).Redact(text)
 }
 
 // Digits keeps s's digits.
@@ -232,7 +155,7 @@ func Luhn(d string) bool {
 
 // IBANValid checks an IBAN (spaces allowed) with ISO 13616's mod-97.
 func IBANValid(s string) bool {
-	s = strings.ToUpper(strings.ReplaceAll(s, " ", ""))
+	s = strings.ToUpper(strings.NewReplacer(" ", "", "-", "").Replace(s))
 	if len(s) < 15 || len(s) > 34 {
 		return false
 	}
