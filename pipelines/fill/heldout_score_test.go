@@ -196,11 +196,12 @@ func TestHeldOutForms(t *testing.T) {
 	}
 }
 
-// The held-out agent-text figures the rules reached (docs/decisions.md,
-// issue 33).
+// The held-out agent-text figures (docs/decisions.md, issue 33): 17 of
+// 18 found and 0 false when first run (0.94, 1.00); 18 of 18 after the
+// rules were widened for the miss, so the floors allow the first run's.
 const (
-	heldOutPrecision = 0.0
-	heldOutRecall    = 0.0
+	heldOutPrecision = 0.94
+	heldOutRecall    = 0.94
 )
 
 func norm(s string) string {
