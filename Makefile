@@ -123,6 +123,8 @@ build: headers
 # renders its prompts in RUN_LLM_TEMPLATE (mistral's [INST] turns, the
 # Llama 2 form its SentencePiece vocabulary has the <s> and </s> of), so the
 # README's chat example answers. cmd/boxd.TestQuickStartChats reads this.
+# The accessibility audit's rule engine is the axe-core npm-deps installs
+# (AXE_DIR, below); pipelines/a11y.TestQuickStartAxe reads this.
 RUN_DIR := .run
 RUN_LLM_TEMPLATE := mistral
 run: deps build
@@ -132,7 +134,8 @@ run: deps build
 	  echo "run: boxd serve on 127.0.0.1:8445 (llm: $${llm:-none}, chat template $(RUN_LLM_TEMPLATE))"; \
 	  exec ./$(BIN) serve --config configs/boxd.yaml --listen 127.0.0.1:8445 \
 	    --state-dir $(RUN_DIR)/state --data-dir $(DATA_DIR) --log-format text \
-	    --models-llm-path "$$llm" --models-llm-template $(RUN_LLM_TEMPLATE)
+	    --models-llm-path "$$llm" --models-llm-template $(RUN_LLM_TEMPLATE) \
+	    --a11y-axe-dir $(CURDIR)/$(AXE_DIR)
 
 ## test: everything CI checks (installs its own dependencies first)
 test: deps lint unit kits gpu-dry

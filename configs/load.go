@@ -20,8 +20,9 @@ const ConfigFlag = "config"
 // nonSettingEnv are BOXD_* variables the project uses that are not settings
 // (test harness paths); they are not reported as unknown.
 var nonSettingEnv = map[string]bool{
-	"BOXD_TEST_MODELS": true,
-	"BOXD_TEST_DATA":   true,
+	"BOXD_TEST_MODELS":     true,
+	"BOXD_TEST_DATA":       true,
+	"BOXD_BROWSER_SANDBOX": true, // engine/browser/browsertest's network namespace
 }
 
 // RegisterFlags adds --config and one flag per setting (secrets excepted) to fs.

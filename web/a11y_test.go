@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"image/png"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"boxd/engine/models/testmodels"
 	"boxd/pipelines/chat"
 
+	"boxd/pipelines/a11y"
 	"boxd/pipelines/a11y/axe"
 )
 
@@ -141,6 +144,15 @@ func TestA11yRefusals(t *testing.T) {
 	info := ts.do(t, call{method: "GET", path: "/a11y/info"})
 	if info.status != 200 || !strings.Contains(string(info.body), `"available":true`) || !strings.Contains(string(info.body), "European Accessibility Act") {
 		t.Errorf("info %d %s", info.status, info.body)
+	}
+	// not_checked is the audit's own list: 2.5.8 and 2.2.2 are checked
+	// now, so it does not say they are not.
+	var in struct {
+		NotChecked []string `json:"not_checked"`
+	}
+	if err := json.Unmarshal(info.body, &in); err != nil || !slices.Equal(in.NotChecked, a11y.NotChecked()) ||
+		strings.Contains(strings.Join(in.NotChecked, "\n"), "2.5.8") || strings.Contains(strings.Join(in.NotChecked, "\n"), "2.2.2 Pause, Stop, Hide: not checked") {
+		t.Errorf("info not_checked %v (%v)", in.NotChecked, err)
 	}
 	if s := ts.do(t, call{method: "GET", path: "/a11y/samples"}); s.status != 200 || !strings.Contains(string(s.body), "product-page") {
 		t.Errorf("samples %d", s.status)

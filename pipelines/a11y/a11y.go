@@ -1,7 +1,7 @@
 // Package a11y is the storefront accessibility audit (contract 2, section
 // 1): a page (pasted HTML or a sample) loaded in a real browser with no
-// network, run through the rule engine (axe-core), the keyboard pass and
-// the form pass; their results become findings ranked by how much they
+// network, run through the rule engine (axe-core), the motion check, the
+// keyboard pass and the form pass; their results become findings ranked by how much they
 // block a purchase, with WCAG 2.2 references and fixes, under a signed
 // service.record.v1 record.
 package a11y
@@ -33,6 +33,7 @@ import (
 	"boxd/pipelines/a11y/forms"
 	"boxd/pipelines/a11y/judge"
 	"boxd/pipelines/a11y/keyboard"
+	"boxd/pipelines/a11y/motion"
 	"boxd/pipelines/llmcall"
 	"boxd/pipelines/outbound"
 	"boxd/problem"
@@ -242,6 +243,10 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 		return nil, fmt.Errorf("a11y: %w", err)
 	}
 	defer tab.Close()
+	// Watch every page from its first script, for what keeps moving.
+	if err := motion.Prepare(tab); err != nil {
+		return nil, fmt.Errorf("a11y: %w", err)
+	}
 	var pages []findings.Page
 	var stops, submitted, imagesJudged int
 	var pageErrors, prompts []string
@@ -323,7 +328,7 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 }
 
 // auditPage loads one page in the tab and runs the rule engine, the
-// keyboard pass and the form pass over it.
+// motion check, the keyboard pass and the form pass over it.
 func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (*pageResult, error) {
 	if src.url == "" {
 		if err := tab.LoadHTML(src.html); err != nil {
@@ -346,6 +351,13 @@ func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (
 			return nil, fmt.Errorf("%s answered %d", src.url, resp.Status)
 		}
 	}
+	// The page at rest: entrance animations (a banner fading in) ended,
+	// so the rule engine does not judge text half faded; endless ones go
+	// on (the motion check's business). The motion check waits past this
+	// anyway.
+	if _, err := chromedp.Run(tab.Context(), chromedp.Evaluate[int](fmt.Sprintf(settleJS, maxSettle.Milliseconds()), chromedp.EvalAwaitPromise)); err != nil {
+		return nil, fmt.Errorf("a11y: wait for the page's animations: %w", err)
+	}
 	shot, err := chromedp.Call(tab.Context(), page.CaptureScreenshot, page.CaptureScreenshotParams{})
 	if err != nil {
 		return nil, fmt.Errorf("screenshot: %w", err)
@@ -358,6 +370,13 @@ func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (
 	if err != nil {
 		return nil, err
 	}
+	// What moves is read once the page has been open past five seconds
+	// (the rule engine's time counts), before the keyboard pass touches
+	// it (a carousel may stop when it takes focus).
+	moving, err := motion.Check(ctx, tab)
+	if err != nil {
+		return nil, err
+	}
 	kb, err := keyboard.Pass(ctx, tab, 0)
 	if err != nil {
 		return nil, err
@@ -366,8 +385,19 @@ func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (
 	if err != nil {
 		return nil, err
 	}
-	return &pageResult{Page: findings.Page{URL: src.name, Rules: rules, Keyboard: kb, Forms: fm, Contrast: measured}, shot: shot.Data}, nil
+	return &pageResult{Page: findings.Page{URL: src.name, Rules: rules, Keyboard: kb, Forms: fm, Contrast: measured, Motion: moving}, shot: shot.Data}, nil
 }
+
+// maxSettle bounds the wait for a page's finite animations to end.
+const maxSettle = 4 * time.Second
+
+// settleJS waits (at most %d ms) for the page's running animations that
+// end to end, and resolves to how many there were.
+const settleJS = `(async (ms) => {
+  const ending = document.getAnimations().filter(a => a.playState === "running" && a.effect && isFinite(a.effect.getComputedTiming().endTime));
+  if (ending.length) await Promise.race([Promise.all(ending.map(a => a.finished.catch(() => null))), new Promise(r => setTimeout(r, ms))]);
+  return ending.length;
+})(%d)`
 
 // NamesEvent is the names event: a page's tab stops, in order, with the
 // accessible names a screen reader would read.
@@ -492,8 +522,7 @@ func (s *Service) notChecked(req Request, pageErrors []string, judged []judge.Su
 			}
 		}
 	}
-	out = append(out,
-		fmt.Sprintf("keyboard: dialogs opened by buttons that do not declare them are looked for on at most %d buttons a page, never on a form's submit button or one on the way to pay", keyboard.MaxUndeclared))
+	out = append(out, NotChecked()...)
 	for _, e := range pageErrors {
 		out = append(out, "the page "+e)
 	}

@@ -80,10 +80,17 @@ type Result struct {
 	Nodes []Node   `json:"nodes"`
 }
 
+// Enabled are the rules the engine leaves off by default that the
+// default run turns on: target-size, WCAG 2.2's 2.5.8 (Target Size,
+// Minimum: 24 by 24 CSS pixels, or spaced so a 24 px circle round each
+// touches no other).
+var Enabled = []string{"target-size"}
+
 // run is the script run in the page: axe-core's results, kept small.
-const run = `(async (only) => {
+const run = `(async (only, enable) => {
   const opts = {resultTypes: ["violations", "incomplete"], reporter: "v2"};
   if (only.length) opts.runOnly = {type: "rule", values: only};
+  else opts.rules = Object.fromEntries(enable.map(r => [r, {enabled: true}]));
   const r = await axe.run(document, opts);
   const pick = (outcome) => (x) => ({rule: x.id, outcome, impact: x.impact || "", help: x.help, help_url: x.helpUrl,
     description: x.description, tags: x.tags,
@@ -93,16 +100,16 @@ const run = `(async (only) => {
     r.inapplicable.map(x => ({rule: x.id, outcome: "inapplicable", help: x.help, help_url: x.helpUrl, description: x.description, tags: x.tags, nodes: []})));
 })`
 
-// Run injects axe-core into the tab's page and runs every rule: the
-// violations and the rules it could not decide with their elements, the
-// passed and inapplicable rules without.
+// Run injects axe-core into the tab's page and runs its default rules
+// and Enabled: the violations and the rules it could not decide with
+// their elements, the passed and inapplicable rules without.
 func (e *Engine) Run(tab *browser.Tab) ([]Result, error) {
 	return e.RunRules(tab, nil)
 }
 
 // RunRules runs only the named rules (rules the engine leaves off by
 // default, like color-contrast-enhanced, run too); nil runs the default
-// set.
+// set and Enabled.
 func (e *Engine) RunRules(tab *browser.Tab, rules []string) ([]Result, error) {
 	if _, err := chromedp.Run(tab.Context(), chromedp.Evaluate[bool](e.Script+"\n;typeof axe === 'object'")); err != nil {
 		return nil, fmt.Errorf("axe: inject the rule engine: %w", err)
@@ -118,7 +125,11 @@ func (e *Engine) run(tab *browser.Tab, only []string) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs, err := chromedp.Run(tab.Context(), chromedp.Evaluate[[]Result](run+"("+string(arg)+")", chromedp.EvalAwaitPromise))
+	enable, err := json.Marshal(Enabled)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := chromedp.Run(tab.Context(), chromedp.Evaluate[[]Result](run+"("+string(arg)+", "+string(enable)+")", chromedp.EvalAwaitPromise))
 	if err != nil {
 		return nil, fmt.Errorf("axe: run the rules: %w", err)
 	}

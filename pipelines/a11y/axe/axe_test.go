@@ -157,3 +157,37 @@ func TestRefine(t *testing.T) {
 		t.Errorf("html-has-lang on an HTML page: %s", r.Outcome)
 	}
 }
+
+// TestTargetSize: the rule engine's target-size rule (2.5.8), off in
+// axe-core by default, runs: a 16 px add-to-cart button next to another
+// small button fails it; a 16 px button with room around it (the
+// spacing exception) and a 44 px one pass.
+func TestTargetSize(t *testing.T) {
+	tb := tab(t)
+	if err := tb.LoadHTML(`<!doctype html><html lang="en"><head><title>Shop</title><style>
+.s{width:16px;height:16px;padding:0;border:1px solid #333;margin:0;font-size:10px;line-height:1}</style></head><body><main><h1>Socks</h1>
+<div><button class="s" id="add" aria-label="Add to cart">+</button><button class="s" id="wish" aria-label="Save">*</button></div>
+<p style="margin-top:60px"><button class="s" id="alone" aria-label="Share">s</button></p>
+<p style="margin-top:60px"><button id="big" style="width:44px;height:44px">Buy</button></p></main></body></html>`); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := engine(t).Run(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var small []string
+	for _, r := range rs {
+		if r.Rule == "target-size" && r.Outcome == Violation {
+			if !slices.Equal(r.WCAG, []string{"2.5.8"}) {
+				t.Errorf("target-size criteria %v", r.WCAG)
+			}
+			for _, n := range r.Nodes {
+				small = append(small, strings.Join(n.Target, " "))
+			}
+		}
+	}
+	slices.Sort(small)
+	if got := strings.Join(small, ","); got != "#add,#wish" {
+		t.Errorf("too small: %q", got)
+	}
+}

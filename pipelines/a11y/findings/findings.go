@@ -8,6 +8,7 @@
 package findings
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"boxd/pipelines/a11y/forms"
 	"boxd/pipelines/a11y/judge"
 	"boxd/pipelines/a11y/keyboard"
+	"boxd/pipelines/a11y/motion"
 )
 
 // Sources of a finding (contract 2, section 2).
@@ -83,6 +85,9 @@ type Page struct {
 	Contrast map[string]contrast.Measured
 	// Judged are the vision judge's verdicts on the page's images.
 	Judged []judge.Verdict
+	// Motion is what kept moving, blinking or updating past five
+	// seconds.
+	Motion []motion.Moving
 }
 
 // purchaseRE finds the controls and fields of the way to buy.
@@ -141,6 +146,7 @@ func Build(pages []Page, crit map[string]axe.Criterion) (findings, advisories []
 			fs = append(fs, keyboardFindings(k, p.URL, named)...)
 		}
 		fs = append(fs, formFindings(p.Forms, p.URL, named)...)
+		fs = append(fs, motionFindings(p.Motion, p.URL, named)...)
 		fs = append(fs, judgeFindings(p.Judged, p.URL, named)...)
 		// What no criterion requires is advice, from any pass.
 		var required []Finding
@@ -173,6 +179,15 @@ func fromRule(r axe.Result, n axe.Node, page string) Finding {
 		f.Priority = "P3"
 	default:
 		f.Priority = "P4"
+	}
+	if r.Rule == "target-size" {
+		// A small target is hard to hit, not impossible: P2 on the way to
+		// buy (an add-to-cart a finger misses), P3 elsewhere, whatever
+		// the engine's impact.
+		f.Priority = "P3"
+		if purchase {
+			f.Priority = "P2"
+		}
 	}
 	if f.Fix.How == "" {
 		f.Fix.How = r.Help + " (" + r.HelpURL + ")"
@@ -220,6 +235,8 @@ func ruleFix(r axe.Result, n axe.Node) Fix {
 		return Fix{How: "Say the page's language on the html element.", Code: `<html lang="en">`}
 	case "document-title":
 		return Fix{How: "Give the page a title that says what it is.", Code: `<title>Running shoes – Shop</title>`}
+	case "target-size":
+		return Fix{How: "Make the target at least 24 by 24 CSS pixels (padding counts; 44 is kinder to fingers), or leave room so that a 24 px circle centred on it overlaps no other target.", Code: `.icon-button { min-width: 24px; min-height: 24px; }`}
 	case "color-contrast":
 		return Fix{How: "Raise the contrast of the text with its background to at least 4.5:1 (3:1 for large text)." + " " + n.Summary, Code: `color: #595959; /* on white: 7:1 */`}
 	}
@@ -242,15 +259,24 @@ func keyboardFindings(k *keyboard.Result, page string, named func([]string) []ax
 		if onPurchasePath(e.Name, e.Selector) {
 			pr = "P1"
 		}
+		if e.StandIn != "" {
+			out = append(out, Finding{Category: CatKeyboard, Priority: pr, Title: fmt.Sprintf("The %s %q cannot be reached with the keyboard", inputKind(e), e.Name),
+				Detail: "The native control is hidden outright (display: none or visibility: hidden) and its label stands in for it: a pointer toggles it through the label, but Tab never reaches it and a screen reader does not know it is there.", Source: SourceKeyboard,
+				WCAG: named([]string{"2.1.1", "4.1.2"}), Page: page, Element: Element{Selector: e.Selector, Snippet: "<" + e.Tag + ">" + e.Name},
+				Fix: Fix{How: "Hide the native control from sight only (clipped to 1 px, or transparent over its stand-in), so it keeps focus and its role, and show its focus on the stand-in.",
+					Code: `.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+input:focus-visible + label .box { outline: 3px solid #1a5fd0; outline-offset: 2px; }`}})
+			continue
+		}
 		out = append(out, Finding{Category: CatKeyboard, Priority: pr, Title: fmt.Sprintf("%q cannot be reached with the keyboard", e.Name),
 			Detail: "Tab never reaches this " + e.Tag + ", so a keyboard or switch user cannot use it.", Source: SourceKeyboard,
 			WCAG: named([]string{"2.1.1"}), Page: page, Element: Element{Selector: e.Selector, Snippet: "<" + e.Tag + ">" + e.Name},
 			Fix: Fix{How: "Use a real button or link, or give the element tabindex=\"0\" and handle Enter and Space.", Code: `<button type="button">` + e.Name + `</button>`}})
 	}
 	if t := k.Trap; t != nil {
-		detail := fmt.Sprintf("Tab does not move focus on from this element, so a keyboard user cannot reach anything after it (%d controls).", len(k.BeyondTrap))
+		detail := fmt.Sprintf("Tab does not move focus on from this element, so a keyboard user cannot reach the rest of the page (%s).", cutOff(k.BeyondTrap))
 		if len(k.TrapCycle) > 1 {
-			detail = fmt.Sprintf("Tab from this element sends focus back to %s, round %d elements that Escape does not leave, so a keyboard user cannot reach anything after them (%d controls).", k.TrapCycle[0], len(k.TrapCycle), len(k.BeyondTrap))
+			detail = fmt.Sprintf("Tab from this element sends focus back to %s, round %d elements that Escape does not leave, so a keyboard user cannot reach the rest of the page (%s).", k.TrapCycle[0], len(k.TrapCycle), cutOff(k.BeyondTrap))
 		}
 		out = append(out, Finding{Category: CatKeyboard, Priority: "P1", Title: fmt.Sprintf("The keyboard is trapped at %q", t.Name),
 			Detail: detail, Source: SourceKeyboard,
@@ -321,15 +347,56 @@ func keyboardFindings(k *keyboard.Result, page string, named func([]string) []ax
 		if onPurchasePath(s.Name, s.Selector) {
 			pr = "P2"
 		}
+		detail := fmt.Sprintf("The element looks the same focused and not (%.1f%% of its pixels change).", 100*s.Change)
+		if s.StandIn != "" {
+			detail = fmt.Sprintf("The native control is hidden from sight and its label (%s) stands in for it; the stand-in looks the same with the control focused and not (%.1f%% of its pixels change).", s.StandIn, 100*s.Change)
+		}
 		out = append(out, Finding{Category: CatFocus, Priority: pr, Title: fmt.Sprintf("Focus on %q cannot be seen", s.Name),
-			Detail: fmt.Sprintf("The element looks the same focused and not (%.1f%% of its pixels change).", 100*s.Change), Source: SourceKeyboard,
+			Detail: detail, Source: SourceKeyboard,
 			WCAG: named([]string{"2.4.7"}), Page: page, Element: Element{Selector: s.Selector, Snippet: "<" + s.Tag + ">" + s.Name},
 			Fix: Fix{How: "Show focus: do not remove the outline, or draw a clear one of your own.", Code: `:focus-visible { outline: 3px solid #1a5fd0; outline-offset: 2px; }`}})
 	}
 	return out
 }
 
-// formFindings are the form pass's problems.
+// optionalRE finds a label that says its field may be left empty.
+var optionalRE = regexp.MustCompile(`(?i)\boptional\b`)
+
+// cutOff says which controls a trap cuts off: how many, and the first
+// names.
+func cutOff(es []keyboard.Element) string {
+	if len(es) == 0 {
+		return "no other control"
+	}
+	var names []string
+	for _, e := range es[:min(len(es), maxListed)] {
+		names = append(names, fmt.Sprintf("%q", cmp.Or(e.Name, e.Selector)))
+	}
+	more := ""
+	if len(es) > maxListed {
+		more = fmt.Sprintf(" and %d more", len(es)-maxListed)
+	}
+	word := "controls"
+	if len(es) == 1 {
+		word = "control"
+	}
+	return fmt.Sprintf("%d %s: %s%s", len(es), word, strings.Join(names, ", "), more)
+}
+
+// maxListed bounds the controls a trap finding names.
+const maxListed = 10
+
+// inputKind names a native input's kind ("checkbox", "radio button").
+func inputKind(e keyboard.Element) string {
+	if e.Type == "radio" {
+		return "radio button"
+	}
+	return cmp.Or(e.Type, e.Tag)
+}
+
+// formFindings are the form pass's problems: from the markup (labels,
+// marked requirements) and from what the page showed when each form was
+// submitted empty.
 func formFindings(fs []forms.Form, page string, named func([]string) []axe.Criterion) []Finding {
 	var out []Finding
 	for _, form := range fs {
@@ -344,50 +411,155 @@ func formFindings(fs []forms.Form, page string, named func([]string) []axe.Crite
 			}
 			return q
 		}
+		formEl := Element{Selector: form.Selector, Snippet: "<form>"}
+		what, whose := "form", "form's"
+		if form.Orphan {
+			formEl.Snippet = "<div> (fields outside a form, with their own button)"
+			what, whose = "fields", "fields'"
+		}
+		// The page's own checks ran (the browser's did not stop it, and
+		// it did not leave): what it showed is its error handling.
+		scripted := !form.NativeBlocked && !form.Sent
+		flagged := false
+		// Whether saying "required" tells the person anything: not for
+		// the one field of a form (a coupon, a newsletter's email, a radio
+		// group), nor in a form of two fields that are both required (a
+		// sign-in's email and password): the person fills them all. In a
+		// longer form, or one that mixes required fields with optional
+		// ones, it does.
+		// (A checkbox nothing requires, "keep me signed in", is a choice,
+		// not a field to fill.)
+		distinct, needed := map[string]bool{}, map[string]bool{}
+		for _, f := range form.Fields {
+			need := f.Required || (scripted && f.Flagged())
+			if f.Type == "checkbox" && !need {
+				continue
+			}
+			distinct[cmp.Or(f.Name, f.Selector)] = true
+			if need {
+				needed[cmp.Or(f.Name, f.Selector)] = true
+			}
+		}
+		several := len(distinct) > 2 || (len(distinct) == 2 && len(needed) < 2)
 		for _, f := range form.Fields {
 			el := Element{Selector: f.Selector, Snippet: fmt.Sprintf(`<input name=%q type=%q>`, f.Name, f.Type)}
 			if f.Label == "" {
-				out = append(out, Finding{Category: CatForms, Priority: pr("P1", "P2"), Title: fmt.Sprintf("The %q field has no label", f.Name),
+				out = append(out, Finding{Category: CatForms, Priority: pr("P1", "P2"), Title: fmt.Sprintf("The %q field has no label", cmp.Or(f.Name, f.Type)),
 					Detail: "A screen reader announces the field without saying what to enter (a placeholder is not a label).", Source: SourceForms,
 					WCAG: named([]string{"1.3.1", "3.3.2", "4.1.2"}), Page: page, Element: el,
-					Fix: Fix{How: "Give the field a visible label tied to it.", Code: fmt.Sprintf(`<label for="%s">…</label>`, f.Name)}})
+					Fix: Fix{How: "Give the field a visible label tied to it.", Code: fmt.Sprintf(`<label for="%s">…</label>`, cmp.Or(f.Name, "field"))}})
 			}
-			if f.Required && !f.RequiredMarked {
-				out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("The %q field is required but does not say so", f.Name),
-					Detail: "The field must be filled, and its label does not tell the reader.", Source: SourceForms,
+			// Required by the markup, or by the page's script (it flagged
+			// the field when the form was sent empty).
+			byScript := scripted && f.Flagged() && !f.Required
+			if (f.Required || byScript) && !f.RequiredMarked && !form.AllRequired && several && !optionalRE.MatchString(f.Label) {
+				detail := "The field must be filled, and its label does not tell the reader."
+				if byScript {
+					detail = "Sent empty, the form flagged the field, so it must be filled; its label does not say so beforehand."
+				}
+				out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("The %q field is required but does not say so", cmp.Or(f.Name, f.Label)),
+					Detail: detail, Source: SourceForms,
 					WCAG: named([]string{"3.3.2"}), Page: page, Element: el,
 					Fix: Fix{How: "Say \"required\" in the label (an asterisk explained once is also fine).", Code: `<label for="email">Email (required)</label>`}})
 			}
-			if f.Invalid && !f.ErrorTied {
-				out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("The error on %q is not tied to the field", f.Name),
+			if f.Flagged() {
+				flagged = true
+			}
+			switch {
+			case scripted && f.Error == "" && f.LookChanged:
+				out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("The error on %q is shown only by colour", cmp.Or(f.Name, f.Label)),
+					Detail: "Sent empty, the form changed the field's colours (its border, background or label) but no text says what is wrong: a person who does not see the colour, and a screen reader, get nothing.", Source: SourceForms,
+					WCAG: named([]string{"3.3.1", "1.4.1"}), Page: page, Element: el,
+					Fix: Fix{How: "Say in text, next to the field and tied to it, what is wrong and how to fix it; keep the colour as an extra.", Code: `<input id="email" aria-invalid="true" aria-describedby="email-err"> <p id="email-err">Enter an email address, like name@example.com</p>`}})
+			case scripted && f.Error == "" && f.Invalid:
+				out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("The error on %q is not described in text", cmp.Or(f.Name, f.Label)),
+					Detail: "Sent empty, the form marked the field invalid (aria-invalid), but no text says what is wrong with it.", Source: SourceForms,
+					WCAG: named([]string{"3.3.1"}), Page: page, Element: el,
+					Fix: Fix{How: "Show the error in text next to the field and tie it to the field.", Code: `<input id="email" aria-invalid="true" aria-describedby="email-err"> <p id="email-err">Enter an email address, like name@example.com</p>`}})
+			case scripted && f.Error != "" && f.Invalid && !f.ErrorTied:
+				out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("The error on %q is not tied to the field", cmp.Or(f.Name, f.Label)),
 					Detail: "After an empty submission the field is invalid, but no message is tied to it, so a screen reader user hears no reason.", Source: SourceForms,
 					WCAG: named([]string{"3.3.1"}), Page: page, Element: el,
 					Fix: Fix{How: "Tie the message to the field and mark it invalid.", Code: `<input id="email" aria-invalid="true" aria-describedby="email-err"> <p id="email-err">Enter an email address, like name@example.com</p>`}})
 			}
 		}
 		switch {
+		case form.Sent && form.Search:
+			// An empty search may rightly be sent: no input error.
 		case form.Sent:
-			out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P4"), Title: "The form can be sent empty",
-				Detail: "Submitted with every field empty, the form tried to send (the audit held it): nothing tells the person what is missing.", Source: SourceForms,
-				WCAG: named([]string{"3.3.1", "3.3.3"}), Page: page, Element: Element{Selector: form.Selector, Snippet: "<form>"},
+			out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P4"), Title: fmt.Sprintf("The %s can be sent empty", what),
+				Detail: "Submitted with every field empty, it tried to send (the audit held it): nothing tells the person what is missing.", Source: SourceForms,
+				WCAG: named([]string{"3.3.1", "3.3.3"}), Page: page, Element: formEl,
 				Fix: Fix{How: "Check the fields before sending and say which are missing and why."}})
-		case !form.Announced && !form.NativeBlocked && anyInvalid(form):
-			out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: "The form's errors are not announced",
+		case scripted && !form.Changed && !flagged && !form.Search:
+			out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("Sending the %s empty shows no error", what),
+				Detail: "Submitted with every field empty, it was stopped (nothing was sent) but nothing on the page changed: no message, no field marked, focus where it was. The person does not learn what is wrong.", Source: SourceForms,
+				WCAG: named([]string{"3.3.1"}), Page: page, Element: formEl,
+				Fix: Fix{How: "When the form stops a submission, say which fields are wrong and why, next to each field and in a summary that takes focus or is announced.", Code: `<div role="alert">There is 1 error: enter an email address</div>`}})
+		case scripted && !flagged && len(form.Messages) > 0:
+			out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("The %s error does not say which field is wrong", whose),
+				Detail: fmt.Sprintf("Submitted with every field empty, it showed %q, which names no field, and no field was marked.", form.Messages[0].Text), Source: SourceForms,
+				WCAG: named([]string{"3.3.1"}), Page: page, Element: formEl,
+				Fix: Fix{How: "Name each field in error, in text next to it and in the summary.", Code: `<p id="email-err">Enter an email address, like name@example.com</p>`}})
+		case !form.Announced && !form.NativeBlocked && !form.Sent && flagged:
+			out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("The %s errors are not announced", whose),
 				Detail: "After an empty submission the errors appear, but nothing announces them to a screen reader and focus does not move to them.", Source: SourceForms,
-				WCAG: named([]string{"4.1.3"}), Page: page, Element: Element{Selector: form.Selector, Snippet: "<form>"},
+				WCAG: named([]string{"4.1.3"}), Page: page, Element: formEl,
 				Fix: Fix{How: "Put an error summary in a live region, or move focus to it.", Code: `<div role="alert">There is 1 error: enter an email address</div>`}})
 		}
 	}
 	return out
 }
 
-func anyInvalid(f forms.Form) bool {
-	for _, x := range f.Fields {
-		if x.Invalid {
-			return true
+// motionFindings are the motion check's: what keeps moving, blinking or
+// updating past five seconds with no control to pause or stop it (2.2.2).
+// The contract names four sources; the motion check is an automated rule
+// run in the page, as the rule engine's marquee and blink rules are for
+// the same criterion, so its findings are the rule engine's. P2 when
+// what moves holds a control on the way to buy (a product carousel's
+// add-to-cart), else P3.
+func motionFindings(ms []motion.Moving, page string, named func([]string) []axe.Criterion) []Finding {
+	var out []Finding
+	for _, m := range ms {
+		if m.Pause != "" {
+			continue
 		}
+		pr := "P3"
+		if onPurchasePath(m.Controls...) {
+			pr = "P2"
+		}
+		label := m.Name
+		if len(label) > 60 {
+			label = label[:60] + "…"
+		}
+		var title, by string
+		switch m.What {
+		case "blinks":
+			title = fmt.Sprintf("Blinking content (%q) cannot be paused or stopped", label)
+		case "updates":
+			title = fmt.Sprintf("Content that updates itself (%q) cannot be paused or stopped", label)
+		default:
+			title = fmt.Sprintf("Moving content (%q) cannot be paused or stopped", label)
+		}
+		switch m.Source {
+		case "timer":
+			by = fmt.Sprintf("A script on the page changes it every few seconds by itself (%d changes in its first %d seconds) and is still set to go on", m.Changes, int(motion.Window.Seconds()))
+		case "frames":
+			by = fmt.Sprintf("A script on the page moves it frame by frame by itself (%d changes in its first %d seconds) and is still going", m.Changes, int(motion.Window.Seconds()))
+		default:
+			by = "A CSS animation runs on it for more than five seconds"
+			if m.Endless {
+				by = "A CSS animation runs on it without end"
+			}
+		}
+		out = append(out, Finding{Category: CatMedia, Priority: pr, Title: title,
+			Detail: by + ", and no control there (or on the page) pauses or stops it: it distracts, and what it holds is hard to read or catch. (Found by boxd's motion check.)", Source: SourceRules,
+			WCAG: named([]string{"2.2.2"}), Page: page, Element: Element{Selector: m.Selector, Snippet: "<" + m.Tag + ">" + label},
+			Fix: Fix{How: "Add a button that pauses or stops it (and pause it while it has keyboard focus or the pointer is over it), or stop it within five seconds; honour prefers-reduced-motion too.",
+				Code: `<button type="button" aria-pressed="false">Pause slideshow</button>
+@media (prefers-reduced-motion: reduce) { .ticker { animation: none; } }`}})
 	}
-	return false
+	return out
 }
 
 // judgeFindings are the vision judge's: alt text that does not describe

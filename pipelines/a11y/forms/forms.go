@@ -1,8 +1,11 @@
 // Package forms is the accessibility audit's form pass: every form's
 // fields checked for labels and marked requirements, then the form
-// submitted empty, its submission held in the browser (never sent), to
-// see whether its errors are announced, tied to their fields, and say
-// what is wrong.
+// submitted empty, its submission held in the browser (never sent), and
+// what changed on the page read: the errors the browser or the page's
+// own script showed, whether each says which field is wrong and what is
+// wrong in text (or only by colour), whether it is tied to its field,
+// and whether it is announced. Fields outside any <form> that have a
+// button of their own are tried the same way, by their button.
 package forms
 
 import (
@@ -23,74 +26,76 @@ type Field struct {
 	// Label is the field's accessible label ("" when it has none: no
 	// label element, aria-label, aria-labelledby or title).
 	Label string `json:"label"`
-	// Required: required or aria-required; RequiredMarked: the label (or
-	// what it points to) says so to a reader ("*", "required").
+	// Required: required or aria-required. RequiredMarked: the label (or
+	// what aria-describedby names) says a field is required ("*",
+	// "required", "mandatory"), whether or not the markup requires it.
 	Required       bool `json:"required"`
 	RequiredMarked bool `json:"required_marked"`
-	// After the empty submission: Invalid (aria-invalid or :invalid),
-	// Error (its message: the text aria-describedby or aria-errormessage
-	// name, or the browser's own validation message), ErrorTied (the
-	// message is tied to the field by those attributes, not just near it).
-	Invalid   bool   `json:"invalid"`
-	Error     string `json:"error"`
-	ErrorTied bool   `json:"error_tied"`
+	// After the empty submission: Invalid (aria-invalid, or :invalid
+	// where the browser's own validation stopped the form); LookChanged
+	// (its border, outline, background or colours, or its label's
+	// colours, changed: what a sighted user sees); Error (its message:
+	// text tied to it by aria-describedby or aria-errormessage, else new
+	// text near it, else a message elsewhere that names it, else the
+	// browser's validation message); ErrorTied (the message is tied to
+	// it), ErrorNear (new text in the part of the form that holds only
+	// this field, not tied), ErrorNamed (only a message elsewhere, a
+	// summary, names it).
+	Invalid     bool   `json:"invalid"`
+	LookChanged bool   `json:"look_changed"`
+	Error       string `json:"error"`
+	ErrorTied   bool   `json:"error_tied"`
+	ErrorNear   bool   `json:"error_near"`
+	ErrorNamed  bool   `json:"error_named"`
 }
 
-// Form is one form.
+// Flagged says the empty submission marked the field as wrong in some
+// way: aria-invalid or :invalid, a changed look, or a message.
+func (f Field) Flagged() bool { return f.Invalid || f.LookChanged || f.Error != "" }
+
+// Message is text that appeared or changed after the empty submission.
+type Message struct {
+	Text string `json:"text"`
+	// Field is the index of the field it is tied to or near (-1: none:
+	// a summary, or a message about the form).
+	Field int  `json:"field"`
+	Tied  bool `json:"tied"`
+	Live  bool `json:"live"` // in a live region (role alert or status, aria-live)
+}
+
+// Form is one form, or one group of fields outside any form with a
+// button of their own (Orphan).
 type Form struct {
 	Selector string  `json:"selector"`
 	Fields   []Field `json:"fields"`
+	// Orphan: fields outside any <form>; Selector is the element that
+	// holds them and their button.
+	Orphan bool `json:"orphan,omitempty"`
+	// Button is the button the empty submission pressed ("" for a form
+	// without one: it was submitted by requestSubmit).
+	Button string `json:"button"`
+	// Search: a search form (role search, an action about search, or a
+	// single search field), where an empty query may rightly do nothing.
+	Search bool `json:"search"`
+	// AllRequired: the form's own words say every field is required.
+	AllRequired bool `json:"all_required"`
 	// Announced: after the empty submission, a live region (role alert or
-	// status, aria-live) holds text, or focus moved to an error.
+	// status, aria-live) holds new text, or focus moved to a message, or
+	// to a field marked invalid or with its error tied to it.
 	Announced bool `json:"announced"`
-	// NativeBlocked: the browser's own validation stopped the
-	// submission (required fields without novalidate).
+	// NativeBlocked: the browser's own validation stopped the submission
+	// (required fields without novalidate).
 	NativeBlocked bool `json:"native_blocked"`
 	// Sent: the empty form tried to leave (a request the browser held),
 	// so nothing stopped an empty submission.
 	Sent bool `json:"sent"`
+	// Changed: anything changed after the empty submission (a message,
+	// a field's state or look, focus, the browser's validation); Focus is
+	// where focus went ("field", "message", "other"; "" where it stayed).
+	Changed  bool      `json:"changed"`
+	Focus    string    `json:"focus"`
+	Messages []Message `json:"messages"`
 }
-
-// scan reads the forms and their fields; submit submits one form empty
-// and reads what it shows.
-const scan = `(() => {
-  const sel = ` + browser.SelectorJS + `;
-  const text = (ids) => (ids || "").split(/\s+/).filter(Boolean).map(id => { const e = document.getElementById(id); return e ? e.textContent.trim() : ""; }).filter(Boolean).join(" ");
-  const label = (f) => { if (f.getAttribute("aria-labelledby")) return text(f.getAttribute("aria-labelledby"));
-    if (f.getAttribute("aria-label")) return f.getAttribute("aria-label").trim();
-    if (f.labels && f.labels.length) return [...f.labels].map(l => l.textContent.trim()).join(" ");
-    return (f.getAttribute("title") || "").trim(); };
-  return [...document.forms].map(form => ({selector: sel(form), fields: [...form.elements].filter(f => !["submit","button","reset","hidden","fieldset"].includes(f.type) && f.tagName !== "FIELDSET" && f.tagName !== "BUTTON").map(f => {
-    const l = label(f), req = f.required || f.getAttribute("aria-required") === "true";
-    return {selector: sel(f), type: f.type || f.tagName.toLowerCase(), name: f.name || "", label: l, required: req,
-      required_marked: req && /\*|required|mandatory/i.test(l + " " + text(f.getAttribute("aria-describedby")))};
-  })}));
-})()`
-
-const submit = `(async (formSel) => {
-  const form = document.querySelector(formSel);
-  const live = () => [...document.querySelectorAll('[role=alert],[role=status],[aria-live]:not([aria-live=off])')].map(e => e.textContent.trim()).join(" ");
-  const before = live();
-  for (const f of form.elements) if ("value" in f && !["submit","button","reset","hidden","checkbox","radio"].includes(f.type)) f.value = "";
-  const nativeOK = form.noValidate || form.checkValidity();
-  // Held in the page: a submission no handler of the page stopped is
-  // noted and stopped here, after the page's own handlers (the window
-  // hears the event last), so it never navigates.
-  let sent = false;
-  const hold = (e) => { if (e.target === form) { sent = !e.defaultPrevented; e.preventDefault(); } };
-  window.addEventListener("submit", hold);
-  const btn = form.querySelector('[type=submit],button:not([type])');
-  if (btn) btn.click(); else form.requestSubmit();
-  await new Promise(r => setTimeout(r, 300));
-  window.removeEventListener("submit", hold);
-  const text = (ids) => (ids || "").split(/\s+/).filter(Boolean).map(id => { const e = document.getElementById(id); return e ? e.textContent.trim() : ""; }).filter(Boolean).join(" ");
-  const after = live();
-  const a = document.activeElement;
-  return {sent, native_blocked: !nativeOK, announced: (after !== before && after !== "") || !!(a && a !== document.body && (a.getAttribute("role") === "alert" || a.getAttribute("aria-invalid") === "true" || /error/i.test(a.className || ""))),
-    fields: [...form.elements].filter(f => !["submit","button","reset","hidden","fieldset"].includes(f.type) && f.tagName !== "FIELDSET" && f.tagName !== "BUTTON").map(f => { const tied = text(f.getAttribute("aria-describedby")) + " " + text(f.getAttribute("aria-errormessage"));
-      const invalid = f.getAttribute("aria-invalid") === "true" || (f.matches && f.matches(":invalid"));
-      return {invalid, error: (tied.trim() || f.validationMessage || "").trim(), error_tied: invalid && tied.trim() !== ""}; })};
-})`
 
 // Pass checks every form on the tab's page and submits each empty, its
 // submission held twice: in the page (a submission no handler stopped is
@@ -98,48 +103,69 @@ const submit = `(async (formSel) => {
 // request refused while the form is tried, as a script's own fetch).
 func Pass(ctx context.Context, tab *browser.Tab) ([]Form, error) {
 	c := tab.Context()
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](lib)); err != nil {
+		return nil, fmt.Errorf("forms: %w", err)
+	}
 	forms, err := chromedp.Run(c, chromedp.Evaluate[[]Form](scan))
 	if err != nil {
 		return nil, fmt.Errorf("forms: %w", err)
 	}
+	out := forms[:0]
 	for i := range forms {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		f := &forms[i]
+		f := forms[i]
 		tab.Hold()
 		before := len(tab.Refused())
 		type fieldAfter struct {
-			Invalid   bool   `json:"invalid"`
-			Error     string `json:"error"`
-			ErrorTied bool   `json:"error_tied"`
+			Invalid     bool   `json:"invalid"`
+			LookChanged bool   `json:"look_changed"`
+			Error       string `json:"error"`
+			ErrorTied   bool   `json:"error_tied"`
+			ErrorNear   bool   `json:"error_near"`
+			ErrorNamed  bool   `json:"error_named"`
 		}
-		after, err := chromedp.Run(c, chromedp.Evaluate[struct {
+		after, err := chromedp.Run(c, chromedp.Evaluate[*struct {
 			Sent          bool         `json:"sent"`
 			NativeBlocked bool         `json:"native_blocked"`
 			Announced     bool         `json:"announced"`
+			Changed       bool         `json:"changed"`
+			Focus         string       `json:"focus"`
+			Messages      []Message    `json:"messages"`
 			Fields        []fieldAfter `json:"fields"`
-		}](submit+fmt.Sprintf("(%q)", f.Selector), chromedp.EvalAwaitPromise))
+		}](`(async () => { if (!window.__boxdForms) { `+lib+` } return await `+submit+fmt.Sprintf("(%q, %v, %q)", f.Selector, f.Orphan, f.Button)+`; })()`, chromedp.EvalAwaitPromise))
 		// A submission that left navigates: give the held request a moment.
 		time.Sleep(100 * time.Millisecond)
 		for _, r := range tab.Refused()[before:] {
 			f.Sent = f.Sent || r.Sends()
 		}
 		tab.Release()
-		if err != nil {
-			if f.Sent {
-				continue // the page went away with the held submission
+		if err != nil || after == nil {
+			if f.Sent || after == nil && err == nil {
+				// The page went away with the held submission, or an
+				// earlier form's button took the form off the page.
+				if f.Sent {
+					out = append(out, f)
+				}
+				continue
 			}
 			return nil, fmt.Errorf("forms: submit %s: %w", f.Selector, err)
 		}
 		f.Sent = f.Sent || after.Sent
-		f.NativeBlocked, f.Announced = after.NativeBlocked, after.Announced
+		f.NativeBlocked, f.Announced, f.Changed, f.Focus, f.Messages = after.NativeBlocked, after.Announced, after.Changed, after.Focus, after.Messages
+		if f.Messages == nil {
+			f.Messages = []Message{}
+		}
 		// Both scripts list the same fields in the same order.
 		for j := range f.Fields {
 			if j < len(after.Fields) {
-				f.Fields[j].Invalid, f.Fields[j].Error, f.Fields[j].ErrorTied = after.Fields[j].Invalid, after.Fields[j].Error, after.Fields[j].ErrorTied
+				a := after.Fields[j]
+				f.Fields[j].Invalid, f.Fields[j].LookChanged, f.Fields[j].Error = a.Invalid, a.LookChanged, a.Error
+				f.Fields[j].ErrorTied, f.Fields[j].ErrorNear, f.Fields[j].ErrorNamed = a.ErrorTied, a.ErrorNear, a.ErrorNamed
 			}
 		}
+		out = append(out, f)
 	}
-	return forms, nil
+	return out, nil
 }

@@ -28,8 +28,18 @@ type Element struct {
 	Selector string     `json:"selector"`
 	Tag      string     `json:"tag"`
 	Role     string     `json:"role,omitempty"`
+	Type     string     `json:"type,omitempty"` // an input's type
 	Name     string     `json:"name"`
 	Box      [4]float64 `json:"box"` // x, y, width, height in CSS pixels
+	// Tabbable: in the tab order (tabIndex 0 or more), so only a trap
+	// before it keeps Tab from it.
+	Tabbable bool `json:"tabbable,omitempty"`
+	// StandIn is the selector of what shows a native checkbox or radio
+	// button hidden from sight: its label, styled as the box a user sees.
+	StandIn string `json:"stand_in,omitempty"`
+	// Group names a radio button's group (its form and name): Tab stops
+	// on one button of a group, and the arrow keys move among them.
+	Group string `json:"group,omitempty"`
 }
 
 // Stop is one tab stop, in the order Tab reached it.
@@ -57,8 +67,9 @@ type Result struct {
 	// are visible and enabled but no Tab reached.
 	Unreachable []Element `json:"unreachable"`
 	// Trap is where Tab stopped moving focus (nil when it never did);
-	// BeyondTrap are the interactive elements after it in the page, which
-	// the walk could not reach because of it (not counted unreachable).
+	// BeyondTrap are the controls in the tab order that the walk did not
+	// reach because of it, before or after it in the page (not counted
+	// unreachable: the trap is the problem).
 	Trap       *Element  `json:"trap"`
 	BeyondTrap []Element `json:"beyond_trap"`
 	// TrapCycle, for a trap among several elements (Tab sent focus back to
@@ -125,16 +136,63 @@ const helpers = `window.__boxd = {
     const r = el.getBoundingClientRect();
     const labels = el.labels && el.labels.length ? [...el.labels].map(l => l.textContent).join(" ") : "";
     const name = (el.getAttribute("aria-label") || labels || el.innerText || el.value || el.getAttribute("title") || el.getAttribute("alt") || "").trim().slice(0, 120);
-    return {selector: this.sel(el), tag: el.tagName.toLowerCase(), role: el.getAttribute("role") || "", name, box: [r.x, r.y, r.width, r.height]};
+    return {selector: this.sel(el), tag: el.tagName.toLowerCase(), role: el.getAttribute("role") || "", name, box: [r.x, r.y, r.width, r.height], tabbable: el.tabIndex >= 0,
+      type: el.tagName === "INPUT" ? el.type : "",
+      group: el.type === "radio" && el.name ? (el.form ? this.sel(el.form) : "") + "|" + el.name : ""};
   },
+  // Controls: native ones, interactive roles, click handlers, editable
+  // text, and elements put in the tab order (tabindex 0 or more). An
+  // element given tabindex="-1" alone (a skip link's target, a dialog
+  // focused by script) and a frame (a document of its own) are not.
   interactive() {
-    const q = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[tabindex],[role=button],[role=link],[role=checkbox],[role=tab],[role=menuitem],[onclick],[contenteditable=""],[contenteditable=true]';
-    return [...document.querySelectorAll(q)].filter(el => {
-      const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
-      return r.width > 0 && r.height > 0 && cs.visibility !== "hidden" && cs.display !== "none" && !el.disabled && !el.closest("[inert]");
-    }).map(el => this.desc(el));
+    const q = 'a[href],button,input:not([type=hidden]),select,textarea,summary,[tabindex]:not([tabindex^="-"]),[role=button],[role=link],[role=checkbox],[role=radio],[role=switch],[role=tab],[role=menuitem],[onclick],[contenteditable=""],[contenteditable=true]';
+    const shown = (el) => { const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+      return r.width > 0 && r.height > 0 && cs.visibility !== "hidden" && cs.display !== "none"; };
+    const out = [...document.querySelectorAll(q)].filter(el => !/^(IFRAME|FRAME|OBJECT|EMBED)$/.test(el.tagName) &&
+      shown(el) && !el.disabled && !el.closest("[inert]")).map(el => this.desc(el));
+    // A native checkbox or radio button hidden outright (display: none,
+    // visibility: hidden) while its label shows as its stand-in: the
+    // control is out of the tab order and the accessibility tree, and
+    // the label is what a pointer uses.
+    for (const el of document.querySelectorAll('input[type=checkbox],input[type=radio]')) {
+      if (el.disabled || el.closest("[inert]") || el.getClientRects().length && getComputedStyle(el).visibility !== "hidden") continue;
+      const l = [...(el.labels || [])].find(shown);
+      // (A label holding a control of its own, a span role=checkbox in
+      // the tab order, is that control's business.)
+      if (!l || [...l.querySelectorAll("*")].some(c => c.tabIndex >= 0 || /^(checkbox|radio|switch)$/.test(c.getAttribute("role") || ""))) continue;
+      const d = this.desc(el), r = l.getBoundingClientRect();
+      d.box = [r.x, r.y, r.width, r.height]; d.name = d.name || l.textContent.trim().slice(0, 120); d.stand_in = this.sel(l); d.tabbable = false;
+      out.push(d);
+    }
+    return out;
   },
   active() { const a = document.activeElement; return a && a !== document.body ? this.desc(a) : null; },
+  // shown is where a stop shows its focus, brought into the viewport:
+  // its own box, or, for a native checkbox or radio button hidden from
+  // sight (under 2 px, transparent, clipped away or off the page) but
+  // still focusable, its label's (the stand-in a sighted user sees);
+  // the box in the viewport's coordinates, and the page's scroll.
+  shown(sel) {
+    const el = document.querySelector(sel);
+    if (!el) return null;
+    let box = el, standIn = "";
+    if (/^(checkbox|radio)$/.test(el.type || "") && this.hidden(el)) {
+      const l = [...(el.labels || [])].find(l => { const r = l.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
+        || (el.nextElementSibling && el.nextElementSibling.getBoundingClientRect().width > 0 ? el.nextElementSibling : null);
+      if (l) { box = l; standIn = this.sel(l); }
+    }
+    let r = box.getBoundingClientRect();
+    if (r.bottom <= 0 || r.right <= 0 || r.top >= innerHeight || r.left >= innerWidth) {
+      box.scrollIntoView({block: "center", inline: "nearest"});
+      r = box.getBoundingClientRect();
+    }
+    return {box: [r.x, r.y, r.width, r.height], scroll: [scrollX, scrollY], viewport: [innerWidth, innerHeight], stand_in: standIn};
+  },
+  hidden(el) {
+    const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+    const clipped = /rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(cs.clip) || /inset\(50%\)/.test(cs.clipPath);
+    return r.width < 2 || r.height < 2 || parseFloat(cs.opacity) === 0 || clipped || r.right + scrollX <= 0 || r.bottom + scrollY <= 0;
+  },
 };
 true`
 
@@ -150,7 +208,11 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		return nil, fmt.Errorf("keyboard: %w", err)
 	}
 	if maxPresses <= 0 {
-		maxPresses = 2*len(all) + 5
+		frames, err := chromedp.Run(c, chromedp.Evaluate[int](`document.querySelectorAll("iframe,frame").length`))
+		if err != nil {
+			return nil, fmt.Errorf("keyboard: %w", err)
+		}
+		maxPresses = 2*len(all) + 5 + maxInFrame*min(frames, 4)
 	}
 	// Start before the first element: focus on the document.
 	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`document.activeElement && document.activeElement.blur && document.activeElement.blur(), window.focus(), true`)); err != nil {
@@ -161,6 +223,7 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 	var last string
 	still := 0
 	var pending *Element // where Escape and Tab left a cycle
+	inFrame := 0
 	for res.Presses < maxPresses {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -189,6 +252,16 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 			}
 			continue
 		}
+		// Focus inside a frame: the frame's document has its own stops
+		// (a cross-origin one cannot be read), and the frame is no control
+		// of this page; Tab goes on through it until focus comes back.
+		if frameTag[cur.Tag] {
+			if inFrame++; inFrame > maxInFrame {
+				break
+			}
+			continue
+		}
+		inFrame = 0
 		if cur.Selector == last {
 			if still++; still >= 2 {
 				trap := *cur
@@ -230,23 +303,21 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 		seen[cur.Selector] = true
 		last = cur.Selector
 		stop := Stop{Element: *cur}
-		if stop.Change, err = focusChange(c, cur, false); err != nil {
+		if err := measureFocus(c, &stop); err != nil {
 			return nil, err
 		}
-		if stop.Change < minChange {
-			elsewhere, err := focusChange(c, cur, true)
-			if err != nil {
-				return nil, err
-			}
-			stop.ChangedElsewhere = int(elsewhere)
-		}
-		stop.FocusVisible = stop.Change >= minChange || stop.ChangedElsewhere >= minElsewhere
 		if !native[stop.Tag] {
-			works, err := keysWork(c)
+			acts, err := chromedp.Run(c, chromedp.Evaluate[bool](actsJS))
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("keyboard: %w", err)
 			}
-			stop.KeysWork = &works
+			if acts {
+				works, err := keysWork(c)
+				if err != nil {
+					return nil, err
+				}
+				stop.KeysWork = &works
+			}
 		}
 		res.Stops = append(res.Stops, stop)
 	}
@@ -272,16 +343,21 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 			return nil, err
 		}
 	}
-	trapAt := len(all)
-	for i, e := range all {
-		if res.Trap != nil && e.Selector == res.Trap.Selector {
-			trapAt = i
+	// With a trap, a control in the tab order that Tab did not reach was
+	// cut off by it, wherever it is on the page (a trap in a dialog at
+	// the end of the page cuts off the page before it too); one no Tab
+	// could ever reach (not in the tab order) is unreachable either way.
+	// A radio group is reached when one of its buttons is.
+	groups := map[string]bool{}
+	for _, st := range res.Stops {
+		if st.Group != "" {
+			groups[st.Group] = true
 		}
 	}
-	for i, e := range all {
+	for _, e := range all {
 		switch {
-		case seen[e.Selector] || (res.Trap != nil && e.Selector == res.Trap.Selector):
-		case i > trapAt:
+		case seen[e.Selector] || (res.Trap != nil && e.Selector == res.Trap.Selector) || groups[e.Group]:
+		case res.Trap != nil && e.Tabbable:
 			res.BeyondTrap = append(res.BeyondTrap, e)
 		default:
 			res.Unreachable = append(res.Unreachable, e)
@@ -289,6 +365,12 @@ func Pass(ctx context.Context, tab *browser.Tab, maxPresses int) (*Result, error
 	}
 	return res, nil
 }
+
+// frameTag are the elements that hold a document of their own.
+var frameTag = map[string]bool{"iframe": true, "frame": true, "object": true, "embed": true}
+
+// maxInFrame bounds the Tab presses spent in one frame's document.
+const maxInFrame = 30
 
 // escapes presses Escape and says where focus went (nil: the document);
 // when Escape left it in the cycle, Tab is pressed too (tabbed).
@@ -329,13 +411,65 @@ func press(c context.Context, key, code string, vk int64) error {
 	return nil
 }
 
-// focusChange is the share of the element's pixels (and 4 around it)
-// that differ between it focused and not: the element is blurred for a
-// screenshot and focused again for another. With elsewhere, it is instead
-// the count of pixels of the viewport outside that box that differ.
-func focusChange(c context.Context, e *Element, elsewhere bool) (float64, error) {
-	clip := &page.Viewport{X: math.Max(0, e.Box[0]-4), Y: math.Max(0, e.Box[1]-4), Width: e.Box[2] + 8, Height: e.Box[3] + 8, Scale: 1}
-	params := page.CaptureScreenshotParams{Clip: clip}
+// shownAt is where a stop shows its focus (__boxd.shown).
+type shownAt struct {
+	Box      [4]float64 `json:"box"`      // in the viewport, CSS pixels
+	Scroll   [2]float64 `json:"scroll"`   // the page's scroll
+	Viewport [2]float64 `json:"viewport"` // its width and height
+	StandIn  string     `json:"stand_in"`
+}
+
+// measureFocus sets the stop's focus figures: the share of the pixels
+// of what shows it (its box, or a hidden checkbox's stand-in, and 4
+// around) that differ between it focused and not, in the viewport as it
+// is scrolled when the stop has focus; when that share is small, the
+// pixels of the rest of the viewport that differ. A stand-in shows
+// focus when at least minElsewhere of its pixels change (a ring round a
+// small box is a small share of a label's).
+func measureFocus(c context.Context, stop *Stop) error {
+	at, err := chromedp.Run(c, chromedp.Evaluate[*shownAt](fmt.Sprintf(`__boxd.shown(%q)`, stop.Selector)))
+	if err != nil {
+		return fmt.Errorf("keyboard: %w", err)
+	}
+	if at == nil {
+		return nil // gone from the page
+	}
+	stop.StandIn = at.StandIn
+	changed, share, err := focusChange(c, stop.Selector, at, false)
+	if err != nil {
+		return err
+	}
+	stop.Change = share
+	if at.StandIn != "" && changed >= minElsewhere {
+		stop.FocusVisible = true
+		return nil
+	}
+	if share < minChange {
+		elsewhere, _, err := focusChange(c, stop.Selector, at, true)
+		if err != nil {
+			return err
+		}
+		stop.ChangedElsewhere = elsewhere
+	}
+	stop.FocusVisible = stop.Change >= minChange || stop.ChangedElsewhere >= minElsewhere
+	return nil
+}
+
+// focusChange compares the viewport with the element focused and
+// blurred: the element is blurred for a screenshot and focused again
+// for another. It counts the differing pixels of at's box (and 4
+// around), clipped to the viewport, and their share of it; with
+// elsewhere, the differing pixels of the viewport outside that box.
+func focusChange(c context.Context, sel string, at *shownAt, elsewhere bool) (changed int, share float64, err error) {
+	vw, vh := at.Viewport[0], at.Viewport[1]
+	x0, y0 := math.Max(0, at.Box[0]-4), math.Max(0, at.Box[1]-4)
+	x1, y1 := math.Min(vw, at.Box[0]+at.Box[2]+4), math.Min(vh, at.Box[1]+at.Box[3]+4)
+	if x1-x0 < 1 || y1-y0 < 1 {
+		return 0, 0, nil // nothing of it in the viewport
+	}
+	// The clip is in the page's coordinates: the viewport's box moved by
+	// the scroll.
+	params := page.CaptureScreenshotParams{Clip: &page.Viewport{X: x0 + at.Scroll[0], Y: y0 + at.Scroll[1], Width: x1 - x0, Height: y1 - y0, Scale: 1}}
 	if elsewhere {
 		params = page.CaptureScreenshotParams{}
 	}
@@ -349,29 +483,29 @@ func focusChange(c context.Context, e *Element, elsewhere bool) (float64, error)
 	}
 	focused, err := shot()
 	if err != nil {
-		return 0, fmt.Errorf("keyboard: screenshot: %w", err)
+		return 0, 0, fmt.Errorf("keyboard: screenshot: %w", err)
 	}
-	sel := fmt.Sprintf("%q", e.Selector)
-	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`(() => { const el = document.querySelector(`+sel+`); el && el.blur(); return true; })()`)); err != nil {
-		return 0, fmt.Errorf("keyboard: %w", err)
+	q := fmt.Sprintf("%q", sel)
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`(() => { const el = document.querySelector(`+q+`); el && el.blur(); return true; })()`)); err != nil {
+		return 0, 0, fmt.Errorf("keyboard: %w", err)
 	}
 	blurred, err := shot()
 	if err != nil {
-		return 0, fmt.Errorf("keyboard: screenshot: %w", err)
+		return 0, 0, fmt.Errorf("keyboard: screenshot: %w", err)
 	}
 	// Focus it again as the keyboard left it (focus-visible: from the
-	// keyboard), so the next Tab goes on from here.
-	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`(() => { const el = document.querySelector(`+sel+`); el && el.focus({focusVisible: true}); return true; })()`)); err != nil {
-		return 0, fmt.Errorf("keyboard: %w", err)
+	// keyboard, and not scrolled: the page stays as Tab left it), so the
+	// next Tab goes on from here.
+	if _, err := chromedp.Run(c, chromedp.Evaluate[bool](`(() => { const el = document.querySelector(`+q+`); el && el.focus({focusVisible: true, preventScroll: true}); return true; })()`)); err != nil {
+		return 0, 0, fmt.Errorf("keyboard: %w", err)
 	}
 	b := focused.Bounds()
 	if blurred.Bounds() != b || b.Empty() {
-		return 1, nil
+		return b.Dx() * b.Dy(), 1, nil
 	}
-	// The element's own box in the viewport's pixels (CSS pixels: the
-	// screenshots are at scale 1).
-	own := image.Rect(int(clip.X), int(clip.Y), int(math.Ceil(clip.X+clip.Width)), int(math.Ceil(clip.Y+clip.Height)))
-	diff := 0
+	// The box in the viewport's pixels (CSS pixels: the screenshots are
+	// at scale 1).
+	own := image.Rect(int(x0), int(y0), int(math.Ceil(x1)), int(math.Ceil(y1)))
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
 			if elsewhere && image.Pt(x, y).In(own) {
@@ -380,14 +514,11 @@ func focusChange(c context.Context, e *Element, elsewhere bool) (float64, error)
 			r1, g1, b1, _ := focused.At(x, y).RGBA()
 			r2, g2, b2, _ := blurred.At(x, y).RGBA()
 			if absDiff(r1, r2)+absDiff(g1, g2)+absDiff(b1, b2) > 3*0x1000 {
-				diff++
+				changed++
 			}
 		}
 	}
-	if elsewhere {
-		return float64(diff), nil
-	}
-	return float64(diff) / float64(b.Dx()*b.Dy()), nil
+	return changed, float64(changed) / float64(b.Dx()*b.Dy()), nil
 }
 
 func absDiff(a, b uint32) uint32 {
@@ -397,8 +528,22 @@ func absDiff(a, b uint32) uint32 {
 	return b - a
 }
 
-// native are the elements the browser itself activates with the keyboard.
-var native = map[string]bool{"a": true, "button": true, "input": true, "select": true, "textarea": true, "summary": true, "area": true, "option": true}
+// native are the elements the browser itself activates with the keyboard
+// (media with controls among them).
+var native = map[string]bool{"a": true, "button": true, "input": true, "select": true, "textarea": true, "summary": true, "area": true, "option": true, "video": true, "audio": true}
+
+// actsJS says whether the focused element, not a native control, acts
+// as a button or link does, so Enter or Space should work it: a role of
+// one (button, link, checkbox, switch, a menu item), or no role and a
+// click handler attribute or a pointer cursor. Editable text, a region
+// given tabindex="0" so it can scroll, and widgets whose keys are
+// arrows (tabs, sliders, lists) are not asked for Enter and Space.
+const actsJS = `(() => { const a = document.activeElement;
+  if (!a || a.isContentEditable) return false;
+  const r = a.getAttribute("role") || "";
+  if (r) return /^(button|link|checkbox|switch|menuitem|menuitemcheckbox|menuitemradio)$/.test(r);
+  return a.hasAttribute("onclick") || getComputedStyle(a).cursor === "pointer";
+})()`
 
 // keysWork says whether Enter or Space on the focused element fires a
 // click, as on a real button (a div with a click handler alone does not).
@@ -481,7 +626,7 @@ func backward(c context.Context, stops []Stop) ([]string, error) {
 		return nil, fmt.Errorf("keyboard: %w", err)
 	}
 	out := []string{last}
-	for len(out) < len(stops) {
+	for inFrame := 0; len(out) < len(stops) && inFrame <= maxInFrame; {
 		for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
 			if _, err := chromedp.Call(c, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: typ, Key: "Tab", Code: "Tab", WindowsVirtualKeyCode: 9, NativeVirtualKeyCode: 9, Modifiers: 8}); err != nil {
 				return nil, fmt.Errorf("keyboard: press Shift+Tab: %w", err)
@@ -494,6 +639,11 @@ func backward(c context.Context, stops []Stop) ([]string, error) {
 		if cur == nil || cur.Selector == "" {
 			break
 		}
+		if frameTag[cur.Tag] {
+			inFrame++ // through a frame's document, as going forward
+			continue
+		}
+		inFrame = 0
 		out = append(out, cur.Selector)
 	}
 	return out, nil

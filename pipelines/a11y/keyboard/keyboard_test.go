@@ -2,6 +2,7 @@ package keyboard
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -104,7 +105,8 @@ func TestTrap(t *testing.T) {
 // TestSkipLinksAndKeys: a skip link whose target exists moves focus past
 // the navigation; one whose target is missing does not. A div made a
 // button that answers clicks only does not work with Enter or Space; one
-// that handles the keys does.
+// that handles the keys does; a scrollable region and editable text in
+// the tab order are not asked to.
 func TestSkipLinksAndKeys(t *testing.T) {
 	tb := openPage(t, `<!doctype html><html lang="en"><body>
 <a href="#main">Skip to content</a>
@@ -112,6 +114,8 @@ func TestSkipLinksAndKeys(t *testing.T) {
 <main id="main"><a href="/c">First product</a>
 <div role="button" tabindex="0" onclick="window.x=1">Click only</div>
 <div role="button" tabindex="0" onclick="window.y=1" onkeydown="if (event.key === 'Enter' || event.key === ' ') this.click()">Keys too</div>
+<div tabindex="0" role="region" aria-label="Size chart" style="height:60px;overflow:auto"><p style="height:200px">Sizes</p></div>
+<div tabindex="0" contenteditable="true" aria-label="Gift message">Happy birthday</div>
 </main></body></html>`)
 	res, err := Pass(context.Background(), tb, 0)
 	if err != nil {
@@ -221,5 +225,136 @@ func TestTrapCycle(t *testing.T) {
 	}
 	if res.Trap != nil || len(res.TrapCycle) != 0 || strings.Join(stops, ",") != "Before,Street,City,After" || names(res.Unreachable) != "" {
 		t.Errorf("a group Escape leaves: trap %+v %v, stops %v, unreachable %q", res.Trap, res.TrapCycle, stops, names(res.Unreachable))
+	}
+}
+
+// TestFocusAfterScroll: on a page several screens long, every control
+// but one shows the browser's focus ring; Tab scrolls the page to each,
+// and each is measured where it is in the viewport then: only the one
+// whose outline is removed does not show focus.
+func TestFocusAfterScroll(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<!doctype html><html lang="en"><head><style>.gap{height:260px} #quiet:focus{outline:none}</style></head><body>`)
+	for i := range 14 {
+		id := ""
+		if i == 11 {
+			id = ` id="quiet"`
+		}
+		fmt.Fprintf(&b, `<div class="gap"></div><button%s>Item %d</button>`, id, i)
+	}
+	b.WriteString(`</body></html>`)
+	res, err := Pass(context.Background(), openPage(t, b.String()), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stops) != 14 {
+		t.Fatalf("%d stops", len(res.Stops))
+	}
+	var hidden []string
+	for _, s := range res.Stops {
+		if !s.FocusVisible {
+			hidden = append(hidden, s.Name)
+		}
+	}
+	if got := strings.Join(hidden, ","); got != "Item 11" {
+		t.Errorf("focus not seen on %q; want only Item 11 (stops %+v)", got, res.Stops)
+	}
+}
+
+// TestNotControls: a skip link's target (main with tabindex="-1") and a
+// frame are not controls: neither is listed unreachable nor walked as a
+// stop; Tab goes on through the frame to the button after it, and
+// Shift+Tab back through it.
+func TestNotControls(t *testing.T) {
+	tb := openPage(t, `<!doctype html><html lang="en"><body>
+<a href="#main">Skip to content</a>
+<main id="main" tabindex="-1"><h1 tabindex="-1">Shoes</h1>
+<iframe title="Map" srcdoc="<button>Zoom in</button> <button>Zoom out</button>" width="300" height="80"></iframe>
+<button>After the map</button></main></body></html>`)
+	res, err := Pass(context.Background(), tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []string
+	for _, s := range res.Stops {
+		stops = append(stops, s.Tag+":"+s.Name)
+	}
+	if got := strings.Join(stops, ","); got != "a:Skip to content,button:After the map" || len(res.Unreachable) != 0 || res.Trap != nil || !res.BackwardMatches {
+		t.Errorf("stops %s, unreachable %+v, trap %+v, Shift+Tab %v", got, res.Unreachable, res.Trap, res.Backward)
+	}
+}
+
+// TestTrapCutsOff: a dialog at the end of the page that has focus when
+// the page loads and keeps it (Tab goes round its two buttons, Escape
+// does nothing) cuts off the
+// page's controls before it: they are beyond the trap, not unreachable;
+// a div with a click handler (never in the tab order) is unreachable
+// still.
+func TestTrapCutsOff(t *testing.T) {
+	tb := openPage(t, `<!doctype html><html lang="en"><body>
+<div onclick="buy()">Buy now</div>
+<a href="/a">Shoes</a> <a href="/b">Socks</a> <button>Add to cart</button>
+<div role="dialog" aria-label="Cookies"><button id="ok">Accept</button><button id="no"
+  onkeydown="if (event.key === 'Tab' && !event.shiftKey) { event.preventDefault(); document.getElementById('ok').focus(); }">Reject</button></div>
+<script>document.getElementById('ok').focus();</script></body></html>`)
+	res, err := Pass(context.Background(), tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trap == nil || (res.Trap.Name != "Reject" && res.Trap.Name != "Accept") || len(res.TrapCycle) != 2 {
+		t.Fatalf("trap %+v, stops %+v", res.Trap, res.Stops)
+	}
+	if got, beyond := names(res.Unreachable), names(res.BeyondTrap); got != "Buy now" || beyond != "Shoes,Socks,Add to cart" {
+		t.Errorf("unreachable %q, beyond the trap %q", got, beyond)
+	}
+}
+
+// TestCheckboxStandIn: a native checkbox hidden from sight but focusable,
+// whose label draws the box a user sees, is judged by its stand-in: the
+// one whose stand-in shows a ring on focus shows focus, the one whose
+// stand-in does not, does not; a checkbox hidden outright (display:
+// none) behind its label cannot be reached, and is named by its label;
+// one whose label holds a control of its own (role checkbox, in the tab
+// order) is that control's business.
+func TestCheckboxStandIn(t *testing.T) {
+	tb := openPage(t, `<!doctype html><html lang="en"><head><style>
+.sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.box{display:inline-block;width:18px;height:18px;border:2px solid #333;margin-right:6px;vertical-align:middle}
+#ring:focus-visible + label .box{outline:3px solid #1a5fd0;outline-offset:2px}
+#gone{display:none}</style></head><body>
+<p><input type="checkbox" id="ring" class="sr"><label for="ring"><span class="box"></span>Gift wrap</label></p>
+<p><input type="checkbox" id="flat" class="sr"><label for="flat"><span class="box"></span>Save my details for next time</label></p>
+<p><input type="checkbox" id="gone"><label for="gone"><span class="box"></span>I agree to the terms</label></p>
+<p><input type="checkbox" id="aria" style="display:none"><label for="aria"><span class="box" role="checkbox" tabindex="0" aria-checked="false"
+  onkeydown="if (event.key === ' ') this.click()"></span>Send me offers</label></p>
+</body></html>`)
+	res, err := Pass(context.Background(), tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stops) != 3 || res.Stops[2].Role != "checkbox" {
+		t.Fatalf("stops %+v", res.Stops)
+	}
+	ring, flat := res.Stops[0], res.Stops[1]
+	if ring.StandIn == "" || !ring.FocusVisible || flat.StandIn == "" || flat.FocusVisible {
+		t.Errorf("ring %+v\nflat %+v", ring, flat)
+	}
+	if len(res.Unreachable) != 1 || res.Unreachable[0].Name != "I agree to the terms" || res.Unreachable[0].StandIn == "" {
+		t.Errorf("unreachable %+v", res.Unreachable)
+	}
+}
+
+// TestRadioGroup: Tab stops on one button of a radio group (the checked
+// one) and the arrow keys move among them: the others are reached, not
+// unreachable.
+func TestRadioGroup(t *testing.T) {
+	res, err := Pass(context.Background(), openPage(t, `<!doctype html><html lang="en"><body><form><fieldset><legend>Size</legend>
+<label><input type="radio" name="size" value="s"> Small</label> <label><input type="radio" name="size" value="m" checked> Medium</label>
+<label><input type="radio" name="size" value="l"> Large</label></fieldset><button>Add to cart</button></form></body></html>`), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stops) != 2 || res.Stops[0].Name != "Medium" || len(res.Unreachable) != 0 {
+		t.Errorf("stops %+v, unreachable %+v", res.Stops, res.Unreachable)
 	}
 }
