@@ -190,8 +190,10 @@ func TestHeldOutShop(t *testing.T) {
 	}
 }
 
-// The held-out figures the audit reached (docs/decisions.md, issue 33).
+// The held-out figures the audit reached (docs/decisions.md, issue 33):
+// 24 of 40 found and 2 false findings (axe-core alone 13 and 1). Before
+// issue 33's work the same pages gave 18 found and 74 false.
 const (
-	heldOutFloor        = 0
-	heldOutFalseCeiling = 1000
+	heldOutFloor        = 24
+	heldOutFalseCeiling = 2
 )

@@ -421,6 +421,7 @@ func formFindings(fs []forms.Form, page string, named func([]string) []axe.Crite
 		// it did not leave): what it showed is its error handling.
 		scripted := !form.NativeBlocked && !form.Sent
 		flagged := false
+		nFlagged, textless := 0, 0 // flagged fields; those reported as having no error text
 		// Whether saying "required" tells the person anything: not for
 		// the one field of a form (a coupon, a newsletter's email, a radio
 		// group), nor in a form of two fields that are both required (a
@@ -464,6 +465,10 @@ func formFindings(fs []forms.Form, page string, named func([]string) []axe.Crite
 			}
 			if f.Flagged() {
 				flagged = true
+				nFlagged++
+				if scripted && f.Error == "" && (f.LookChanged || f.Invalid) {
+					textless++
+				}
 			}
 			switch {
 			case scripted && f.Error == "" && f.LookChanged:
@@ -501,7 +506,9 @@ func formFindings(fs []forms.Form, page string, named func([]string) []axe.Crite
 				Detail: fmt.Sprintf("Submitted with every field empty, it showed %q, which names no field, and no field was marked.", form.Messages[0].Text), Source: SourceForms,
 				WCAG: named([]string{"3.3.1"}), Page: page, Element: formEl,
 				Fix: Fix{How: "Name each field in error, in text next to it and in the summary.", Code: `<p id="email-err">Enter an email address, like name@example.com</p>`}})
-		case !form.Announced && !form.NativeBlocked && !form.Sent && flagged:
+		case !form.Announced && !form.NativeBlocked && !form.Sent && flagged && (textless < nFlagged || len(form.Messages) > 0):
+			// (Errors shown by colour alone have no text to announce: the
+			// 3.3.1 finding above is the one to fix.)
 			out = append(out, Finding{Category: CatForms, Priority: pr("P2", "P3"), Title: fmt.Sprintf("The %s errors are not announced", whose),
 				Detail: "After an empty submission the errors appear, but nothing announces them to a screen reader and focus does not move to them.", Source: SourceForms,
 				WCAG: named([]string{"4.1.3"}), Page: page, Element: formEl,

@@ -576,7 +576,8 @@ func keysWork(c context.Context) (bool, error) {
 }
 
 // skipLinks follows each in-page link that says "skip" (or is the first
-// stop): focus it, press Enter, press Tab, and see where focus lands.
+// stop and leads to the main content): focus it, press Enter, press Tab,
+// and see where focus lands.
 func skipLinks(c context.Context, stops []Stop) ([]SkipLink, error) {
 	var out []SkipLink
 	for i, s := range stops {
@@ -587,8 +588,24 @@ func skipLinks(c context.Context, stops []Stop) ([]SkipLink, error) {
 		if err != nil {
 			return nil, fmt.Errorf("keyboard: %w", err)
 		}
-		if len(href) < 2 || href[0] != '#' || (i > 0 && !skipRE.MatchString(s.Name)) {
+		if len(href) < 2 || href[0] != '#' {
 			continue
+		}
+		if !skipRE.MatchString(s.Name) {
+			// A first link that does not say "skip" is one only when it
+			// leads to the main content: a logo's "#home" or a "#top" is
+			// no skip link, working or not.
+			main := false
+			if i == 0 {
+				main, err = chromedp.Run(c, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const t = document.getElementById(%q), l = document.querySelector(%q);
+  return !!t && !!l && t !== document.body && !t.contains(l) && (t.matches("main, [role=main]") || !!t.querySelector("main, [role=main], h1")); })()`, href[1:], s.Selector)))
+				if err != nil {
+					return nil, fmt.Errorf("keyboard: %w", err)
+				}
+			}
+			if !main {
+				continue
+			}
 		}
 		if _, err := chromedp.Run(c, chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector(%q).focus({focusVisible: true}), true`, s.Selector))); err != nil {
 			return nil, fmt.Errorf("keyboard: %w", err)
@@ -613,7 +630,7 @@ func skipLinks(c context.Context, stops []Stop) ([]SkipLink, error) {
 	return out, nil
 }
 
-var skipRE = regexp.MustCompile(`(?i)\bskip\b|jump to|go to (main )?content`)
+var skipRE = regexp.MustCompile(`(?i)\bskip\b|jump to|go to (the )?(main )?content|main content|zum (haupt)?inhalt|inhalt überspringen|aller au contenu|passer au contenu|saltar al contenido|ir al contenido|vai al contenuto|salta al contenuto|naar (de )?(hoofd)?inhoud|ir para o conteúdo`)
 
 // backward focuses the last stop and presses Shift+Tab until focus
 // leaves the stops or has been back as many times as there are stops.

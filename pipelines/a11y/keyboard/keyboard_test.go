@@ -142,6 +142,29 @@ func TestSkipLinksAndKeys(t *testing.T) {
 	if len(res.SkipLinks) != 1 || res.SkipLinks[0].Works {
 		t.Errorf("a skip link to nowhere: %+v", res.SkipLinks)
 	}
+	// A first link that does not say "skip" is a skip link only when it
+	// leads to the main content: a logo's "#home" (nothing there) and a
+	// "#top" around the whole page are not; "Zum Inhalt" and a first link
+	// to <main> are.
+	for _, c := range []struct {
+		first string
+		want  int
+	}{
+		{`<a href="#home">Harbor &amp; Pine</a>`, 0},
+		{`<a href="#top">Brand</a>`, 0},
+		{`<a href="#main">Zum Inhalt</a>`, 1},
+		{`<a href="#main">Shop</a>`, 1},
+	} {
+		tb := openPage(t, `<!doctype html><html lang="en"><body><div id="top"><header>`+c.first+`<nav><a href="/a">Shoes</a></nav></header>
+<main id="main" tabindex="-1"><h1>Shoes</h1><a href="/c">First product</a></main></div></body></html>`)
+		res, err := Pass(context.Background(), tb, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.SkipLinks) != c.want || c.want == 1 && !res.SkipLinks[0].Works {
+			t.Errorf("%s: skip links %+v", c.first, res.SkipLinks)
+		}
+	}
 }
 
 // TestBackward: a field whose script sends Shift+Tab elsewhere makes the
