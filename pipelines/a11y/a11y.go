@@ -34,6 +34,7 @@ import (
 	"boxd/pipelines/a11y/judge"
 	"boxd/pipelines/a11y/keyboard"
 	"boxd/pipelines/a11y/motion"
+	"boxd/pipelines/a11y/pagecheck"
 	"boxd/pipelines/llmcall"
 	"boxd/pipelines/outbound"
 	"boxd/problem"
@@ -253,7 +254,7 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 	var judged []judge.Summary
 	judging := req.judging() && s.Chat.Sees()
 	for _, src := range srcs {
-		pr, err := s.auditPage(ctx, tab, src)
+		pr, err := s.auditPage(ctx, tab, src, pagecheck.Viewport{Width: w, Height: h, Mobile: req.Mobile})
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -327,9 +328,11 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 	return out, nil
 }
 
-// auditPage loads one page in the tab and runs the rule engine, the
-// motion check, the keyboard pass and the form pass over it.
-func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (*pageResult, error) {
+// auditPage loads one page in the tab and runs the rule engine with
+// boxd's own rules (pagecheck), the motion check, the reflow check (at
+// 320 px wide, then back to vp), the keyboard pass and the form pass
+// over it.
+func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source, vp pagecheck.Viewport) (*pageResult, error) {
 	if src.url == "" {
 		if err := tab.LoadHTML(src.html); err != nil {
 			return nil, fmt.Errorf("the page did not load in the browser: %w", err)
@@ -366,6 +369,11 @@ func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (
 	if err != nil {
 		return nil, err
 	}
+	own, err := pagecheck.Run(tab)
+	if err != nil {
+		return nil, err
+	}
+	rules = append(rules, own...)
 	measured, err := measureContrast(tab, rules)
 	if err != nil {
 		return nil, err
@@ -377,6 +385,13 @@ func (s *Service) auditPage(ctx context.Context, tab *browser.Tab, src source) (
 	if err != nil {
 		return nil, err
 	}
+	// Reflow lays the page out narrow and back, after the motion check
+	// (a resize may restart what moves) and before the passes that act.
+	reflow, err := pagecheck.Reflow(tab, vp)
+	if err != nil {
+		return nil, err
+	}
+	rules = append(rules, reflow)
 	kb, err := keyboard.Pass(ctx, tab, 0)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,8 @@ import (
 // search box that ignores an empty query, breadcrumbs of small links in
 // text, a long page; a home page with an announcement ticker that can be
 // closed, a sticky header with a menu button, product cards and a
-// newsletter dialog; a sign-in form with a live error summary and a
+// newsletter dialog (its product grid collapses to one column at 320 px);
+// a sign-in form with a live error summary and a
 // show-password toggle.
 var cleanPatterns = map[string]string{
 	"product": `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Wool socks – Shop</title><style>
@@ -94,7 +95,7 @@ header{position:sticky;top:0;background:#fff;padding:8px 24px;border-bottom:1px 
 button{min-height:44px;min-width:44px;padding:8px 12px;font-size:16px}
 .bar{background:#eef;padding:4px 24px} .bar span{display:inline-block;animation:slide 10s linear infinite}
 @keyframes slide{from{transform:translateX(0)}to{transform:translateX(-30px)}}
-.grid{display:grid;grid-template-columns:repeat(3,1fr);gap:24px} .card{border:1px solid #ccc;padding:12px}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(12rem,1fr));gap:24px} .card{border:1px solid #ccc;padding:12px}
 footer ul{list-style:none;padding:0} footer li{margin:8px 0}
 [hidden]{display:none}
 </style></head><body>

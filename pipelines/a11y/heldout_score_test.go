@@ -191,9 +191,9 @@ func TestHeldOutShop(t *testing.T) {
 }
 
 // The held-out figures the audit reached (docs/decisions.md, issue 33):
-// 24 of 40 found and 2 false findings (axe-core alone 13 and 1). Before
+// 29 of 40 found and 2 false findings (axe-core alone 14 and 0). Before
 // issue 33's work the same pages gave 18 found and 74 false.
 const (
-	heldOutFloor        = 24
+	heldOutFloor        = 29
 	heldOutFalseCeiling = 2
 )

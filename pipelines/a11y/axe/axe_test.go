@@ -191,3 +191,46 @@ func TestTargetSize(t *testing.T) {
 		t.Errorf("too small: %q", got)
 	}
 }
+
+// TestPositiveTabindex: a positive tabindex that makes Tab reach an
+// element before ones that come first on the page is the tabindex rule
+// tied to 2.4.3 (Focus Order) on the elements moved; a positive tabindex
+// that leaves the order as the document's (the first control) keeps the
+// rule best practice, with no criterion.
+func TestPositiveTabindex(t *testing.T) {
+	e := engine(t)
+	tb := tab(t)
+	for _, c := range []struct {
+		name, body string
+		want       []string // the elements tied to 2.4.3
+	}{
+		{"moved", `<a href="/a">Home</a> <button>Search</button> <button id="late" tabindex="3">Checkout</button> <button id="first" tabindex="1">Skip</button>`, []string{"#late", "#first"}},
+		{"one moved", `<button id="lead" tabindex="1">Skip</button> <a href="/a">Home</a> <button id="late" tabindex="2">Checkout</button> <button>Search</button>`, []string{"#late"}},
+		{"document order", `<button id="first" tabindex="1">Skip to results</button> <a href="/a">Home</a> <button>Search</button>`, nil},
+	} {
+		if err := tb.LoadHTML(`<!doctype html><html lang="en"><head><title>Shop</title></head><body><main>` + c.body + `</main></body></html>`); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := e.RunRules(tb, []string{"tabindex"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(rs, func(r Result) bool { return r.Rule == "tabindex" })
+		if i < 0 {
+			t.Fatalf("%s: no tabindex result", c.name)
+		}
+		r := rs[i]
+		var got []string
+		if slices.Contains(r.WCAG, "2.4.3") {
+			for _, n := range r.Nodes {
+				got = append(got, n.Target[len(n.Target)-1])
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %s tied to 2.4.3: %v, want %v (%+v)", c.name, r.Outcome, got, c.want, r.Nodes)
+		}
+		if c.want == nil && (r.Outcome != Violation || len(r.WCAG) != 0) {
+			t.Errorf("%s: %s %v, want a best-practice violation with no criterion", c.name, r.Outcome, r.WCAG)
+		}
+	}
+}

@@ -23,6 +23,11 @@ import (
 //     element in the tab order (ACT akn7bn); hidden and inert frames,
 //     frames behind a modal dialog, and content outside the frame's
 //     viewport do not count.
+//   - tabindex (best practice in axe-core): an element whose positive
+//     tabindex moves it in the tab order away from the document's order
+//     fails WCAG 2.4.3 (Focus Order; F44), so the rule gets the criterion's
+//     tags and keeps those elements; when no positive tabindex changes
+//     the order, the rule stays best practice.
 func refine(tab *browser.Tab, rs []Result) error {
 	// (Corrected lists the same rules.)
 	for i := range rs {
@@ -35,6 +40,8 @@ func refine(tab *browser.Tab, rs []Result) error {
 			err = htmlOnly(tab, r)
 		case "frame-focusable-content":
 			err = frameFocus(tab, r)
+		case "tabindex":
+			err = tabOrder(tab, r)
 		}
 		if err != nil {
 			return fmt.Errorf("axe: refine %s: %w", r.Rule, err)
@@ -44,7 +51,52 @@ func refine(tab *browser.Tab, rs []Result) error {
 }
 
 // Corrected are the rules whose answers refine corrects.
-var Corrected = []string{"scrollable-region-focusable", "html-has-lang", "html-lang-valid", "frame-focusable-content"}
+var Corrected = []string{"scrollable-region-focusable", "html-has-lang", "html-lang-valid", "frame-focusable-content", "tabindex"}
+
+// tabOrder keeps the tabindex rule's elements whose positive tabindex
+// changes where they come in the tab order (their place among the
+// page's visible focusable elements sorted as the browser tabs through
+// them, positive tabindex first by value, differs from their place in
+// the document), and ties them to 2.4.3.
+func tabOrder(tab *browser.Tab, r *Result) error {
+	if r.Outcome != Violation {
+		return nil
+	}
+	var sels []string
+	for _, n := range r.Nodes {
+		sels = append(sels, n.Target[len(n.Target)-1])
+	}
+	arg, err := json.Marshal(sels)
+	if err != nil {
+		return err
+	}
+	moved, err := chromedp.Run(tab.Context(), chromedp.Evaluate[[]bool](`((sels) => {
+  const focusable = [...document.querySelectorAll("a[href], area[href], button, input, select, textarea, iframe, summary, [tabindex], [contenteditable]")].filter(el =>
+    el.tabIndex >= 0 && !el.disabled && el.type !== "hidden" && !el.closest("[inert]") && el.getClientRects().length && getComputedStyle(el).visibility === "visible");
+  const tabbed = focusable.map((el, i) => [el, i]).sort((a, b) => {
+    const ka = a[0].tabIndex > 0 ? a[0].tabIndex : Infinity, kb = b[0].tabIndex > 0 ? b[0].tabIndex : Infinity;
+    return ka === kb ? a[1] - b[1] : ka - kb;
+  }).map(x => x[0]);
+  return sels.map(sel => { const el = document.querySelector(sel);
+    return !!el && el.tabIndex > 0 && focusable.indexOf(el) >= 0 && focusable.indexOf(el) !== tabbed.indexOf(el); });
+})(`+string(arg)+`)`))
+	if err != nil {
+		return err
+	}
+	var nodes []Node
+	for i, n := range r.Nodes {
+		if i < len(moved) && moved[i] {
+			n.Summary = "Fix the following:\n  Its positive tabindex takes it out of the document's order: Tab reaches it before elements that come first on the page"
+			nodes = append(nodes, n)
+		}
+	}
+	if len(nodes) == 0 {
+		return nil
+	}
+	r.Nodes = nodes
+	r.Tags = append(r.Tags, "wcag2a", "wcag243")
+	return nil
+}
 
 func scrollRegions(tab *browser.Tab, r *Result) error {
 	if r.Outcome != Violation {

@@ -189,6 +189,16 @@ func fromRule(r axe.Result, n axe.Node, page string) Finding {
 			f.Priority = "P2"
 		}
 	}
+	switch r.Rule {
+	case "tabindex", "boxd-link-purpose", "boxd-reflow":
+		// They mislead or slow, rather than stop: a focus order out of
+		// the page's, a link that needs its surroundings read, a page
+		// scrolled sideways at 400% zoom. P2 on the way to buy, else P3.
+		f.Priority = "P3"
+		if purchase {
+			f.Priority = "P2"
+		}
+	}
 	if f.Fix.How == "" {
 		f.Fix.How = r.Help + " (" + r.HelpURL + ")"
 	}
@@ -237,6 +247,14 @@ func ruleFix(r axe.Result, n axe.Node) Fix {
 		return Fix{How: "Give the page a title that says what it is.", Code: `<title>Running shoes – Shop</title>`}
 	case "target-size":
 		return Fix{How: "Make the target at least 24 by 24 CSS pixels (padding counts; 44 is kinder to fingers), or leave room so that a 24 px circle centred on it overlaps no other target.", Code: `.icon-button { min-width: 24px; min-height: 24px; }`}
+	case "boxd-alt-placeholder":
+		return Fix{How: "Replace the file name or placeholder with a text alternative that says what the image shows (or alt=\"\" when it is decoration).", Code: `<img src="IMG_2041.jpg" alt="Blue canvas sneaker, left side">`}
+	case "boxd-link-purpose":
+		return Fix{How: "Make the link's text say where it goes, or tie it to text that does (aria-describedby, or the same sentence, list item or table cell).", Code: `<a href="/guides/trail-shoes">Read more<span class="visually-hidden"> about choosing trail shoes</span></a>`}
+	case "tabindex":
+		return Fix{How: "Remove the positive tabindex (use 0, or none on native controls) and put the elements in the document in the order they should be reached.", Code: `<button type="button">Apply filters</button> <!-- no tabindex="3" -->`}
+	case "boxd-reflow":
+		return Fix{How: "Let the content fit 320 CSS px wide: drop fixed and minimum widths, let rows wrap, and put only content that needs two dimensions (a data table, a map) in its own scrolling container.", Code: `.results { display: flex; flex-wrap: wrap; min-width: 0; max-width: 100%; }`}
 	case "color-contrast":
 		return Fix{How: "Raise the contrast of the text with its background to at least 4.5:1 (3:1 for large text)." + " " + n.Summary, Code: `color: #595959; /* on white: 7:1 */`}
 	}

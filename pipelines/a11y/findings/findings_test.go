@@ -328,3 +328,37 @@ func TestMotionAndTargetSize(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnRulePriorities: boxd's own rules and the tabindex rule tied to
+// 2.4.3 are findings with their criteria and a fix, P3, or P2 when the
+// element is on the way to buy (a "click here" to the checkout), not
+// the P1 their "serious" impact would give there; the alt text
+// placeholder on a purchase control stays P1; the tabindex rule without
+// a criterion stays a P4 advisory.
+func TestOwnRulePriorities(t *testing.T) {
+	rule := func(id string, wcag []string, html string) axe.Result {
+		return axe.Result{Rule: id, Outcome: axe.Violation, Impact: "serious", Help: id, WCAG: wcag, Nodes: []axe.Node{{Target: []string{"#x"}, HTML: html}}}
+	}
+	for _, c := range []struct {
+		r        axe.Result
+		want     string
+		advisory bool
+	}{
+		{rule("boxd-link-purpose", []string{"2.4.4"}, `<a href="/blog/7">Read more`), "P3", false},
+		{rule("boxd-link-purpose", []string{"2.4.4"}, `<a href="/checkout">click here`), "P2", false},
+		{rule("boxd-reflow", []string{"1.4.10"}, `<ul class="results">`), "P3", false},
+		{rule("tabindex", []string{"2.4.3"}, `<button tabindex="3">Add to cart</button>`), "P2", false},
+		{rule("tabindex", nil, `<button tabindex="1">Skip</button>`), "P4", true},
+		{rule("boxd-alt-placeholder", []string{"1.1.1"}, `<img src="a.jpg" alt="image">`), "P3", false},
+		{rule("boxd-alt-placeholder", []string{"1.1.1"}, `<input type="image" alt="checkout.png" src="checkout.png">`), "P1", false},
+	} {
+		fs, adv := Build([]Page{{URL: "p", Rules: []axe.Result{c.r}}}, crit)
+		got := fs
+		if c.advisory {
+			got = adv
+		}
+		if len(got) != 1 || got[0].Priority != c.want || got[0].Fix.How == "" || got[0].Source != SourceRules || len(got[0].WCAG) != len(c.r.WCAG) {
+			t.Errorf("%s %s: findings %+v advisories %+v, want one %s", c.r.Rule, c.r.Nodes[0].HTML, fs, adv, c.want)
+		}
+	}
+}
