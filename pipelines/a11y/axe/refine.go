@@ -62,11 +62,7 @@ func tabOrder(tab *browser.Tab, r *Result) error {
 	if r.Outcome != Violation {
 		return nil
 	}
-	var sels []string
-	for _, n := range r.Nodes {
-		sels = append(sels, n.Target[len(n.Target)-1])
-	}
-	arg, err := json.Marshal(sels)
+	arg, err := nodeSelectors(r)
 	if err != nil {
 		return err
 	}
@@ -102,11 +98,7 @@ func scrollRegions(tab *browser.Tab, r *Result) error {
 	if r.Outcome != Violation {
 		return nil
 	}
-	var sels []string
-	for _, n := range r.Nodes {
-		sels = append(sels, n.Target[len(n.Target)-1])
-	}
-	arg, err := json.Marshal(sels)
+	arg, err := nodeSelectors(r)
 	if err != nil {
 		return err
 	}
@@ -182,4 +174,20 @@ func frameFocus(tab *browser.Tab, r *Result) error {
 		}
 	}
 	return nil
+}
+
+// nodeSelectors are a result's elements as a JSON array of selectors
+// (each node's innermost document's; ":not(*)", which finds nothing, for
+// a node with none), the
+// argument of the refining scripts, in the nodes' order.
+func nodeSelectors(r *Result) ([]byte, error) {
+	sels := make([]string, 0, len(r.Nodes))
+	for _, n := range r.Nodes {
+		sel := ":not(*)"
+		if len(n.Target) > 0 {
+			sel = n.Target[len(n.Target)-1]
+		}
+		sels = append(sels, sel)
+	}
+	return json.Marshal(sels)
 }
