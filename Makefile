@@ -50,7 +50,7 @@ TEST_TIMEOUT  ?= 40m
 # Debian packages the build and the tests use.
 APT_PACKAGES := iproute2 util-linux nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3 cmake ninja-build xz-utils chromium python3-cryptography liblucene8-java openjdk-17-jdk-headless libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd poppler-utils
 
-.PHONY: deps apt-deps headers tools npm-deps build run test unit kits lint bench fuzz deb cuda gpu-bundle gpu-dry clean
+.PHONY: deps apt-deps headers tools npm-deps build run test unit kits lint bench fuzz soak deb cuda gpu-bundle gpu-dry clean
 
 ## deps: install everything the build and the tests need (safe to run again)
 deps: apt-deps headers tools npm-deps
@@ -171,28 +171,46 @@ bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader ./pipelines/a11y
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./pipelines/replay
 
+## soak: the box (bin/boxd) under 4 live sessions and 16 chat streams for SOAK_DURATION, sampled
+## every 10 s: RSS, goroutines, open files, the store's size (make test runs a 60 s version)
+SOAK_DURATION ?= 10m
+soak: build
+	BOXD_SOAK_BIN=$(CURDIR)/$(BIN) BOXD_SOAK_DURATION=$(SOAK_DURATION) $(GO) test -count=1 -v -timeout 90m -run '^TestSoak$$' ./soak
+
 ## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)
 FUZZTIME ?= 60s
 FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engine/attest:FuzzRecordTamper \
   pipelines/sitecheck/robots:FuzzParse pipelines/sitecheck/robots:FuzzMatch \
   pipelines/sitecheck/pagecheck:FuzzExtractJSONLD pipelines/sitecheck/pagecheck:FuzzParseJSON pipelines/sitecheck/pagecheck:FuzzValidate \
-  pipelines/sitecheck/pagecheck:FuzzGenerateMarkup pipelines/sitecheck/pagecheck:FuzzAltAndLLMsTxt pipelines/sitecheck/replyguard:FuzzCheck
+  pipelines/sitecheck/pagecheck:FuzzGenerateMarkup pipelines/sitecheck/pagecheck:FuzzAltAndLLMsTxt pipelines/sitecheck/replyguard:FuzzCheck \
+  strictjson:FuzzCheck records:FuzzVerify receipts:FuzzRead engine/asr:FuzzDecodeWAV \
+  engine/models/gguf:FuzzRead engine/models/whisperbin:FuzzRead engine/models/hfwhisper:FuzzSafetensorsHeader \
+  web:FuzzDecodeBody web:FuzzVerifyRoutes web:FuzzLiveControl web/upload:FuzzRead \
+  pipelines/docreader:FuzzReadFile pipelines/docreader:FuzzVerify pipelines/chat:FuzzReadImage pipelines/chat:FuzzToolCalls \
+  pipelines/fill:FuzzBody pipelines/fill:FuzzApprove pipelines/fill:FuzzFlight pipelines/fill/rules:FuzzSecrets pipelines/fill/rules:FuzzAgents \
+  pipelines/sitecheck:FuzzParseDomain pipelines/sitecheck:FuzzPageSections pipelines/a11y/axe:FuzzLoadCriteria \
+  pipelines/a11y/domains:FuzzNormalize pipelines/retrieval:FuzzVerifySearch pipelines/retrieval:FuzzCut
 fuzz: headers
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz: $$fn ($$pkg, $(FUZZTIME))"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) ./$$pkg || exit 1; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s ./$$pkg || exit 1; \
 	done
 
 # The accessibility rule engine the package ships (npm-deps installs it).
 AXE_DIR := pipelines/a11y/axe/npm/node_modules/axe-core
 
-## deb: dist/boxd_$(VERSION)_amd64.deb
+# The package's Maintainer: whoever builds and distributes it. The default
+# is a placeholder under .invalid (RFC 6761: it never resolves, so no mail
+# goes astray); set yours: make deb MAINTAINER="Clinic IT <it@clinic.example>"
+MAINTAINER ?= boxd maintainers <maintainers@boxd.invalid>
+
+## deb: dist/boxd_$(VERSION)_amd64.deb (MAINTAINER="Name <address>")
 deb: deps build
 	@mkdir -p dist
 	@test -d "$(DATA_DIR)" || { echo "deb: reference data $(DATA_DIR) not found (set DATA_DIR)"; exit 1; }
 	@echo "$(VAD_SHA256)  $(VAD_FILE)" | sha256sum --check --quiet || { echo "deb: $(VAD_FILE) missing or not Silero VAD v6.2.0 (set MODELS_DIR)"; exit 1; }
 	@test -f $(AXE_DIR)/axe.min.js || { echo "deb: $(AXE_DIR)/axe.min.js missing (make deps installs axe-core)"; exit 1; }
-	PKG_VERSION=$(VERSION) PKG_BIN=$(BIN) PKG_DATA=$(DATA_DIR) PKG_VAD=$(VAD_FILE) PKG_AXE=$(AXE_DIR) $(TOOLS_BIN)/nfpm package --config packaging/nfpm.yaml --packager deb --target dist/boxd_$(VERSION)_amd64.deb
+	PKG_VERSION=$(VERSION) PKG_MAINTAINER='$(MAINTAINER)' PKG_BIN=$(BIN) PKG_DATA=$(DATA_DIR) PKG_VAD=$(VAD_FILE) PKG_AXE=$(AXE_DIR) $(TOOLS_BIN)/nfpm package --config packaging/nfpm.yaml --packager deb --target dist/boxd_$(VERSION)_amd64.deb
 	dpkg-deb --info dist/boxd_$(VERSION)_amd64.deb
 
 ## cuda: the ggml CUDA backend (libggml-cuda.so, libggml-base.so) in build/lib/ollama (needs nvcc and cmake)

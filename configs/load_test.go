@@ -199,13 +199,13 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"shutdown_grace_s": "5", "log.level": "debug", "log.format": "text",
 		"limits.sessions_per_address_per_hour": "11", "limits.sessions_per_hour": "12", "limits.session_lifetime_s": "600",
 		"limits.live_cap": "2", "limits.audio_budget_s": "60", "limits.token_budget": "99", "limits.stop_reserve_tokens": "10",
-		"limits.demo_concurrent_calls": "3", "limits.live_idle_s": "30",
+		"limits.demo_concurrent_calls": "3", "limits.live_idle_s": "30", "limits.live_speech_idle_s": "90", "limits.body_memory_mb": "64", "limits.demo_model_calls": "1",
 		"limits.body_read_floor_s": "2", "limits.body_read_min_bytes_per_s": "2048", "limits.connections_per_address": "3",
 		"limits.connections": "40", "limits.record_verifications": "1", "limits.admin_failures_per_minute": "5",
 		"receipts.retention_days": "7", "receipts.max": "1000",
 		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma", "models.llm.projector": model,
 		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
-		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3", "asr.parallel": "2", "asr.flash_attention": "true", "retrieval.persist": "true", "a11y.axe_dir": "/opt/axe",
+		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3", "asr.parallel": "2", "asr.flash_attention": "true", "retrieval.persist": "true", "retrieval.max_indexes": "32", "retrieval.indexes_per_key": "4", "retrieval.demo_indexes": "8", "retrieval.indexes_per_demo_session": "1", "a11y.axe_dir": "/opt/axe",
 		"outbound.allow_private": "true", "outbound.allow_cidrs": "127.0.0.1/32,10.0.0.0/8", "outbound.ca_file": model,
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
 	}
@@ -236,8 +236,12 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	if c.ASR.BeamSize != 1 || c.ASR.PartialStepMS != 500 || c.ASR.MaxSentenceS != 10 || c.ASR.Threads != 1 || c.LLM.Threads != 3 || c.ASR.Parallel != 2 || c.ASR.FlashAttention != "on" || !c.Retrieval.Persist || c.VADPath() != model {
 		t.Errorf("asr settings not applied: %+v vad %q", c.ASR, c.VADPath())
 	}
-	if (c.Bounds != Bounds{BodyReadFloorS: 2, BodyReadMinBytesPerS: 2048, ConnectionsPerAddress: 3, Connections: 40, RecordVerifications: 1, AdminFailuresPerMinute: 5, DemoConcurrentCalls: 3, LiveIdleS: 30}) {
+	if (c.Bounds != Bounds{BodyReadFloorS: 2, BodyReadMinBytesPerS: 2048, ConnectionsPerAddress: 3, Connections: 40, RecordVerifications: 1, AdminFailuresPerMinute: 5, DemoConcurrentCalls: 3, LiveIdleS: 30,
+		LiveSpeechIdleS: 90, BodyMemoryMB: 64, DemoModelCalls: 1}) {
 		t.Errorf("bounds not applied: %+v", c.Bounds)
+	}
+	if (c.Retrieval != Retrieval{Persist: true, MaxIndexes: 32, IndexesPerKey: 4, DemoIndexes: 8, IndexesPerDemo: 1}) {
+		t.Errorf("retrieval settings not applied: %+v", c.Retrieval)
 	}
 }
 

@@ -119,6 +119,16 @@ type Bounds struct {
 	// LiveIdleS is how long a live socket may send no audio
 	// (limits.live_idle_s).
 	LiveIdleS int
+	// LiveSpeechIdleS is how long a live socket may go without speech
+	// (limits.live_speech_idle_s).
+	LiveSpeechIdleS int
+	// BodyMemoryMB bounds the request bodies held at once, in all
+	// (limits.body_memory_mb).
+	BodyMemoryMB int
+	// DemoModelCalls is how many chat completions demo tokens together
+	// run at once (limits.demo_model_calls; 0: the model's sequences less
+	// one).
+	DemoModelCalls int
 }
 
 // Receipts bound the stored model-call receipts.
@@ -182,6 +192,13 @@ type Retrieval struct {
 	// Persist keeps indexes in the state directory across restarts,
 	// without the hour's expiry (a self-hosted box's choice).
 	Persist bool
+	// MaxIndexes, IndexesPerKey, DemoIndexes and IndexesPerDemo bound
+	// the indexes held: on the box, per key, by all demo sessions
+	// together, per demo session.
+	MaxIndexes     int
+	IndexesPerKey  int
+	DemoIndexes    int
+	IndexesPerDemo int
 }
 
 // LLM tunes the chat model's runtime.
@@ -344,6 +361,12 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Bounds.DemoConcurrentCalls }},
 	{key: "limits.live_idle_s", kind: kindInt, def: 60, min: 5, max: 3600, usage: "seconds a live socket may send no audio before it is closed (4408) to free its live slot",
 		field: func(c *Config) any { return &c.Bounds.LiveIdleS }},
+	{key: "limits.live_speech_idle_s", kind: kindInt, def: 120, min: 10, max: 3600, usage: "seconds a live socket may go without speech (no sentence recognised) before it is closed (4408) to free its live slot",
+		field: func(c *Config) any { return &c.Bounds.LiveSpeechIdleS }},
+	{key: "limits.body_memory_mb", kind: kindInt, def: 256, min: 16, max: 1 << 20, usage: "MiB of request bodies held at once, in all, counted as they arrive; a read over it gets 503 with Retry-After",
+		field: func(c *Config) any { return &c.Bounds.BodyMemoryMB }},
+	{key: "limits.demo_model_calls", kind: kindInt, def: 0, min: 0, max: 64, usage: "chat completions all demo tokens together run at once (503 beyond); 0: the chat model's parallel sequences less one, so a developer key always finds one",
+		field: func(c *Config) any { return &c.Bounds.DemoModelCalls }},
 	{key: "limits.body_read_floor_s", kind: kindInt, def: 10, min: 1, max: 600, usage: "seconds any request body may take to arrive, plus its size at limits.body_read_min_bytes_per_s; slower bodies get 408",
 		field: func(c *Config) any { return &c.Bounds.BodyReadFloorS }},
 	{key: "limits.body_read_min_bytes_per_s", kind: kindInt, def: 65536, min: 1024, max: 1 << 30, usage: "slowest rate (bytes per second) a request body is read at beyond the floor",
@@ -388,6 +411,14 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.A11y.AxeDir }},
 	{key: "retrieval.persist", kind: kindBool, def: false, usage: "keep retrieval indexes in state_dir/retrieval across restarts, without the hour's expiry (self-hosted boxes)",
 		field: func(c *Config) any { return &c.Retrieval.Persist }},
+	{key: "retrieval.max_indexes", kind: kindInt, def: 64, min: 1, max: 100000, usage: "retrieval indexes held on the box in all; a new one beyond gets 503",
+		field: func(c *Config) any { return &c.Retrieval.MaxIndexes }},
+	{key: "retrieval.indexes_per_key", kind: kindInt, def: 8, min: 1, max: 10000, usage: "retrieval indexes one developer key holds; its next one replaces its oldest",
+		field: func(c *Config) any { return &c.Retrieval.IndexesPerKey }},
+	{key: "retrieval.demo_indexes", kind: kindInt, def: 16, min: 0, max: 100000, usage: "retrieval indexes all demo sessions together hold (at most retrieval.max_indexes less retrieval.indexes_per_key, the rest kept for keys); beyond, 429 until one expires",
+		field: func(c *Config) any { return &c.Retrieval.DemoIndexes }},
+	{key: "retrieval.indexes_per_demo_session", kind: kindInt, def: 2, min: 1, max: 10000, usage: "retrieval indexes one demo session holds; its next one replaces its oldest",
+		field: func(c *Config) any { return &c.Retrieval.IndexesPerDemo }},
 	{key: "asr.parallel", kind: kindInt, def: 4, min: 1, max: 16, usage: "transcriptions (live sessions' sentences, batch files) decoded at once, their decoder steps batched into one graph; more wait their turn",
 		field: func(c *Config) any { return &c.ASR.Parallel }},
 	{key: "asr.flash_attention", kind: kindString, def: "auto", bools: true, usage: "run Whisper's attention as ggml's flash attention: auto (on when Whisper's layers are on a GPU, where it made large-v3 1.14x faster end to end on an H200; off on a CPU, where it made the encoder 1.7x slower), on or off",

@@ -95,7 +95,8 @@ func buildDeb(t *testing.T) string {
 		}
 		t.Skipf("axe-core missing: %v", err)
 	}
-	debOnce.Do(func() { debPath, debErr = build(root, nfpm, data, vad) })
+	maintainer := makeMaintainer(t, root, "")
+	debOnce.Do(func() { debPath, debErr = build(root, nfpm, data, vad, maintainer) })
 	if debErr != nil {
 		t.Fatal(debErr)
 	}
@@ -105,29 +106,33 @@ func buildDeb(t *testing.T) string {
 // axeDir is where npm-deps installs the rule engine the package ships.
 const axeDir = "pipelines/a11y/axe/npm/node_modules/axe-core"
 
-func build(root, nfpm, data, vad string) (string, error) {
+func build(root, nfpm, data, vad, maintainer string) (string, error) {
 	out, err := os.MkdirTemp("", "boxd-deb-")
 	if err != nil {
 		return "", err
 	}
 	debDir = out
-	run := func(env []string, name string, args ...string) error {
-		cmd := exec.Command(name, args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), env...)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("%s %s: %v\n%s", name, strings.Join(args, " "), err, b)
-		}
-		return nil
-	}
 	bin := filepath.Join(out, "boxd")
-	if err := run(nil, "go", "build", "-o", bin, "./cmd/boxd"); err != nil {
-		return "", err
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/boxd")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build -o %s ./cmd/boxd: %v\n%s", bin, err, b)
 	}
 	deb := filepath.Join(out, "boxd_0.1.0_amd64.deb")
-	err = run([]string{"PKG_VERSION=0.1.0", "PKG_BIN=" + bin, "PKG_DATA=" + data, "PKG_VAD=" + vad, "PKG_AXE=" + filepath.Join(root, axeDir)},
-		nfpm, "package", "--config", "packaging/nfpm.yaml", "--packager", "deb", "--target", deb)
-	return deb, err
+	return deb, nfpmPackage(root, nfpm, bin, data, vad, maintainer, deb)
+}
+
+// nfpmPackage packages bin as deb with the environment `make deb` gives
+// nfpm.
+func nfpmPackage(root, nfpm, bin, data, vad, maintainer, deb string) error {
+	cmd := exec.Command(nfpm, "package", "--config", "packaging/nfpm.yaml", "--packager", "deb", "--target", deb)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PKG_VERSION=0.1.0", "PKG_MAINTAINER="+maintainer, "PKG_BIN="+bin, "PKG_DATA="+data,
+		"PKG_VAD="+vad, "PKG_AXE="+filepath.Join(root, axeDir))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("nfpm package: %v\n%s", err, b)
+	}
+	return nil
 }
 
 func TestDebContentsAndScripts(t *testing.T) {
@@ -153,6 +158,7 @@ func TestDebContentsAndScripts(t *testing.T) {
 		`-rw-r--r-- root/root +\d+ \S+ \S+ \./lib/systemd/system/boxd\.service\n`,
 		`\./usr/share/doc/boxd/README\.md\n`,
 		`-rw-r--r-- root/root +\d+ \S+ \S+ \./usr/share/doc/boxd/copyright\n`,
+		`-rw-r--r-- root/root +\d+ \S+ \S+ \./usr/share/doc/boxd/examples/network\.conf\n`, // the drop-in that opens the network
 		`\./usr/share/boxd/data/icd10cm/icd10cm-codes-2026\.txt\.gz\n`,
 		`\./usr/share/boxd/data/rxnorm/`,
 		`\./usr/share/boxd/data/wcag/wcag\.json\n`,
@@ -353,18 +359,6 @@ func control(t *testing.T, deb, field string) string {
 	return strings.TrimSpace(out)
 }
 
-func TestDebControlFields(t *testing.T) {
-	deb := buildDeb(t)
-	// nfpm writes no Homepage when the field is left out; one on localhost
-	// is no page anyone can visit.
-	if h := control(t, deb, "Homepage"); strings.Contains(h, "localhost") || strings.Contains(h, "127.0.0.1") {
-		t.Errorf("Homepage: %s", h)
-	}
-	if m := control(t, deb, "Maintainer"); !regexp.MustCompile(`^[^<>]+ <[^<>@\s]+@[^<>@\s]+>$`).MatchString(m) {
-		t.Errorf("Maintainer %q is not 'Name <address>'", m)
-	}
-}
-
 // depRe is one Depends entry: a package, and an optional version relation.
 var depRe = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]*)(?:\s*\((>=|>>|=|<=|<<)\s*([^)\s]+)\))?$`)
 
@@ -477,9 +471,10 @@ func dep5Match(pattern, path string) bool {
 }
 
 // TestDebCopyright checks /usr/share/doc/boxd/copyright: a DEP-5 file, with
-// a notice for every file under /usr/share/boxd (third-party data and the
-// VAD model), for every Go module linked into the binary, for llama.cpp and
-// ggml, and NLM's attribution for RxNorm.
+// boxd's own paragraph (Files: *) under AGPL-3.0-or-later whose text is the
+// repository's LICENSE, a notice for every file under /usr/share/boxd
+// (third-party data and the VAD model), for every Go module linked into the
+// binary, for llama.cpp and ggml, and NLM's attribution for RxNorm.
 func TestDebCopyright(t *testing.T) {
 	deb := buildDeb(t)
 	x := t.TempDir()
@@ -542,8 +537,44 @@ func TestDebCopyright(t *testing.T) {
 		return which
 	}
 
+	// boxd's own licence: Files: * is AGPL-3.0+, whose stand-alone text is
+	// LICENSE word for word, and no paragraph keeps the old proprietary
+	// terms (they contradicted the AGPL MuPDF is linked under).
+	var own map[string]string
+	for _, p := range paras[1:] {
+		if p["Files"] == "*" {
+			own = p
+		}
+	}
+	if own == nil || strings.SplitN(own["License"], "\n", 2)[0] != "AGPL-3.0+" ||
+		!strings.Contains(strings.Join(strings.Fields(own["Comment"]), " "), "either version 3 of the License, or (at your option) any later version") {
+		t.Errorf("Files: * must be License: AGPL-3.0+ with the or-later grant in its Comment: %v", own)
+	}
+	if strings.Contains(text, "Proprietary") {
+		t.Error("copyright still names a Proprietary licence")
+	}
+	license, err := os.ReadFile(filepath.Join(repoRoot(t), "LICENSE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(strings.TrimSpace(string(license)), "GNU AFFERO GENERAL PUBLIC LICENSE\n                       Version 3, 19 November 2007") {
+		t.Errorf("LICENSE is not the GNU AGPL version 3: %.80q", license)
+	}
+	for _, p := range paras[1:] {
+		if _, ok := p["Files"]; ok {
+			continue
+		}
+		if name, body, _ := strings.Cut(p["License"], "\n"); name == "AGPL-3.0+" &&
+			strings.Join(strings.Fields(body), " ") != strings.Join(strings.Fields(string(license)), " ") {
+			t.Error("the stand-alone License: AGPL-3.0+ paragraph is not the text of LICENSE")
+		}
+	}
+	if !standalone["AGPL-3.0+"] {
+		t.Error("no stand-alone License: AGPL-3.0+ paragraph with the licence's text")
+	}
+
 	// The files under /usr/share/boxd are not boxd's own work: each needs
-	// its own notice, not the catch-all "Files: *" (Proprietary).
+	// its own notice, not the catch-all "Files: *" (boxd's AGPL).
 	shipped := 0
 	err = filepath.WalkDir(filepath.Join(x, "usr/share/boxd"), func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -591,7 +622,7 @@ func TestDebCopyright(t *testing.T) {
 	// The paragraph that governs each of these (the last that matches)
 	// has this licence and names this holder.
 	for path, want := range map[string][2]string{
-		"usr/bin/boxd": {"Proprietary", "boxd"},
+		"usr/bin/boxd": {"AGPL-3.0+", "The boxd authors"},
 		"vendor/github.com/ollama/ollama/llama/llama.cpp/src/llama.cpp":       {"Expat", "The ggml authors"},
 		"vendor/github.com/ollama/ollama/llama/llama.cpp/common/sampling.cpp": {"Expat", "The ggml authors"},
 		"vendor/github.com/ollama/ollama/ml/backend/ggml/ggml/src/ggml.c":     {"Expat", "The ggml authors"},

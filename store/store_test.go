@@ -224,3 +224,40 @@ func TestNewerSchemaRefused(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestDescriptorsBounded: after 40 concurrent writes the process holds at
+// most maxConns descriptors on the database file. A connection the pool
+// closes keeps its descriptor open while other connections of the process
+// hold their WAL-mode lock (SQLite defers the close so as not to drop
+// their POSIX locks); without the bound one stayed open for every
+// connection of the burst.
+func TestDescriptorsBounded(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dir)
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			now := time.Now()
+			if err := s.PutReceipt(ctx, fmt.Sprintf("r%d", i), now, []byte(`{}`), now.Add(-time.Hour), 1000); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, _ := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); target == filepath.Join(dir, File) {
+			n++
+		}
+	}
+	if n == 0 || n > maxConns {
+		t.Errorf("%d descriptors on %s after 40 concurrent writes, want 1 to %d", n, File, maxConns)
+	}
+}

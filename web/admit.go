@@ -6,6 +6,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"boxd/problem"
 	"boxd/web/platform"
@@ -39,8 +40,16 @@ const (
 //  4. validation of the body (Validate: 400, 404, 413, ...);
 //  5. 409: one run at a time per demo token (OneRun);
 //  6. 402: budget before the start (MinTokens, TokensFor, Audio);
-//  7. 409 / 429: a live slot (LiveSlot), a model-call slot (CallSlot);
+//  7. 503: a box-wide busy limit (declareGated); 409 / 429: a live slot
+//     (LiveSlot); a model-call slot (CallSlot; 503 when demo tokens
+//     together run their share of the chat model's sequences);
 //  8. the run (Serve).
+//
+// Every slot (steps 5 and 7) is taken only once the body has arrived
+// whole, within the route's size limit (413) and the body's read
+// deadline (408, limits.go): a client that declares a large body and
+// sends it slowly, or not at all, holds a connection and the bytes it
+// sent, never a slot another caller waits for.
 type Route struct {
 	Method, Path string
 	Auth         Auth
@@ -79,6 +88,12 @@ type Route struct {
 	// Example is a minimal valid body (for the docs and the admission
 	// order test, which sends it to every declared route).
 	Example string
+
+	// gate is a box-wide busy limit (declareGated): one of its slots is
+	// held from step 7 until the answer is written; none free is 503
+	// naming what (gateWhat) the box serves at once.
+	gate     chan struct{}
+	gateWhat string
 }
 
 // Declared is a route's declaration with its typed body and handler.
@@ -252,7 +267,17 @@ func admit[Req any](s *Server, d Declared[Req], w http.ResponseWriter, r *http.R
 			}
 		}
 	}
-	// 7. A live slot.
+	// 7. A busy limit, a live slot, a model-call slot: only now, with the
+	// body read whole.
+	if d.gate != nil {
+		select {
+		case d.gate <- struct{}{}:
+			defer func() { <-d.gate }()
+		default:
+			writeProblem(w, problem.New(problem.Busy, "the box is serving %d %s at once, its limit; retry after the time in Retry-After", cap(d.gate), d.gateWhat).Retry(time.Second))
+			return
+		}
+	}
 	if d.LiveSlot && pr != nil {
 		release, err := pr.AcquireLive()
 		if err != nil {
@@ -269,6 +294,14 @@ func admit[Req any](s *Server, d Declared[Req], w http.ResponseWriter, r *http.R
 			return
 		}
 		defer release()
+		if !pr.IsKey() {
+			share, err := s.demoCallShare(r.Context())
+			if err != nil {
+				writeProblem(w, err)
+				return
+			}
+			defer share()
+		}
 	}
 	// 8. The run.
 	if d.Stream {

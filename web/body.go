@@ -59,25 +59,46 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, dst any, le
 	return strictKeys(data, dst)
 }
 
-// readBody reads a body of at most limit bytes: into a buffer of its
-// Content-Length when it has one (the server ends the body there), else
-// growing. Errors are jsonError's (413, the body's deadline, a body cut
-// short).
+// readBody reads a body of at most limit bytes. Its buffer grows with the
+// bytes that arrive (doubling, from 64 KiB at most), never ahead of them
+// to the Content-Length a client declares: a client that declares
+// megabytes and sends nothing holds nothing, and a buffer is at most
+// twice the bytes received. The declared length caps the growth (the
+// server ends the body there), so a body that arrives whole ends in a
+// buffer of its size. Errors are jsonError's (413, the body's deadline
+// or the box's body memory, a body cut short).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, *problem.Error) {
 	body := http.MaxBytesReader(w, r.Body, limit)
-	if n := r.ContentLength; n > 0 && n <= limit {
-		buf := make([]byte, n)
-		if _, err := io.ReadFull(body, buf); err != nil {
+	// One byte past a declared length lets the end be read without
+	// another growth.
+	ceiling := limit + 1
+	if n := r.ContentLength; n >= 0 && n < limit {
+		ceiling = n + 1
+	}
+	buf := make([]byte, 0, min(ceiling, bodyStartBuffer))
+	for {
+		if len(buf) == cap(buf) {
+			size := 2 * int64(cap(buf))
+			if int64(cap(buf)) < ceiling {
+				size = min(size, ceiling)
+			}
+			next := make([]byte, len(buf), size)
+			copy(next, buf)
+			buf = next
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
 			return nil, jsonError(err, limit)
 		}
-		return buf, nil
 	}
-	data, err := io.ReadAll(body)
-	if err != nil {
-		return nil, jsonError(err, limit)
-	}
-	return data, nil
 }
+
+// bodyStartBuffer is the most a body's buffer starts with.
+const bodyStartBuffer = 64 << 10
 
 // checkJSONType accepts no Content-Type and JSON types (application/json,
 // any +json); every other type gets 415: multipart, XML, and also

@@ -411,7 +411,8 @@ func bigRecord(t testing.TB, k *attest.Key, size int) []byte {
 // TestRecordVerifyBounds: a body over 4 MiB is 413 before it is read
 // whole (a 5 MiB record verified before the fix), a record of almost 4
 // MiB verifies, and over limits.record_verifications at once the next
-// request gets 503 {"error"} with Retry-After before its body is read.
+// request gets 503 {"error"} with Retry-After once its body has arrived;
+// bodies still arriving hold no slot (issue 34: TestSlotsOnlyAfterTheBody).
 func TestRecordVerifyBounds(t *testing.T) {
 	ts := hostileServer(t, nil, func(c *configs.Config) { c.Bounds.RecordVerifications = 2 })
 	big := bigRecord(t, ts.Server.key, 5<<20)
@@ -424,18 +425,17 @@ func TestRecordVerifyBounds(t *testing.T) {
 		t.Fatalf("%d-byte record: %d %.300s", len(fits), r.status, r.body)
 	}
 
-	// Two slow bodies hold both slots.
+	// Both slots held by verifications in progress: the next is 503.
 	for range 2 {
-		c := dialFrom(t, ts, "127.0.0.2")
-		stall(t, c, "POST", "/record/verify", 1000)
+		ts.bounds.verify <- struct{}{}
 	}
-	time.Sleep(100 * time.Millisecond)
 	r = ts.do(t, call{method: "POST", path: "/record/verify", body: map[string]json.RawMessage{"record": fits}})
 	if r.status != 503 || r.header.Get("Retry-After") != "1" || !strings.Contains(r.errMsg(t), "record verifications at once") {
 		t.Errorf("over the verification limit: %d %v %s", r.status, r.header, r.body)
 	}
-	// The slots come back with the stalled bodies' 408 (1 s floor).
-	time.Sleep(1500 * time.Millisecond)
+	for range 2 {
+		<-ts.bounds.verify
+	}
 	if r := ts.do(t, call{method: "POST", path: "/record/verify", body: `{"record": {"format": "x"}}`}); r.status != 200 {
 		t.Errorf("after the slots were freed: %d %s", r.status, r.body)
 	}
@@ -445,12 +445,14 @@ func TestRecordVerifyBounds(t *testing.T) {
 // MiB at once (each retrying its 503) keep the heap's growth bounded, in
 // process, as upload.Test64MiB measures it. Before the fix (17 MiB bodies,
 // no limit at once, the record decoded as a tree twice) the same load grew
-// it by about 296 MB; now by about 65 MB.
+// it by about 296 MB; then by about 65 MB. Since issue 34 a slot is taken
+// only once a body has arrived, so the bodies read at once are bounded by
+// limits.body_memory_mb (12 MiB here), not by the slots.
 func TestRecordVerifyHeapBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("memory test")
 	}
-	ts := hostileServer(t, nil, nil) // limits.record_verifications: 4
+	ts := hostileServer(t, nil, func(c *configs.Config) { c.Bounds.BodyMemoryMB = 12 }) // limits.record_verifications: 4
 	body, _ := json.Marshal(map[string]json.RawMessage{"record": bigRecord(t, ts.Server.key, recordBody-16<<10)})
 	runtime.GC()
 	var ms runtime.MemStats

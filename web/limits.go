@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -28,6 +29,12 @@ import (
 //
 //   - a request body must arrive within limits.body_read_floor_s plus its
 //     size at limits.body_read_min_bytes_per_s (bodyDeadlines; 408);
+//   - the bytes of request bodies held at once, in all, within
+//     limits.body_memory_mb (bodyDeadlines; 503 busy);
+//   - slots (busy limits, one run per demo token, live and model-call
+//     slots) are taken only once a body has arrived (admit);
+//   - chat completions demo tokens run at once, together
+//     (limits.demo_model_calls; 503 busy);
 //   - connections per client network and in all (limitListener; 429, 503);
 //   - POST /record/verify requests at once (declareGated; 503 busy);
 //   - wrong admin secrets per client network per minute (admitAdmin; 429).
@@ -43,11 +50,18 @@ type bounds struct {
 	adminFails *window.Limiter // wrong admin secrets by network
 
 	conns atomic.Pointer[limitListener] // set by Serve
+
+	mu        sync.Mutex
+	bodyLimit int64         // limits.body_memory_mb in bytes
+	bodyHeld  int64         // bytes of bodies read by requests still running
+	demoCalls int           // chat completions of demo tokens running
+	demoFreed chan struct{} // closed when one ends (nil: nobody waits)
 }
 
 func newBounds(cfg *configs.Config) *bounds {
 	b := cfg.Bounds
 	return &bounds{
+		bodyLimit:  int64(max(b.BodyMemoryMB, 1)) << 20,
 		floor:      time.Duration(max(b.BodyReadFloorS, 1)) * time.Second,
 		rate:       int64(max(b.BodyReadMinBytesPerS, 1)),
 		verify:     make(chan struct{}, max(b.RecordVerifications, 1)),
@@ -66,6 +80,15 @@ func newBounds(cfg *configs.Config) *bounds {
 // not cut. A body still arriving at the deadline fails its read with a
 // problem.Timeout (408 through writeProblem) and the connection closes. A
 // request without a body, and a WebSocket upgrade, are left alone.
+//
+// The bytes a body brings are also counted against limits.body_memory_mb,
+// for all requests together, as they arrive (not as declared: a body that
+// is declared and never sent holds nothing) and until the request's
+// handler returns (the body, or what was decoded from it, lives that
+// long). A read that would go over it fails with 503 busy, unless the
+// request is the only one holding bytes, so that any body within its
+// route's limit can still be served on an idle box.
+
 // http.Server.ReadTimeout would do the first part but also cut streams and
 // sockets, whose requests stay open long after their bodies.
 func (s *Server) bodyDeadlines(next http.Handler) http.Handler {
@@ -75,14 +98,41 @@ func (s *Server) bodyDeadlines(next http.Handler) http.Handler {
 			return
 		}
 		rc := http.NewResponseController(w)
-		tb := &timedBody{ReadCloser: r.Body, rc: rc, start: time.Now(), floor: s.bounds.floor, rate: s.bounds.rate, declared: r.ContentLength}
+		tb := &timedBody{ReadCloser: r.Body, rc: rc, start: time.Now(), floor: s.bounds.floor, rate: s.bounds.rate, declared: r.ContentLength, bounds: s.bounds}
+		defer tb.giveBack()
 		if err := tb.set(tb.deadline()); err != nil { // not a connection (a test recorder): no deadline
-			next.ServeHTTP(w, r)
-			return
+			tb.rc = nil
 		}
 		r.Body = tb
 		next.ServeHTTP(w, r)
 	})
+}
+
+// take counts n more bytes of one request's body (which holds held
+// already): false when the bodies held would go over the limit and other
+// requests hold some of them.
+func (b *bounds) take(held, n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bodyHeld+n > b.bodyLimit && b.bodyHeld > held {
+		return false
+	}
+	b.bodyHeld += n
+	return true
+}
+
+// give returns n bytes of bodies to the limit.
+func (b *bounds) give(n int64) {
+	b.mu.Lock()
+	b.bodyHeld -= n
+	b.mu.Unlock()
+}
+
+// bodiesHeld is the bytes of request bodies counted now (tests, metrics).
+func (b *bounds) bodiesHeld() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.bodyHeld
 }
 
 // timedBody is a request body read under a deadline that grows with the
@@ -97,6 +147,15 @@ type timedBody struct {
 	read     int64
 	setAt    time.Time // the deadline set last
 	done     bool      // read to its end or failed: the deadline is cleared
+	bounds   *bounds
+	held     int64 // bytes counted against limits.body_memory_mb
+	over     bool  // a read went over it
+}
+
+// giveBack returns the request's bytes to limits.body_memory_mb.
+func (b *timedBody) giveBack() {
+	b.bounds.give(b.held)
+	b.held = 0
 }
 
 // deadline is start + floor + max(declared, read) / rate (at most a day
@@ -108,12 +167,28 @@ func (b *timedBody) deadline() time.Time {
 
 func (b *timedBody) set(t time.Time) error {
 	b.setAt = t
+	if b.rc == nil {
+		return nil
+	}
 	return b.rc.SetReadDeadline(t)
 }
 
 func (b *timedBody) Read(p []byte) (int, error) {
+	if b.over {
+		return 0, b.busy()
+	}
 	n, err := b.ReadCloser.Read(p)
 	b.read += int64(n)
+	if n > 0 {
+		if !b.bounds.take(b.held, int64(n)) {
+			b.over = true
+			return 0, b.busy()
+		}
+		b.held += int64(n)
+	}
+	if b.rc == nil {
+		return n, err
+	}
 	switch {
 	case err == nil:
 		// A chunked body earns time as it arrives (at most a second's
@@ -131,6 +206,12 @@ func (b *timedBody) Read(p []byte) (int, error) {
 		_ = b.rc.SetReadDeadline(time.Time{})
 	}
 	return n, err
+}
+
+// busy is the refusal of a body read over limits.body_memory_mb.
+func (b *timedBody) busy() *problem.Error {
+	return problem.New(problem.Busy, "the box holds %d MiB of request bodies, its limit (limits.body_memory_mb); retry after the time in Retry-After",
+		b.bounds.bodyLimit>>20).Retry(time.Second)
 }
 
 func (b *timedBody) timeout() *problem.Error {
@@ -191,6 +272,9 @@ type limitListener struct {
 	refusers chan struct{}
 	refused  atomic.Int64 // since the last log line
 	lastLog  atomic.Int64 // unix nanoseconds
+
+	// counted counts each refusal in /metrics (metrics.go).
+	counted func(status int, answered bool)
 }
 
 const (
@@ -204,7 +288,8 @@ func (s *Server) limitConns(ln net.Listener) net.Listener {
 	total := connTotal(s.cfg.Bounds.Connections, nofile)
 	perNet := min(max(s.cfg.Bounds.ConnectionsPerAddress, 1), max(total*3/4, 1))
 	s.log.Info("connection limits", "per_address", perNet, "total", total, "file_limit", nofile)
-	l := &limitListener{Listener: ln, perNet: perNet, total: total, log: s.log, byNet: map[string]int{}, refusers: make(chan struct{}, refusers)}
+	l := &limitListener{Listener: ln, perNet: perNet, total: total, log: s.log, byNet: map[string]int{}, refusers: make(chan struct{}, refusers),
+		counted: s.metrics.connRefused}
 	s.bounds.conns.Store(l)
 	return l
 }
@@ -262,7 +347,9 @@ func (l *limitListener) refuse(c net.Conn, status int, msg string) {
 	}
 	select {
 	case l.refusers <- struct{}{}:
+		l.counted(status, true)
 	default:
+		l.counted(status, false)
 		_ = c.Close()
 		return
 	}
@@ -332,26 +419,84 @@ func (c *limitedConn) ReadFrom(r io.Reader) (int64, error) {
 
 // --- Gated routes -----------------------------------------------------------
 
-// declareGated is declare for a public route whose requests hold one of
-// slots from before the body is read until the answer is written: when
-// every slot is taken the request gets 503 (busy) with Retry-After at once,
-// before its body is read, so the bodies in memory are bounded by the
-// slots. It comes ahead of admission (a public route has no credentials to
-// check first).
+// declareGated is declare for a route whose requests hold one of slots
+// (a box-wide busy limit: record verifications, form fills) until the
+// answer is written. The slot is taken in admission's step 7, once the
+// body has arrived whole (admit): when every slot is taken the request
+// gets 503 (busy) with Retry-After at once. A body still arriving holds
+// no slot, only its connection and the bytes it sent (limits.body_memory_mb
+// bounds those in all), so clients that declare large bodies and send
+// them slowly or not at all cannot keep others from the route.
 func declareGated[Req any](s *Server, slots chan struct{}, what string, d Declared[Req]) {
-	s.mu.Lock()
-	s.declared = append(s.declared, d.Route)
-	s.mu.Unlock()
-	s.Handle(d.Method, d.Path, func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
-		default:
-			writeProblem(w, problem.New(problem.Busy, "the box is serving %d %s at once, its limit; retry after the time in Retry-After", cap(slots), what).Retry(time.Second))
-			return
+	d.gate, d.gateWhat = slots, what
+	declare(s, d)
+}
+
+// --- Demo tokens' share of the chat model -----------------------------------
+
+// demoCallRetry is the Retry-After of a chat refused over the demo share;
+// demoCallWait is how long a demo chat waits for the share first (a
+// client's next call must not be refused because the previous one's
+// share is given back a moment after its answer was sent).
+const (
+	demoCallRetry = 2 * time.Second
+	demoCallWait  = 2 * time.Second
+)
+
+// demoCallLimit is how many chat completions demo tokens together may run
+// at once: limits.demo_model_calls, or, when 0, the chat model's parallel
+// sequences less one (at least 1), so that a developer key always finds a
+// sequence free of demo tokens' streams.
+func (s *Server) demoCallLimit() (limit, sequences int) {
+	sequences = s.cfg.Models.LLM.Parallel
+	if e, ok := s.chat.Engine.(interface{ Parallel() int }); ok && e.Parallel() > 0 {
+		sequences = e.Parallel()
+	}
+	sequences = max(sequences, 1)
+	if n := s.cfg.Bounds.DemoModelCalls; n > 0 {
+		return n, sequences
+	}
+	return max(1, sequences-1), sequences
+}
+
+// demoCallShare takes one of the demo tokens' shared chat slots (after the
+// token's own, limits.demo_concurrent_calls), waiting up to demoCallWait
+// for one: 503 busy with Retry-After when demo tokens together still run
+// their share.
+func (s *Server) demoCallShare(ctx context.Context) (release func(), d *problem.Error) {
+	limit, sequences := s.demoCallLimit()
+	b := s.bounds
+	wait := time.NewTimer(demoCallWait)
+	defer wait.Stop()
+	for {
+		b.mu.Lock()
+		if b.demoCalls < limit {
+			b.demoCalls++
+			b.mu.Unlock()
+			return sync.OnceFunc(func() {
+				b.mu.Lock()
+				b.demoCalls--
+				if b.demoFreed != nil {
+					close(b.demoFreed)
+					b.demoFreed = nil
+				}
+				b.mu.Unlock()
+			}), nil
 		}
-		admit(s, d, w, r)
-	})
+		if b.demoFreed == nil {
+			b.demoFreed = make(chan struct{})
+		}
+		freed := b.demoFreed
+		b.mu.Unlock()
+		select {
+		case <-freed:
+		case <-wait.C:
+			return nil, problem.New(problem.Busy, "demo sessions together run %d chat completions at once, their share of the chat model's %d sequences (limits.demo_model_calls); the rest are kept for developer keys; retry after the time in Retry-After",
+				limit, sequences).Retry(demoCallRetry)
+		case <-ctx.Done():
+			return nil, problem.Wrap(problem.Unavailable, ctx.Err(), "the request ended while it waited for the demo sessions' share of the chat model")
+		}
+	}
 }
 
 // --- Admin secret -----------------------------------------------------------

@@ -20,8 +20,12 @@ type metrics struct {
 	reg      *prometheus.Registry
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	llm      *llmMeter
-	handler  http.Handler
+	// refused counts connections the listener refused over its limits
+	// (limits.go, limitListener), which never reach a handler and so are
+	// not in requests.
+	refused *prometheus.CounterVec
+	llm     *llmMeter
+	handler http.Handler
 }
 
 // llmMeter counts the chat model's calls (every chat completion and live
@@ -97,12 +101,21 @@ func newMetrics(s *Server) *metrics {
 		Help:    "HTTP request duration by route pattern.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 	}, []string{"route"})
+	m.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "boxd_connections_refused_total",
+		Help: "Connections the listener refused over its limits, by limit (connections_per_address: 429, connections: 503) and whether the refusal was answered or the connection closed at once (every refuser busy).",
+	}, []string{"limit", "how"})
+	for _, l := range []string{"connections_per_address", "connections"} {
+		for _, h := range []string{"answered", "closed"} {
+			m.refused.WithLabelValues(l, h) // present at 0 from the start
+		}
+	}
 	loaded := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "boxd_model_loaded",
 		Help: "1 when the model is loaded and serving, 0 otherwise.",
 	}, []string{"model"})
 	m.reg.MustRegister(
-		m.requests, m.duration,
+		m.requests, m.duration, m.refused,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_live_sessions", Help: "Open live audio sessions."},
@@ -141,6 +154,20 @@ func (c loadedCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 func (m *metrics) serve(w http.ResponseWriter, r *http.Request) { m.handler.ServeHTTP(w, r) }
+
+// connRefused counts one connection the listener refused with status
+// (429 per address, 503 in all); answered is false when it was closed
+// without an answer.
+func (m *metrics) connRefused(status int, answered bool) {
+	limit, how := "connections", "closed"
+	if status == http.StatusTooManyRequests {
+		limit = "connections_per_address"
+	}
+	if answered {
+		how = "answered"
+	}
+	m.refused.WithLabelValues(limit, how).Inc()
+}
 
 // statusWriter remembers the status code a handler wrote.
 type statusWriter struct {

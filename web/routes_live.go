@@ -273,6 +273,13 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 	idleFor := time.Duration(max(1, s.cfg.Bounds.LiveIdleS)) * time.Second
 	idle := time.NewTimer(idleFor)
 	defer idle.Stop()
+	// A socket on which no speech is recognised for
+	// limits.live_speech_idle_s is closed the same way, whatever bytes it
+	// sends: 100 ms of silence every 45 s must not hold a live slot for
+	// as long as the audio budget lasts (live.Session.SinceSpeech).
+	speechFor := liveSpeechIdle(s.cfg.Bounds.LiveSpeechIdleS)
+	speech := time.NewTimer(speechFor)
+	defer speech.Stop()
 	// end closes with the session's ending; its error event was sent.
 	end := func() int {
 		if stopDone != nil {
@@ -289,6 +296,15 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 		case <-idle.C:
 			if stopDone == nil {
 				sess.End(problem.Timeout, fmt.Sprintf("no audio for %d s: the session was closed to free its live slot (limits.live_idle_s); reconnect and send audio frames, or send {\"type\":\"stop\"} when done", s.cfg.Bounds.LiveIdleS))
+			}
+		case <-speech.C:
+			switch since := sess.SinceSpeech(); {
+			case stopDone != nil:
+				// Stopping: the final lanes are on their way.
+			case since < speechFor:
+				speech.Reset(speechFor - since)
+			default:
+				sess.End(problem.Timeout, fmt.Sprintf("no speech for %d s: the session was closed to free its live slot (limits.live_speech_idle_s); silence and noise do not keep a session open; reconnect when there is speech, or send {\"type\":\"stop\"} when done", int(speechFor/time.Second)))
 			}
 		case <-ctx.Done():
 			if stopDone != nil {
@@ -361,6 +377,15 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 			}
 		}
 	}
+}
+
+// liveSpeechIdle is limits.live_speech_idle_s as a duration (0: the
+// default, 120 s).
+func liveSpeechIdle(setting int) time.Duration {
+	if setting <= 0 {
+		setting = 120
+	}
+	return time.Duration(setting) * time.Second
 }
 
 // Pings find dead peers: a socket whose peer does not answer a ping within

@@ -19,6 +19,11 @@ const (
 )
 
 func (s *Server) retrievalRoutes() {
+	// The indexes held per owner and by demo sessions together
+	// (retrieval.* settings; pipelines/retrieval/quota.go).
+	if c := s.cfg.Retrieval; s.retrieval.Quota == (retrieval.Quota{}) {
+		s.retrieval.Quota = retrieval.Quota{Max: c.MaxIndexes, PerKey: c.IndexesPerKey, Demo: c.DemoIndexes, PerDemo: c.IndexesPerDemo}
+	}
 	declare(s, Declared[retrieval.IndexRequest]{
 		Route: Route{Method: http.MethodPost, Path: "/retrieval/index", Auth: Bearer, Body: retrievalBody, OneRun: true,
 			Example: `{"sample": "pump-station-manual"}`},

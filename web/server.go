@@ -36,6 +36,7 @@ import (
 	"boxd/receipts"
 	"boxd/version"
 	"boxd/web/platform"
+	"boxd/web/upload"
 )
 
 // Probes tell the server what the rest of the process is doing. A nil func
@@ -210,6 +211,13 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 		s.chat.Meter = s.metrics.llm // chat and live lanes count their tokens in /metrics
 	}
 	s.bounds = newBounds(cfg)
+	// The uploads of requests a boxd that crashed or was killed left
+	// behind go now (upload/tempdir.go).
+	if n, err := upload.Prepare(""); err != nil {
+		log.Warn("the upload directory is not ready", "err", err)
+	} else if n > 0 {
+		log.Info("upload files of stopped boxd processes removed", "directories", n)
+	}
 	s.routes()
 	s.platformRoutes()
 	s.chatRoutes()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"boxd/atomicfile"
 	"context"
 	"errors"
 	"fmt"
@@ -156,6 +157,13 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	} else if was != 0 {
 		log.Warn("tightened the state directory to 0700: other users could read it", "path", cfg.StateDir, "was", fmt.Sprintf("%04o", was))
 	}
+	// Writes a kill cut short leave their temporary files; those an hour
+	// old are no write in progress (a model pull keeps its file fresh).
+	if n, err := atomicfile.Sweep(cfg.StateDir, time.Hour); err != nil {
+		log.Warn("sweeping unfinished writes from the state directory", "err", err)
+	} else if n > 0 {
+		log.Info("removed the temporary files of unfinished writes", "files", n)
+	}
 	key, created, err := attest.LoadOrCreateKey(cfg.StateDir)
 	if err != nil {
 		return configError{err}
@@ -270,6 +278,9 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 			"parameters", emb.Info().Parameters, "weights_root", root.Root)
 	}
 
+	// The quota before the load: a start finishes a replacement a crash
+	// cut short by the owners' bounds (web keeps a quota already set).
+	retr.Quota = retrieval.Quota{Max: cfg.Retrieval.MaxIndexes, PerKey: cfg.Retrieval.IndexesPerKey, Demo: cfg.Retrieval.DemoIndexes, PerDemo: cfg.Retrieval.IndexesPerDemo}
 	if cfg.Retrieval.Persist {
 		retr.PersistDir = filepath.Join(cfg.StateDir, "retrieval")
 		n, err := retr.LoadPersisted()

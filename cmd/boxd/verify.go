@@ -188,11 +188,12 @@ func verifySearch(out io.Writer, raw []byte, pub ed25519.PublicKey, chunks []ret
 
 // verifyDocument checks a document POST /docreader/read returned.
 func verifyDocument(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
-	var d docreader.Document
-	err := json.Unmarshal(raw, &d)
+	// Decoded as the route decodes it: a field added, removed or sent
+	// twice is refused, not dropped.
+	d, err := docreader.DecodeDocument(raw)
 	var checks []attest.Check
 	if err == nil {
-		checks, err = docreader.Verify(&d, pub)
+		checks, err = docreader.Verify(d, pub)
 	}
 	if err != nil {
 		fmt.Fprintf(out, "FAIL\tformat\tnot a document with a %s receipt: %v\n", docreader.ReceiptFormat, err)
@@ -212,11 +213,10 @@ func verifyDocument(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
 
 // verifyChart checks a chart result POST /docreader/chart returned.
 func verifyChart(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
-	var r chart.Result
-	err := json.Unmarshal(raw, &r)
+	r, err := chart.DecodeResult(raw)
 	var checks []attest.Check
 	if err == nil {
-		checks, err = chart.Verify(&r, pub)
+		checks, err = chart.Verify(r, pub)
 	}
 	if err != nil {
 		fmt.Fprintf(out, "FAIL\tformat\tnot a chart with a %s receipt: %v\n", chart.ReceiptFormat, err)

@@ -146,6 +146,9 @@ type Options struct {
 	TabTimeout time.Duration
 	// HeapMB bounds a page's JavaScript heap (0: 256).
 	HeapMB int
+	// MemoryMB bounds the memory each of the browser's processes may
+	// allocate (0: 1024; -1: no bound): memory.go.
+	MemoryMB int
 	// Width and Height are the viewport (0: 1280 × 900).
 	Width, Height int
 }
@@ -155,6 +158,7 @@ type Pool struct {
 	o       Options
 	slot    chan struct{}
 	waiting atomic.Int64
+	limit   *memoryLimit // nil: no memory bound (MemoryMB -1)
 }
 
 // NewPool finds chromium and makes a pool; ErrNoBrowser when there is
@@ -189,7 +193,18 @@ func NewPool(o Options) (*Pool, error) {
 	if o.Width <= 0 || o.Height <= 0 {
 		o.Width, o.Height = 1280, 900
 	}
-	return &Pool{o: o, slot: make(chan struct{}, o.Slots)}, nil
+	p := &Pool{o: o, slot: make(chan struct{}, o.Slots)}
+	if o.MemoryMB == 0 {
+		p.o.MemoryMB = DefaultMemoryMB
+	}
+	if p.o.MemoryMB > 0 {
+		l, err := newMemoryLimit(p.o.MemoryMB)
+		if err != nil {
+			return nil, err
+		}
+		p.limit = l
+	}
+	return p, nil
 }
 
 // Viewport is the size of a tab opened with no size of its own.
@@ -204,6 +219,8 @@ type Tab struct {
 	cancel  context.CancelFunc
 	release func()
 	policy  Policy
+
+	memoryMB int // the pool's MemoryMB (-1: none), for the crash's message
 
 	mu      sync.Mutex
 	refused []Refused
@@ -265,10 +282,11 @@ func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
 		chromedp.WindowSize(cmp.Or(pol.Width, p.o.Width), cmp.Or(pol.Height, p.o.Height)),
 	)
 	opts = append(opts, sb.options()...)
+	opts = append(opts, chromedp.ModifyCmdFunc(p.limit.apply))
 	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), p.o.TabTimeout)
 	actx, acancel := chromedp.NewExecAllocator(tctx, opts...)
 	bctx, bcancel := chromedp.NewContext(actx)
-	t := &Tab{ctx: bctx, policy: pol, release: release, sandbox: sb}
+	t := &Tab{ctx: bctx, policy: pol, release: release, sandbox: sb, memoryMB: p.o.MemoryMB}
 	sb.tab.Store(t)
 	t.cancel = func() {
 		bcancel()
@@ -366,6 +384,11 @@ func (t *Tab) listen(ev any) {
 		t.mu.Lock()
 		t.crashed = true
 		t.mu.Unlock()
+		// The tab is done for: end its browser now, so that whatever
+		// the page had taken is freed at once and every action still
+		// waiting on it fails now, not at the tab's timeout (Err
+		// tells them it crashed).
+		go t.cancel()
 	case *network.EventWebSocketCreated:
 		t.mu.Lock()
 		t.refused = append(t.refused, Refused{Method: "GET", URL: e.URL, Type: "WebSocket", Why: "WebSockets do not leave the browser"})
@@ -489,14 +512,12 @@ func (t *Tab) Background() []Refused {
 // chromedp.Call with typed results.
 func (t *Tab) Context() context.Context { return t.ctx }
 
-// Do runs actions in the tab; ErrCrashed when the page crashed.
+// Do runs actions in the tab; when the page crashed (out of memory, or a
+// renderer fault), a problem.Unprocessable holding ErrCrashed (memory.go).
 func (t *Tab) Do(actions ...chromedp.Action[chromedp.Void]) error {
 	err := chromedp.Do(t.ctx, actions...)
-	t.mu.Lock()
-	crashed := t.crashed
-	t.mu.Unlock()
-	if crashed {
-		return ErrCrashed
+	if e := t.Err(err); e != err { // crashed
+		return e
 	}
 	if err != nil {
 		return fmt.Errorf("browser: %w", err)

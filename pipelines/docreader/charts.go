@@ -116,6 +116,9 @@ func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, e
 	if int64(cfg.Width)*int64(cfg.Height) > MaxPagePixels {
 		return nil, problem.New(problem.TooLarge, "the image is %d × %d pixels; at most %d pixels are read: scale it down", cfg.Width, cfg.Height, MaxPagePixels)
 	}
+	if cfg.Width > ocr.MaxSide || cfg.Height > ocr.MaxSide {
+		return nil, problem.New(problem.TooLarge, "the image is %d × %d pixels; at most %d pixels a side are read: crop it to the chart", cfg.Width, cfg.Height, ocr.MaxSide)
+	}
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, problem.Wrap(problem.Invalid, err, "image_b64 is not a %s image that decodes: %v", typ, err)
@@ -161,7 +164,7 @@ func (s *Service) geometryChart(ctx context.Context, req ChartRequest, img *rast
 		return problem.Wrap(problem.Unavailable, err, "the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
 	}
 	rev.OCR = "tesseract-" + o.Version() + " eng"
-	c, err := readChart(o, img)
+	c, err := readChart(ctx, o, img)
 	var nc *chart.NotCalibrated
 	switch {
 	case errors.As(err, &nc) && req.Method == MethodGeometry:
@@ -171,6 +174,9 @@ func (s *Service) geometryChart(ctx context.Context, req ChartRequest, img *rast
 	case errors.As(err, &nc):
 		return problem.Wrap(problem.Unavailable, err, "%v, and the model's reading, which the hybrid method falls back to, needs a chat model that sees images (models.llm.projector)", err)
 	case err != nil:
+		if p := engineProblem(0, err); p != nil {
+			return p
+		}
 		return err
 	}
 	r.Method, r.Chart, r.ConfBP = MethodGeometry, c, confidence(c)
@@ -217,7 +223,7 @@ func (s *Service) modelChart(ctx context.Context, req ChartRequest, img *raster.
 
 // readChart OCRs a chart as sparse text at 288 DPI-equivalent and reads
 // it, reading missed labels again one box at a time.
-func readChart(o *ocr.OCR, img *raster.Image) (*chart.Chart, error) {
+func readChart(ctx context.Context, o *ocr.OCR, img *raster.Image) (*chart.Chart, error) {
 	const dpi = Scale * 72
 	conv := func(ws []ocr.Word) []chart.Word {
 		out := make([]chart.Word, len(ws))
@@ -226,13 +232,13 @@ func readChart(o *ocr.OCR, img *raster.Image) (*chart.Chart, error) {
 		}
 		return out
 	}
-	ws, err := o.ReadRegion(img, nil, raster.Box{X1: float64(img.W), Y1: float64(img.H)}, dpi)
+	ws, err := o.ReadRegion(ctx, img, nil, raster.Box{X1: float64(img.W), Y1: float64(img.H)}, dpi)
 	if err != nil {
 		return nil, err
 	}
 	var rerr error
 	opt := chart.Options{Reread: func(b raster.Box) []chart.Word {
-		ws, err := o.ReadBlock(img, nil, b, dpi)
+		ws, err := o.ReadBlock(ctx, img, nil, b, dpi)
 		if err != nil {
 			rerr = err
 			return nil
@@ -288,15 +294,15 @@ func (s *Service) ChartVerify(req ChartVerifyRequest) (*VerifyResponse, error) {
 	if len(req.Chart) == 0 || string(req.Chart) == "null" {
 		return nil, problem.New(problem.Invalid, "chart is missing: send the result POST /docreader/chart returned")
 	}
-	var r chart.Result
-	if err := json.Unmarshal(req.Chart, &r); err != nil {
-		return nil, problem.Wrap(problem.Invalid, err, "chart is not a result from POST /docreader/chart: %v", err)
+	r, err := chart.DecodeResult(req.Chart)
+	if err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "chart is not a result as POST /docreader/chart returned it: %v", err)
 	}
 	var pub ed25519.PublicKey
 	if s.Key != nil {
 		pub = s.Key.PublicKey()
 	}
-	cs, err := chart.Verify(&r, pub)
+	cs, err := chart.Verify(r, pub)
 	if err != nil {
 		return nil, problem.Wrap(problem.Invalid, err, "chart.receipt is not a %s receipt: %v", chart.ReceiptFormat, err)
 	}
@@ -351,7 +357,7 @@ func (rd *reader) pageCharts(ctx context.Context, p *Page, img *raster.Image) er
 			continue
 		}
 		bbox := raster.Box{X0: float64(x0), Y0: float64(y0), X1: float64(x0 + crop.W), Y1: float64(y0 + crop.H)}.BBox()
-		c, err := readChart(rd.ocr, crop)
+		c, err := readChart(ctx, rd.ocr, crop)
 		var nc *chart.NotCalibrated
 		switch {
 		case errors.As(err, &nc) && r.el != "" && rd.figures != nil:
@@ -371,7 +377,7 @@ func (rd *reader) pageCharts(ctx context.Context, p *Page, img *raster.Image) er
 		case errors.As(err, &nc):
 			continue
 		case err != nil:
-			return fmt.Errorf("page %d: chart: %w", p.Page, err)
+			return pageError(p.Page, err)
 		}
 		c.Shift(float64(x0), float64(y0))
 		rd.charts = append(rd.charts, DocChart{Element: r.el, Page: p.Page, BBox: bbox, ConfBP: confidence(c), Chart: c, Method: MethodGeometry})

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"image"
 	"math"
+	"sync"
 	"unicode"
 
 	"boxd/pipelines/docreader/forms"
@@ -24,6 +25,7 @@ import (
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/raster"
 	"boxd/pipelines/docreader/reread"
+	"boxd/pipelines/docreader/worker"
 
 	"boxd/problem"
 )
@@ -38,6 +40,14 @@ const (
 	// MaxPagePixels bounds a page's raster: a 12 MB PNG can decode to
 	// gigabytes, and a PDF page can be 200 inches square.
 	MaxPagePixels = 40_000_000
+	// MaxPageChars bounds a page's text layer, and MaxPageElements the
+	// elements a page is read into: the signed receipt holds a hash per
+	// element and the answer every element's text, so a 12 MB PDF of a
+	// million tiny text runs would otherwise sign a receipt of megabytes.
+	// A dense page of 8-point type holds about 10,000 characters and a
+	// few hundred elements.
+	MaxPageChars    = 200_000
+	MaxPageElements = 5_000
 )
 
 // File types the reader takes.
@@ -75,8 +85,9 @@ func sniff(b []byte) string {
 // reader reads one file: its pages as rasters, text layers and, where
 // there is no text layer, OCR.
 type reader struct {
-	ocr       *ocr.OCR // nil: no OCR (pages without a text layer are refused)
-	maxPixels int64    // a page raster's most pixels (0: MaxPagePixels)
+	engines   *worker.Worker // MuPDF in a supervised child process
+	ocr       *ocr.OCR       // nil: no OCR (pages without a text layer are refused)
+	maxPixels int64          // a page raster's most pixels (0: MaxPagePixels)
 	// forms: read form fields into fields (AcroForm widgets and printed
 	// "Label: value" lines).
 	forms  bool
@@ -142,9 +153,16 @@ func (rd *reader) readFile(ctx context.Context, data []byte, maxPages int) (File
 }
 
 func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPages int) (FileInfo, []Page, error) {
-	doc, err := mupdf.Open(data, "application/pdf")
+	eng := rd.engines
+	if eng == nil {
+		eng = sharedEngines()
+	}
+	doc, err := eng.Open(ctx, data, "application/pdf")
 	if errors.Is(err, mupdf.ErrPassword) {
 		return info, nil, problem.New(problem.Invalid, "file_b64 is a PDF encrypted with a password: send it without the password protection")
+	}
+	if err := engineProblem(0, err); err != nil {
+		return info, nil, err
 	}
 	if err != nil {
 		return info, nil, problem.Wrap(problem.Invalid, err, "file_b64 is not a PDF that opens: %v", err)
@@ -163,8 +181,8 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			return info, nil, err
 		}
 		layer, img, err := doc.Page(ctx, n, Scale, rd.pixelLimit())
-		if errors.Is(err, mupdf.ErrStopped) {
-			return info, nil, ctx.Err()
+		if err := engineProblem(n+1, err); err != nil {
+			return info, nil, err
 		}
 		if err != nil {
 			return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
@@ -173,6 +191,12 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			return info, nil, problem.New(problem.TooLarge, "page %d is %.0f × %.0f points, %d × %d pixels at 144 DPI; at most %d pixels a page are read", n+1,
 				float64(layer.W)/Scale, float64(layer.H)/Scale, layer.W, layer.H, rd.pixelLimit())
 		}
+		if len(layer.Chars) > MaxPageChars {
+			return info, nil, problem.New(problem.TooLarge, "page %d's text layer holds %d characters; at most %d a page are read: split the page", n+1, len(layer.Chars), MaxPageChars)
+		}
+		if img.W > ocr.MaxSide || img.H > ocr.MaxSide {
+			return info, nil, problem.New(problem.TooLarge, "page %d is %d × %d pixels at 144 DPI; at most %d pixels a side are read: split the page", n+1, img.W, img.H, ocr.MaxSide)
+		}
 		p := Page{Page: n + 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
 		if usableLayer(layer) {
 			p.Source = PageTextLayer
@@ -180,14 +204,14 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			var hi *raster.Image
 			if len(trs) > 0 && rd.ocr != nil {
 				// Tables are OCRed at 288 DPI, from the page drawn again.
-				if _, hi, err = doc.Page(ctx, n, Scale*ocr.RegionScale, rd.pixelLimit()*ocr.RegionScale*ocr.RegionScale); errors.Is(err, mupdf.ErrStopped) {
-					return info, nil, ctx.Err()
+				if _, hi, err = doc.Page(ctx, n, Scale*ocr.RegionScale, rd.pixelLimit()*ocr.RegionScale*ocr.RegionScale); engineProblem(n+1, err) != nil {
+					return info, nil, engineProblem(n+1, err)
 				} else if err != nil {
 					return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
 				}
 			}
 			if err := rd.checkTables(ctx, img, hi, trs); err != nil {
-				return info, nil, fmt.Errorf("page %d: %w", p.Page, err)
+				return info, nil, pageError(p.Page, err)
 			}
 			classify(rs, img.H)
 			p.Elements = elements(p.Page, readingOrder(append(rs, trs...), img.W))
@@ -203,7 +227,10 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			}
 		}
 		if rd.forms {
-			ws, err := doc.Fields(n, Scale)
+			ws, err := doc.Fields(ctx, n, Scale)
+			if err := engineProblem(n+1, err); err != nil {
+				return info, nil, err
+			}
 			if err != nil {
 				return info, nil, problem.Wrap(problem.Invalid, err, "page %d's form fields do not read: %v", n+1, err)
 			}
@@ -211,7 +238,10 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 				ws = nil // widgets sit on the page as drawn, not on the turned scan
 			}
 			rd.fields = append(rd.fields, forms.AcroForm(&p, ws)...)
-			rd.fields = append(rd.fields, rd.scannedFields(&p, forms.Layout(&p, ws))...)
+			rd.fields = append(rd.fields, rd.scannedFields(ctx, &p, forms.Layout(&p, ws))...)
+		}
+		if err := elementBound(&p); err != nil {
+			return info, nil, err
 		}
 		rd.pageRead(&p)
 		pages = append(pages, p)
@@ -259,6 +289,9 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 	if px := int64(cfg.Width) * int64(cfg.Height); px > limit {
 		return info, nil, problem.New(problem.TooLarge, "the image is %d × %d pixels; at most %d pixels are read: scale it down", cfg.Width, cfg.Height, limit)
 	}
+	if cfg.Width > ocr.MaxSide || cfg.Height > ocr.MaxSide {
+		return info, nil, problem.New(problem.TooLarge, "the image is %d × %d pixels; at most %d pixels a side are read: cut it into pages", cfg.Width, cfg.Height, ocr.MaxSide)
+	}
 	src, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return info, nil, problem.Wrap(problem.Invalid, err, "file_b64 is not a %s image that decodes: %v", info.Type, err)
@@ -270,8 +303,11 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 		return info, nil, err
 	}
 	if rd.forms {
-		rd.fields = rd.scannedFields(&p, forms.Layout(&p, nil))
+		rd.fields = rd.scannedFields(ctx, &p, forms.Layout(&p, nil))
 		forms.Number(rd.fields)
+	}
+	if err := elementBound(&p); err != nil {
+		return info, nil, err
 	}
 	rd.pageRead(&p)
 	return info, []Page{p}, nil
@@ -286,15 +322,15 @@ func (rd *reader) ocrPage(ctx context.Context, p *Page, img *raster.Image) error
 	}
 	op, err := rd.ocr.ReadUpright(ctx, img)
 	if err != nil {
-		return fmt.Errorf("page %d: %w", p.Page, err)
+		return pageError(p.Page, err)
 	}
 	// A scan fed in at a slant: straightened and read again, so that its
 	// rules run along the rows the table finder walks.
 	if skew := op.Upright.Skew(); math.Abs(skew) >= raster.MinSkew {
 		straight := op.Upright.Turn(-skew)
-		words, err := rd.ocr.Read(straight)
+		words, err := rd.ocr.Read(ctx, straight)
 		if err != nil {
-			return fmt.Errorf("page %d: %w", p.Page, err)
+			return pageError(p.Page, err)
 		}
 		op.Upright, op.Words, p.Deskew = straight, words, -skew
 	}
@@ -394,4 +430,55 @@ func rereadSummary(r *reread.Reader, pages []Page, note string) *reread.Summary 
 		}
 	}
 	return &s
+}
+
+// elementBound refuses a page read into more than MaxPageElements
+// elements (413).
+func elementBound(p *Page) error {
+	if len(p.Elements) > MaxPageElements {
+		return problem.New(problem.TooLarge, "page %d reads as %d elements; at most %d a page are returned: split the page", p.Page, len(p.Elements), MaxPageElements)
+	}
+	return nil
+}
+
+// sharedEngines serves readers built without a worker of their own.
+var sharedEngines = sync.OnceValue(func() *worker.Worker { return &worker.Worker{} })
+
+// engineProblem maps the engines' failures on page (0: the file) to the
+// contract's statuses: a raster over OCR's side limit is 413; an engine
+// that crashed or ran past its time on this file is 422 (the box is
+// unharmed: the engine ran in its own process, and the next request gets
+// a fresh one). Other errors, and nil, are returned as they are, except
+// a stopped MuPDF, which is its context's error.
+func engineProblem(page int, err error) error {
+	if err == nil {
+		return nil
+	}
+	where := "the file"
+	if page > 0 {
+		where = fmt.Sprintf("page %d", page)
+	}
+	var crash *worker.CrashError
+	var slow *worker.TimeoutError
+	var big *ocr.TooLargeError
+	switch {
+	case errors.As(err, &crash):
+		return problem.Wrap(problem.Unprocessable, err, "%s could not be read: %v. The box is unharmed; the file may be damaged or built to break readers: check it, or send the page alone", where, err)
+	case errors.As(err, &slow):
+		return problem.Wrap(problem.Unprocessable, err, "%s could not be read in time: %v (the reader's limit for one page): simplify or split it", where, err)
+	case errors.As(err, &big):
+		return problem.Wrap(problem.TooLarge, err, "%s: %v: scale it down or split it", where, err)
+	case errors.Is(err, mupdf.ErrStopped), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return nil
+}
+
+// pageError is an error on page: a problem when the engines failed,
+// else the error with the page named.
+func pageError(page int, err error) error {
+	if p := engineProblem(page, err); p != nil {
+		return p
+	}
+	return fmt.Errorf("page %d: %w", page, err)
 }

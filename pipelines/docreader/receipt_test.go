@@ -172,14 +172,14 @@ func TestReadOneAtATime(t *testing.T) {
 func TestOCRStartRetried(t *testing.T) {
 	calls := 0
 	fail := true
-	defer func(f func() (*ocr.OCR, error)) { newOCR = f }(newOCR)
+	defer func(f func(*Service) (*ocr.OCR, error)) { newOCR = f }(newOCR)
 	real := newOCR
-	newOCR = func() (*ocr.OCR, error) {
+	newOCR = func(s *Service) (*ocr.OCR, error) {
 		calls++
 		if fail {
 			return nil, errors.New("no eng.traineddata")
 		}
-		return real()
+		return real(s)
 	}
 	s := &Service{ocrRetry: 50 * time.Millisecond}
 	defer s.Close()

@@ -5,13 +5,14 @@ import (
 	"boxd/pipelines/docreader/forms"
 	"boxd/pipelines/docreader/ocr"
 	"boxd/pipelines/docreader/raster"
+	"context"
 )
 
 // scannedFields adds a scanned page's check boxes to its layout fields,
 // dropping the "Label: value" fields read across a line of boxes (OCR
 // reads the boxes as letters). A page read from its text layer has no
 // scan, and its fields are returned as they are.
-func (rd *reader) scannedFields(p *Page, layout []Field) []Field {
+func (rd *reader) scannedFields(ctx context.Context, p *Page, layout []Field) []Field {
 	if p.Source != PageOCR || rd.scan == nil {
 		return layout
 	}
@@ -34,7 +35,7 @@ func (rd *reader) scannedFields(p *Page, layout []Field) []Field {
 	}
 	img := rd.scan.Upright
 	reread := func(b raster.Box) []ocr.Word {
-		ws, err := rd.ocr.ReadBlock(img, nil, b, int(Scale*72))
+		ws, err := rd.ocr.ReadBlock(ctx, img, nil, b, int(Scale*72))
 		if err != nil {
 			return nil
 		}

@@ -18,6 +18,7 @@ import (
 	"boxd/pipelines/docreader/ocr"
 	"boxd/pipelines/docreader/reread"
 	"boxd/pipelines/docreader/samples"
+	"boxd/pipelines/docreader/worker"
 
 	"boxd/engine/attest"
 	"boxd/ids"
@@ -83,6 +84,9 @@ type Service struct {
 	Chat *llmcall.Model
 	// MaxPages per call (0: MaxPages).
 	MaxPages int
+	// Engines runs MuPDF and Tesseract in a supervised child process
+	// (nil: one with the default limits, started on first use).
+	Engines *worker.Worker
 
 	gate     chan struct{}
 	once     sync.Once
@@ -104,12 +108,16 @@ func (s *Service) init() {
 		if s.Log == nil {
 			s.Log = slog.New(slog.DiscardHandler)
 		}
+		if s.Engines == nil {
+			s.Engines = &worker.Worker{Log: s.Log}
+		}
 	})
 }
 
 // tesseract starts Tesseract on first use; a start that failed is tried
 // again once ocrRetryAfter has passed.
 func (s *Service) tesseract() (*ocr.OCR, error) {
+	s.init()
 	s.ocrMu.Lock()
 	defer s.ocrMu.Unlock()
 	if s.ocr != nil {
@@ -120,20 +128,26 @@ func (s *Service) tesseract() (*ocr.OCR, error) {
 		return nil, s.ocrErr
 	}
 	s.ocrTried = time.Now()
-	s.ocr, s.ocrErr = newOCR()
+	s.ocr, s.ocrErr = newOCR(s)
 	return s.ocr, s.ocrErr
 }
 
-// newOCR starts Tesseract (a variable: tests make it fail).
-var newOCR = ocr.New
+// newOCR starts Tesseract in the service's worker (a variable: tests
+// make it fail).
+var newOCR = func(s *Service) (*ocr.OCR, error) {
+	return s.Engines.NewOCR(context.Background())
+}
 
-// Close stops Tesseract.
+// Close stops Tesseract and the engines' worker.
 func (s *Service) Close() {
 	s.ocrMu.Lock()
 	defer s.ocrMu.Unlock()
 	if s.ocr != nil {
 		s.ocr.Close()
 		s.ocr = nil
+	}
+	if s.Engines != nil {
+		s.Engines.Close()
 	}
 }
 
@@ -192,7 +206,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	if req.Charts && ocr == nil {
 		return nil, problem.Wrap(problem.Unavailable, ocrErr, "charts: the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
 	}
-	rd := &reader{ocr: ocr, forms: req.Forms || req.hasSchema(), wantChart: req.Charts, events: req.Events}
+	rd := &reader{engines: s.Engines, ocr: ocr, forms: req.Forms || req.hasSchema(), wantChart: req.Charts, events: req.Events}
 	rereadNote := ""
 	switch {
 	case req.Reread != nil && !*req.Reread:
@@ -273,15 +287,15 @@ func (s *Service) Verify(req VerifyRequest) (*VerifyResponse, error) {
 	if len(req.Document) == 0 || string(req.Document) == "null" {
 		return nil, problem.New(problem.Invalid, "document is missing: send the document POST /docreader/read returned")
 	}
-	var d Document
-	if err := json.Unmarshal(req.Document, &d); err != nil {
-		return nil, problem.Wrap(problem.Invalid, err, "document is not a document from POST /docreader/read: %v", err)
+	d, err := DecodeDocument(req.Document)
+	if err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "document is not a document as POST /docreader/read returned it: %v", err)
 	}
 	var pub ed25519.PublicKey
 	if s.Key != nil {
 		pub = s.Key.PublicKey()
 	}
-	cs, err := Verify(&d, pub)
+	cs, err := Verify(d, pub)
 	if err != nil {
 		return nil, problem.Wrap(problem.Invalid, err, "document.receipt is not a %s receipt: %v", ReceiptFormat, err)
 	}
@@ -328,7 +342,7 @@ func (s *Service) Info() Info {
 		Models:  []ModelRef{},
 		Samples: SampleIDs,
 		Types:   []string{TypePDF, TypePNG, TypeJPEG, TypeWebP, TypeTIFF},
-		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels},
+		Limits:  map[string]int{"file_bytes": MaxFileBytes, "pages": maxPages, "page_pixels": MaxPagePixels, "page_side_pixels": ocr.MaxSide, "page_chars": MaxPageChars, "page_elements": MaxPageElements},
 		Raster:  "PDF pages at 144 DPI (bbox pixels = PDF points × 2); images at their own pixels",
 		NotInThis: []string{"charts drawn as vectors that touch the page's text (a drawing is found only where no element lies)",
 			"horizontal and stacked bar charts"},

@@ -142,7 +142,7 @@ func (rd *reader) checkTables(ctx context.Context, img, hi *raster.Image, trs []
 		if !latinText(r) {
 			continue // Tesseract here reads English: another script's table is not checked
 		}
-		ws, err := rd.ocr.ReadRegion(img, hi, r.box, dpi)
+		ws, err := rd.ocr.ReadRegion(ctx, img, hi, r.box, dpi)
 		if err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func (rd *reader) checkTables(ctx context.Context, img, hi *raster.Image, trs []
 			// A second look at the cell alone, as one block of text:
 			// the table's reading drops lone digits and can cut a cell.
 			cb := c.Box
-			again, err := rd.ocr.ReadBlock(img, hi, cb, dpi)
+			again, err := rd.ocr.ReadBlock(ctx, img, hi, cb, dpi)
 			if err != nil {
 				return err
 			}

@@ -54,6 +54,10 @@ const (
 	SourceOCR    = doc.SourceOCR
 )
 
+// DecodeDocument reads a document exactly as the reader wrote it, every
+// field and no other (doc.Decode): what the verifiers check.
+func DecodeDocument(raw []byte) (*Document, error) { return doc.Decode(raw) }
+
 // Verify checks a document against its receipt (doc.Verify).
 func Verify(d *Document, pinned ed25519.PublicKey) ([]Check, error) { return doc.Verify(d, pinned) }
 

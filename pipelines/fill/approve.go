@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"boxd/engine/attest"
 	"boxd/problem"
@@ -35,7 +37,43 @@ func (b *ApproveBody) Validate() error {
 	case name == "" || len([]rune(name)) > 200:
 		return problem.New(problem.Invalid, "person.name is required (at most 200 characters): the approval names who approved")
 	}
+	if at, r, what := unprintable(name); what != "" {
+		return problem.New(problem.Invalid, "person.name holds U+%04X (%s) at character %d: send the name as plain text, without control, bidirectional or invisible formatting characters",
+			r, what, at)
+	}
 	return nil
+}
+
+// unprintable finds the first character of a name that is not plain text
+// (1-based position, the character, what it is; "" when there is none):
+// control characters (ESC begins terminal escapes), bidirectional
+// embeddings, overrides and isolates (U+202A to U+202E, U+2066 to U+2069,
+// which reorder what a signed record's reader sees), other format
+// characters (invisible: zero-width spaces, marks, the BOM), line and
+// paragraph separators, private-use characters and U+FFFD (bytes that
+// were not UTF-8). A zero-width joiner or non-joiner between a letter (or
+// a mark: an Indic virama) and a letter is text: Persian and Indic names
+// are written with them.
+func unprintable(s string) (at int, r rune, what string) {
+	rs := []rune(s)
+	for i, c := range rs {
+		switch {
+		case unicode.Is(unicode.Cc, c):
+			return i + 1, c, "a control character"
+		case c >= 0x202A && c <= 0x202E, c >= 0x2066 && c <= 0x2069:
+			return i + 1, c, "a bidirectional control"
+		case (c == 0x200C || c == 0x200D) && i > 0 && i+1 < len(rs) && unicode.In(rs[i-1], unicode.L, unicode.M) && unicode.IsLetter(rs[i+1]):
+		case unicode.Is(unicode.Cf, c):
+			return i + 1, c, "an invisible formatting character"
+		case unicode.In(c, unicode.Zl, unicode.Zp):
+			return i + 1, c, "a line or paragraph separator"
+		case unicode.Is(unicode.Co, c):
+			return i + 1, c, "a private-use character"
+		case c == utf8.RuneError:
+			return i + 1, c, "bytes that were not UTF-8"
+		}
+	}
+	return 0, 0, ""
 }
 
 // Approval is the signed approval of a run.
@@ -67,10 +105,15 @@ func Approve(out *Result, b ApproveBody, key *attest.Key, now time.Time) (*Appro
 		return nil, problem.New(problem.Conflict, "flags %s are not acknowledged: Submit stays locked until acknowledge_flags names every flag of the review (text aimed at AI agents was found on the page)", strings.Join(missing, ", ")).
 			With("unacknowledged_flags", missing)
 	}
+	seen := map[int]bool{}
 	for _, n := range b.AcknowledgeFlags {
 		if n < 1 || n > len(out.Review.Flags) {
 			return nil, problem.New(problem.Invalid, "acknowledge_flags names %d; the review's flags are numbered 1 to %d", n, len(out.Review.Flags))
 		}
+		if seen[n] {
+			return nil, problem.New(problem.Invalid, "acknowledge_flags names %d twice; name each flag once", n)
+		}
+		seen[n] = true
 	}
 	person := strings.TrimSpace(b.Person.Name)
 	rb := attest.NewRecord(ApprovalKind, out.ID+"-approval", map[string]string{"run": out.ID, "record": out.Record.ID})

@@ -3,6 +3,7 @@ package fill
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"boxd/pipelines/fill/rules"
 	"boxd/problem"
@@ -36,13 +37,15 @@ type Body struct {
 	Parsed *Request `json:"-"`
 }
 
-// excluded are forms the contract keeps out: immigration, court filings,
-// customs entries.
-var excluded = []struct{ what, words string }{
-	{"an immigration form", "visa application|immigration|residence permit|asylum|naturali[sz]ation|green card|form i-\\d+|ds-160|uscis"},
-	{"a court filing", "court|plaintiff|defendant|petitioner|docket|case number|affidavit|subpoena|summons"},
-	{"a customs entry", "customs declaration|customs entry|cbp form|import duty|tariff code|harmoni[sz]ed system code|cn22|cn23"},
-}
+// excluded are the refused forms' words (rules.RefusedWords), for checks
+// of raw markup; Validate refuses them through rules.RefusedForm, which
+// also reads them disguised.
+var excluded = func() (out []struct{ what, words string }) {
+	for _, w := range rules.RefusedWords {
+		out = append(out, struct{ what, words string }{w.What, w.Words})
+	}
+	return out
+}()
 
 // Validate checks the body and turns it into a Request (sources with
 // PDF or image data are not read in this version: 415).
@@ -85,16 +88,19 @@ func (b *Body) Validate() (*Request, error) {
 		demo, _ := Sample(b.Target.Demo)
 		b.Target.HTML = demo.HTML
 	}
-	for _, ex := range excluded {
-		if re := wordsRE(ex.words); re.MatchString(b.Target.HTML) {
-			return nil, problem.New(problem.Unprocessable, "this looks like %s (%q): the form filler does not fill immigration forms, court filings or customs entries", ex.what, re.FindString(b.Target.HTML))
-		}
+	// Forms the contract keeps out (rules.RefusedForm reads the words
+	// however they are written: comments, entities, look-alike letters,
+	// invisible characters).
+	if what, word, refused := rules.RefusedForm(b.Target.HTML); refused {
+		return nil, problem.New(problem.Unprocessable, "this looks like %s (%q): the form filler does not fill immigration forms, court filings or customs entries", what, word)
 	}
 	req := &Request{HTML: b.Target.HTML, Hints: hintsFor(b.Target.HTML), Demo: b.Target.Demo, ReviewLang: b.ReviewLang}
 	for i, s := range b.Sources {
 		switch {
 		case strings.TrimSpace(s.Name) == "":
 			return nil, problem.New(problem.Invalid, "sources[%d].name is required", i)
+		case utf8.RuneCountInString(s.Name) > MaxSourceName:
+			return nil, problem.New(problem.TooLarge, "sources[%d].name is %d characters; at most %d", i, utf8.RuneCountInString(s.Name), MaxSourceName)
 		case s.Text != nil && s.DataB64 != "":
 			return nil, problem.New(problem.Invalid, "sources[%d] takes text or data_b64, not both", i)
 		case s.DataB64 != "":

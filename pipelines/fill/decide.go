@@ -50,14 +50,17 @@ func Decide(fields []Field, lines []Line, props []Proposal, h rules.Hints) []Dec
 			byFID[p.FID] = p
 		}
 	}
-	find := func(doc string, n int) *Line {
-		for i := range lines {
-			if lines[i].Doc == doc && lines[i].N == n {
-				return &lines[i]
-			}
-		}
-		return nil
+	type at struct {
+		doc string
+		n   int
 	}
+	byLine := make(map[at]*Line, len(lines))
+	for i := range lines {
+		if k := (at{lines[i].Doc, lines[i].N}); byLine[k] == nil {
+			byLine[k] = &lines[i] // the first, where two sources share a name
+		}
+	}
+	find := func(doc string, n int) *Line { return byLine[at{doc, n}] }
 	secrets := Withheld(fields, lines)
 	out := make([]Decided, 0, len(fields))
 	for _, f := range fields {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chromedp/chromedp"
 
 	"boxd/engine/browser"
 	"boxd/pipelines/fill/rules"
+	"boxd/problem"
 )
 
 // Option is one choice of a select (or a radio group).
@@ -169,10 +171,34 @@ const scanJS = `(() => {
   return {fields, segments};
 })()`
 
+// Bounds of a form the filler reads, which bound the run's signed record
+// (one entry per field and per flag): its inputs, selects and textareas
+// (a form of 13,000 inputs failed its scan with 500), the texts aimed at
+// AI agents it flags (each one the person must acknowledge), a select's
+// options, the bytes of what names a field (its name, id, autocomplete,
+// selector, an option's value: typed and signed as they are, so a form
+// over them is refused, 413), and the characters of a label, an option's
+// text and a flag's selector (shown and signed: cut, ending in "…").
+const (
+	MaxFields     = 500
+	MaxFlags      = 100
+	MaxOptions    = 1000
+	MaxAttrBytes  = 1000
+	MaxLabelRunes = 200
+)
+
 // Scan reads the tab's form: its fields (each given its kind and, when it
 // asks for one, its secret) and its text, from which Flags picks what is
-// aimed at AI agents.
+// aimed at AI agents. A form over MaxFields controls is refused (413)
+// before it is read, one over MaxFlags texts aimed at agents (422) after.
 func Scan(ctx context.Context, tab *browser.Tab) ([]Field, []Segment, error) {
+	n, err := chromedp.Run(tab.Context(), chromedp.Evaluate[int](`document.querySelectorAll("input, select, textarea").length`))
+	if err != nil {
+		return nil, nil, fmt.Errorf("fill: count the form's fields: %w", err)
+	}
+	if n > MaxFields {
+		return nil, nil, problem.New(problem.TooLarge, "the form has %d inputs, selects and textareas; at most %d are read per form: split the form", n, MaxFields)
+	}
 	got, err := chromedp.Run(tab.Context(), chromedp.Evaluate[struct {
 		Fields   []Field   `json:"fields"`
 		Segments []Segment `json:"segments"`
@@ -181,6 +207,12 @@ func Scan(ctx context.Context, tab *browser.Tab) ([]Field, []Segment, error) {
 		return nil, nil, fmt.Errorf("fill: read the form: %w", err)
 	}
 	flags := Flags(got.Segments)
+	if len(flags) > MaxFlags {
+		return nil, nil, problem.New(problem.Unprocessable, "the page has %d texts aimed at AI agents; at most %d are listed per form for a person to acknowledge, and a page with more is refused", len(flags), MaxFlags)
+	}
+	if err := fieldsWithinBounds(got.Fields); err != nil {
+		return nil, nil, err
+	}
 	for i := range got.Fields {
 		f := &got.Fields[i]
 		f.Secret = rules.FieldSecret(f.Type, f.Label, f.Name, f.ID, f.Autocomplete)
@@ -190,8 +222,40 @@ func Scan(ctx context.Context, tab *browser.Tab) ([]Field, []Segment, error) {
 				f.LabelFlagged = true
 			}
 		}
+		f.Label = cutRunes(f.Label, MaxLabelRunes)
+		for k := range f.Options {
+			f.Options[k].Text = cutRunes(f.Options[k].Text, MaxLabelRunes)
+		}
 	}
 	return got.Fields, got.Segments, ctx.Err()
+}
+
+// fieldsWithinBounds refuses (413) a form with a field named by more than
+// MaxAttrBytes, or a select of more than MaxOptions options.
+func fieldsWithinBounds(fields []Field) error {
+	for _, f := range fields {
+		if len(f.Options) > MaxOptions {
+			return problem.New(problem.TooLarge, "field %s has %d options; at most %d are read per field", f.FID, len(f.Options), MaxOptions)
+		}
+		attrs := []struct{ what, v string }{{"name", f.Name}, {"id", f.ID}, {"autocomplete", f.Autocomplete}, {"selector", f.Selector}}
+		for _, o := range f.Options {
+			attrs = append(attrs, struct{ what, v string }{"option value", o.Value})
+		}
+		for _, a := range attrs {
+			if len(a.v) > MaxAttrBytes {
+				return problem.New(problem.TooLarge, "field %s's %s is %d bytes; at most %d are read", f.FID, a.what, len(a.v), MaxAttrBytes)
+			}
+		}
+	}
+	return nil
+}
+
+// cutRunes is s cut to max characters, the last "…" when it was cut.
+func cutRunes(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max-1]) + "…"
 }
 
 // Flags are the segments aimed at AI agents, numbered from 1 (the person
@@ -207,6 +271,7 @@ func Flags(segs []Segment) []Flag {
 		if r := []rune(text); len(r) > 200 {
 			text = string(r[:200]) + "…"
 		}
+		s.Selector = cutRunes(s.Selector, MaxLabelRunes)
 		if s.Where == rules.InHiddenText {
 			why += " (hidden: " + hiddenReason(s) + ")"
 		}

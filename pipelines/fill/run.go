@@ -1,6 +1,7 @@
 package fill
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -59,8 +60,20 @@ type Service struct {
 	// the demo forms' released Submits (nil: a new one).
 	Runs  *run.Store[*Result]
 	Inbox *Inbox
-	once  sync.Once
+	// RunLimit bounds one run, from its sources to its signed record
+	// (0: DefaultRunLimit).
+	RunLimit time.Duration
+	once     sync.Once
 }
+
+// DefaultRunLimit is the longest a fill run may take: reading 8 sources
+// of 8 MB, two looks at the form and one model call fit in it many times
+// over on this box's CPU path; a run past it ends with 422 and frees its
+// slot.
+const DefaultRunLimit = 5 * time.Minute
+
+// errRunLimit is the cause of a run's context that ended at RunLimit.
+var errRunLimit = errors.New("fill: the run's time limit")
 
 // Request is one fill: the form's markup and the person's documents.
 type Request struct {
@@ -174,6 +187,16 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	if err := req.Validate(); err != nil {
 		return nil, err
 	}
+	limit := cmp.Or(s.RunLimit, DefaultRunLimit)
+	parent := ctx
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, errRunLimit)
+	defer cancel()
+	defer func() {
+		// A run stopped by its limit (not by a caller that left) says so.
+		if err != nil && parent.Err() == nil && errors.Is(context.Cause(ctx), errRunLimit) {
+			err = problem.Wrap(problem.Unprocessable, err, "the fill run took longer than %s, the box's limit for one run: send fewer or shorter sources", limit)
+		}
+	}()
 	ev.Emit("stage", map[string]string{"stage": "sources"})
 	for _, f := range req.Files {
 		if s.Reader == nil {
@@ -188,6 +211,9 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	lines, err := Lines(req.Sources)
 	if err != nil {
 		return nil, problem.Wrap(problem.Invalid, err, "%v", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	docs := []map[string]any{}
 	for _, src := range req.Sources {
@@ -210,15 +236,21 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	if ask == nil {
 		ask = &Proposer{Chat: s.Chat, Budget: budget, Events: ev}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	props, prompt, res, perr := ask.Propose(ctx, fields, lines)
-	if perr != nil && ctx.Err() != nil {
-		return nil, perr // the caller went away
+	if err := ctx.Err(); err != nil {
+		return nil, err // the caller went away, or the run's limit passed
 	}
 	out = &Result{ID: id, Prompt: prompt, Demo: req.Demo}
 	if res != nil {
 		out.Review.Summary.ModelCalls, out.Review.Summary.Tokens = 1, res.Usage.TotalTokens
 	}
 	ds := Decide(fields, lines, props, req.Hints)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if perr != nil {
 		why := "the model's proposal failed (" + reason(perr) + "); this field is left to you"
 		s.log().Warn("fill proposal failed", "id", id, "reason", reason(perr))
@@ -237,6 +269,8 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 		ev.Emit("frame", map[string]string{"png_b64": base64.StdEncoding.EncodeToString(shot), "stage": "filled"})
 	}
 	out.Held = heldOnce(pg.held, held)
+	heldTotal := len(out.Held)
+	out.Held = capHeld(out.Held)
 	for _, h := range out.Held {
 		ev.Emit("net", withKind(h))
 	}
@@ -254,7 +288,7 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	if out.Review.Flags == nil {
 		out.Review.Flags = []Flag{}
 	}
-	out.Review.Summary.CommitButtons, out.Review.Summary.HeldRequests, out.Review.Summary.Flags = pg.commits, len(out.Held), len(flags)
+	out.Review.Summary.CommitButtons, out.Review.Summary.HeldRequests, out.Review.Summary.Flags = pg.commits, heldTotal, len(flags)
 	ev.Emit("review", out.Review)
 	if req.ReviewLang != "" && req.ReviewLang != "en" {
 		out.Translation = s.translate(ctx, budget, ev, req.ReviewLang, out.Review)
@@ -403,6 +437,32 @@ func heldOnce(first, second []browser.Refused) []browser.Refused {
 		out = append(out, r)
 	}
 	return out
+}
+
+// Bounds of the held requests a run lists (its record's largest part a
+// page controls): the first MaxHeldListed, each URL cut to MaxHeldURL
+// bytes (at a character) and marked "…"; review.summary.held_requests
+// counts them all.
+const (
+	MaxHeldListed = 200
+	MaxHeldURL    = 2048
+)
+
+// capHeld bounds a run's list of held requests.
+func capHeld(held []browser.Refused) []browser.Refused {
+	if len(held) > MaxHeldListed {
+		held = held[:MaxHeldListed]
+	}
+	for i := range held {
+		if u := held[i].URL; len(u) > MaxHeldURL {
+			cut := MaxHeldURL
+			for cut > 0 && !utf8.RuneStart(u[cut]) {
+				cut--
+			}
+			held[i].URL = u[:cut] + "…"
+		}
+	}
+	return held
 }
 
 // withKind is an event's payload with the payload's own "type" (a

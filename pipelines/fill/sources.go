@@ -26,6 +26,7 @@ type Line struct {
 const (
 	MaxSources    = 8
 	MaxSourceSize = 8 << 20
+	MaxSourceName = 200 // characters of a source's name (it is in the record)
 	maxLineRunes  = 500
 )
 
@@ -41,16 +42,21 @@ func Lines(srcs []Source) ([]Line, error) {
 		n := 0
 		for p, page := range strings.Split(s.Text, "\f") {
 			for _, raw := range strings.Split(page, "\n") {
+				// Cut by walking the line once: a source of one 8 MB line
+				// (no line breaks) is as quick as one of short lines.
 				text := strings.Join(strings.Fields(raw), " ")
 				for text != "" {
-					piece := text
-					if r := []rune(text); len(r) > maxLineRunes {
-						piece, text = string(r[:maxLineRunes]), string(r[maxLineRunes:])
-					} else {
-						text = ""
+					cut, runes := len(text), 0
+					for i := range text {
+						if runes == maxLineRunes {
+							cut = i
+							break
+						}
+						runes++
 					}
 					n++
-					out = append(out, Line{Doc: s.Name, Page: p + 1, N: n, Text: piece})
+					out = append(out, Line{Doc: s.Name, Page: p + 1, N: n, Text: text[:cut]})
+					text = text[cut:]
 				}
 			}
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"boxd/engine/asr/stream"
@@ -100,6 +102,10 @@ type Session struct {
 	lastAudio int64 // audio left (ms) at the last charge
 	paused    bool  // live lanes paused at the stop reserve
 
+	// heard is when speech was last recognised (unix nanoseconds, the
+	// wall clock, not cfg.Now): SinceSpeech.
+	heard atomic.Int64
+
 	callMu sync.Mutex // one model call at a time (see call)
 	lanes  []*laneRunner
 	laneWG sync.WaitGroup
@@ -129,6 +135,7 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Session{cfg: cfg, start: cfg.Now(), ctx: ctx, stop: cancel,
 		endedCh: make(chan struct{})}
+	s.heard.Store(time.Now().UnixNano())
 	s.state = State{Vertical: v.ID, Lang: cfg.Lang, Target: cfg.Target, Lanes: map[string]LaneBody{}}
 	s.em = run.NewEmitter(cfg.Send, cfg.Now, run.DefaultQueue)
 	s.start = s.em.Start()
@@ -293,8 +300,23 @@ func (s *Session) budgetEvent(ctx context.Context) {
 	s.emit(TypeBudget, b)
 }
 
+// SinceSpeech is how long ago speech was last recognised (the session's
+// start until then): the time since the last transcript event with text,
+// partial or final. The transcriber only decodes what its voice activity
+// detector (Silero VAD) marks as speech, and a partial comes about every
+// second of open speech, so silence, noise and short clicks, however many
+// bytes they take, never count, while someone talking does within a
+// second or two. The live socket closes a session silent too long
+// (limits.live_speech_idle_s) to free its live slot.
+func (s *Session) SinceSpeech() time.Duration {
+	return time.Since(time.Unix(0, s.heard.Load()))
+}
+
 // onTranscript receives the transcriber's events.
 func (s *Session) onTranscript(e stream.Event) {
+	if strings.TrimSpace(e.Text) != "" {
+		s.heard.Store(time.Now().UnixNano())
+	}
 	s.emit(TypeTranscript, TranscriptBody{I: e.I, T: e.T, Text: e.Text, Final: e.Final})
 	if !e.Final {
 		return

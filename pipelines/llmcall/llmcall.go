@@ -570,8 +570,14 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	used := int64(0)
-	defer func() { commit(used) }()
+	used, charged := int64(0), false
+	charge := func() {
+		if !charged {
+			charged = true
+			commit(used)
+		}
+	}
+	defer charge()
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel() // a failed stream stops the generation
 	began := time.Now()
@@ -640,6 +646,10 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 	if stopErr != nil && res.CompletionTokens == 0 {
 		return nil, stopErr // nothing generated, nothing charged: no receipt
 	}
+	// Charged before the receipt is stored and announced: a crash between
+	// the two leaves a charge without a receipt, never a receipt without
+	// its charge.
+	charge()
 	rc, serr := m.sign(ctx, b, &r, reqHash, params, output, out)
 	out.Receipt = rc
 	if stopErr != nil {

@@ -380,6 +380,11 @@ func (c *Client) classify(ctx context.Context, rawURL string, err error) *Error 
 	if errors.Is(err, context.Canceled) {
 		return &Error{Kind: KindCanceled, URL: rawURL, Msg: "the request was cancelled", Err: err}
 	}
+	if errors.Is(err, syscall.EPERM) {
+		// Under boxd.service the kernel refuses connections to anything
+		// but loopback (IPAddressDeny=any) with EPERM: say how to open it.
+		return &Error{Kind: KindConnect, URL: rawURL, Err: err, Msg: fmt.Sprintf("could not connect to %s: this box's network is closed to everything but loopback (boxd.service: IPAddressDeny=any); the operator opens it with the drop-in /usr/share/doc/boxd/examples/network.conf (README, The network)", hostOf(rawURL))}
+	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) {
 		return &Error{Kind: KindConnect, URL: rawURL, Msg: fmt.Sprintf("could not connect to %s: %s", hostOf(rawURL), opErr.Err), Err: err}

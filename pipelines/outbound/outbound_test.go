@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -242,5 +244,16 @@ func TestHop(t *testing.T) {
 	}
 	if _, err := New(Policy{}).Hop(ctx, http.MethodGet, srv.URL+"/new", "", 1024); kindOf(t, err).Kind != KindRefused {
 		t.Errorf("loopback fetched without being allowed: %v", err)
+	}
+}
+
+// TestClosedNetworkSaysHow: under the unit's IPAddressDeny=any the kernel
+// refuses a connection with EPERM; the error names the drop-in that
+// opens the network instead of "operation not permitted".
+func TestClosedNetworkSaysHow(t *testing.T) {
+	err := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.EPERM)}
+	e := New(Policy{}).classify(context.Background(), "https://shop.example/", fmt.Errorf("get: %w", err))
+	if e.Kind != KindConnect || !strings.Contains(e.Msg, "network.conf") || !strings.Contains(e.Msg, "shop.example") {
+		t.Errorf("kind %s, message %q", e.Kind, e.Msg)
 	}
 }

@@ -21,6 +21,9 @@ type Document struct {
 	ID    string `json:"id"`
 	Title string `json:"title,omitempty"`
 	Text  string `json:"text"`
+	// notUTF8 are the fields sent as something other than UTF-8
+	// (input.go).
+	notUTF8 []string
 }
 
 // ModelRef names a model by repository and pinned revision.

@@ -68,6 +68,12 @@ type Info struct {
 		ChunkChars int `json:"chunk_chars"`
 		QueryChars int `json:"query_chars"`
 		HeldS      int `json:"held_s"`
+		// The quota (quota.go): indexes on the box, per key, by demo
+		// sessions together, per demo session.
+		Indexes        int `json:"indexes"`
+		IndexesPerKey  int `json:"indexes_per_key"`
+		DemoIndexes    int `json:"demo_indexes"`
+		IndexesPerDemo int `json:"indexes_per_demo_session"`
 	} `json:"limits"`
 	Samples     []string `json:"samples"`
 	Formats     []string `json:"formats"`
@@ -96,6 +102,8 @@ func (s *Service) Info() Info {
 	in.Search.BM25.Analyzer = "runs of letters and digits, lower-cased; no stemming, no stop words (Lucene 8 BM25Similarity scoring)"
 	in.Limits.Documents, in.Limits.Chunks, in.Limits.ChunkChars = MaxDocuments, MaxChunks, DefaultChunker.MaxChars
 	in.Limits.QueryChars, in.Limits.HeldS = MaxQueryChars, int(IndexTTL.Seconds())
+	q := s.Quota.bounds()
+	in.Limits.Indexes, in.Limits.IndexesPerKey, in.Limits.DemoIndexes, in.Limits.IndexesPerDemo = q.Max, q.PerKey, q.Demo, q.PerDemo
 	in.Samples = SampleIDs()
 	in.Formats = []string{SearchFormat, "service.model-call.v1"}
 	in.OneAtATime = true

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"boxd/atomicfile"
@@ -74,11 +76,52 @@ func (s *Service) LoadPersisted() (int, error) {
 	var errs []error
 	n := 0
 	for _, f := range files {
-		if err := s.loadOne(f); err != nil {
+		err := s.loadOne(f)
+		if errors.Is(err, errDemoIndex) {
+			// Kept by an earlier version: its session ended with that
+			// process, so nobody can reach it, and it must not hold room.
+			if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+				errs = append(errs, fmt.Errorf("%s: a demo session's index, not removed: %w", filepath.Base(f), err))
+			}
+			continue
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", filepath.Base(f), err))
 			continue
 		}
 		n++
+	}
+	dropped, err := s.dropReplaced()
+	return n - dropped, errors.Join(append(errs, err)...)
+}
+
+// dropReplaced removes, for an owner over its bound, its oldest indexes:
+// a replacement a crash cut short (the new index's file was written, the
+// replaced one's not yet removed) is finished. It returns how many went.
+func (s *Service) dropReplaced() (int, error) {
+	per := s.Quota.bounds().PerKey
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	mine := map[string][]*heldIndex{}
+	for _, h := range s.held {
+		if h.persistent {
+			mine[h.owner] = append(mine[h.owner], h)
+		}
+	}
+	n := 0
+	var errs []error
+	for owner, hs := range mine {
+		if len(hs) <= per {
+			continue
+		}
+		sort.Slice(hs, func(i, j int) bool { return hs[i].added.Before(hs[j].added) })
+		for _, h := range hs[:len(hs)-per] {
+			delete(s.held, owner+" "+h.ix.Hash)
+			n++
+			if err := os.Remove(s.persistPath(owner, h.ix.Hash)); err != nil && !os.IsNotExist(err) {
+				errs = append(errs, fmt.Errorf("retrieval: remove the replaced index %s: %w", h.ix.Hash, err))
+			}
+		}
 	}
 	return n, errors.Join(errs...)
 }
@@ -91,6 +134,9 @@ func (s *Service) loadOne(path string) error {
 	var p persisted
 	if err := json.Unmarshal(b, &p); err != nil || p.V != persistFormat {
 		return fmt.Errorf("not a %s file", persistFormat)
+	}
+	if strings.HasPrefix(p.Owner, DemoOwnerPrefix) {
+		return errDemoIndex
 	}
 	if s.Embedder != nil && p.Embedder != s.EmbedderModel.Ref {
 		return fmt.Errorf("built with embedder %s@%s, this box runs %s@%s: index it again", p.Embedder.Repo, p.Embedder.Revision, s.EmbedderModel.Ref.Repo, s.EmbedderModel.Ref.Revision)
@@ -126,6 +172,14 @@ func (s *Service) loadOne(path string) error {
 	s.held[p.Owner+" "+p.Hash] = &heldIndex{owner: p.Owner, ix: ix, docs: text, expires: never, added: added, persistent: true}
 	return nil
 }
+
+// DemoOwnerPrefix starts the owner of a demo session's index (the web
+// layer's caller id, "session:<hash>"). Demo indexes are no longer kept
+// on disk; a file of one from an earlier version is removed at start.
+const DemoOwnerPrefix = "session:"
+
+// errDemoIndex: the file is a demo session's index.
+var errDemoIndex = errors.New("a demo session's index")
 
 // never is the expiry of a persistent index.
 var never = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)

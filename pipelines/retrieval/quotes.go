@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -30,6 +31,8 @@ type QuotesRequest struct {
 	Chunks []string `json:"chunks"`
 	Answer string   `json:"answer"`
 	Quotes []string `json:"quotes"`
+
+	notUTF8 []string // input.go
 }
 
 // QuoteResult is one quote's finding: where in which document its words
@@ -55,6 +58,30 @@ type QuotesResponse struct {
 
 // Validate checks a quotes body (400).
 func (r *QuotesRequest) Validate() error {
+	if err := notUTF8Problem("", r.notUTF8); err != nil {
+		return err
+	}
+	texts := []struct {
+		field, text string
+		id          bool
+	}{{"query", r.Query, false}, {"answer", r.Answer, false}}
+	for i, q := range r.Quotes {
+		texts = append(texts, struct {
+			field, text string
+			id          bool
+		}{fmt.Sprintf("quotes[%d]", i), q, false})
+	}
+	for i, c := range r.Chunks {
+		texts = append(texts, struct {
+			field, text string
+			id          bool
+		}{fmt.Sprintf("chunks[%d]", i), c, true})
+	}
+	for _, t := range texts {
+		if err := checkText(t.field, t.text, t.id); err != nil {
+			return err
+		}
+	}
 	switch {
 	case !isHexHash(r.Index):
 		return problem.New(problem.Invalid, "index must be a 64-digit hex index hash from POST /retrieval/index")

@@ -60,6 +60,7 @@ type ScanReader func(document json.RawMessage) (*Scan, error)
 type ScanDocument struct {
 	Name     string          `json:"name"`
 	Document json.RawMessage `json:"document"`
+	notUTF8  []string        // input.go
 }
 
 // IndexScansRequest is POST /retrieval/index-scans's body.
@@ -87,6 +88,12 @@ func (r *IndexScansRequest) Validate() error {
 			return problem.New(problem.Invalid, "documents[%d].name %q appears twice: names must be unique", i, d.Name)
 		case len(d.Document) == 0 || string(d.Document) == "null":
 			return problem.New(problem.Invalid, "documents[%d].document is missing: send the document POST /docreader/read returned", i)
+		}
+		if err := notUTF8Problem(fmt.Sprintf("documents[%d].", i), d.notUTF8); err != nil {
+			return err
+		}
+		if err := checkText(fmt.Sprintf("documents[%d].name", i), d.Name, true); err != nil {
+			return err
 		}
 		seen[d.Name] = true
 	}
@@ -193,6 +200,10 @@ func (s *Service) IndexScans(ctx context.Context, owner string, keyID *string, r
 		}
 		names[i], scans[i] = d.Name, sc
 	}
+	demo := isDemo(owner)
+	if err := s.room(owner, demo); err != nil {
+		return nil, err
+	}
 	release, err := s.acquire()
 	if err != nil {
 		return nil, err
@@ -214,7 +225,7 @@ func (s *Service) IndexScans(ctx context.Context, owner string, keyID *string, r
 	if err != nil {
 		return nil, err
 	}
-	exp, err := s.hold(owner, ix, docs)
+	exp, err := s.hold(owner, demo, ix, docs)
 	if err != nil {
 		return nil, err
 	}

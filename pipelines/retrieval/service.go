@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -30,10 +29,6 @@ const (
 	MaxTitleChars = 300
 	// IndexTTL is how long an index is held (contract: one hour).
 	IndexTTL = time.Hour
-	// maxHeldPerOwner and maxHeld bound the indexes in memory: an
-	// owner's oldest goes first; when the box holds maxHeld, 503.
-	maxHeldPerOwner = 8
-	maxHeld         = 64
 	// busyRetry is the Retry-After of a refusal while a request runs.
 	busyRetry = 2 * time.Second
 )
@@ -63,9 +58,13 @@ type Service struct {
 	Key           *attest.Key
 	Receipts      Receipts
 	Now           func() time.Time
-	// PersistDir, when set, keeps indexes there across restarts, without
-	// expiry (retrieval.persist on a self-hosted box; persist.go).
+	// PersistDir, when set, keeps developer keys' indexes there across
+	// restarts, without expiry (retrieval.persist on a self-hosted box;
+	// persist.go).
 	PersistDir string
+	// Quota bounds the indexes held, per owner and by demo sessions
+	// together (quota.go).
+	Quota Quota
 
 	gate chan struct{}
 	mu   sync.Mutex
@@ -74,6 +73,7 @@ type Service struct {
 
 type heldIndex struct {
 	owner      string
+	demo       bool // a demo session's (quota.go)
 	ix         *Index
 	docs       map[string]string // id → text, for offsets in answers
 	expires    time.Time
@@ -149,6 +149,9 @@ func checkDocuments(docs []Document, synthetic *bool) error {
 			return problem.New(problem.Invalid, "documents[%d].title is over %d characters", i, MaxTitleChars)
 		case !utf8.ValidString(d.Text):
 			return problem.New(problem.Invalid, "documents[%d].text is not valid UTF-8", i)
+		}
+		if err := checkDocument(i, d); err != nil {
+			return err
 		}
 		seen[d.ID] = true
 	}
@@ -248,6 +251,10 @@ func (s *Service) Index(ctx context.Context, owner string, keyID *string, req In
 	if err != nil {
 		return nil, err
 	}
+	demo := isDemo(owner)
+	if err := s.room(owner, demo); err != nil {
+		return nil, err
+	}
 	release, err := s.acquire()
 	if err != nil {
 		return nil, err
@@ -257,61 +264,27 @@ func (s *Service) Index(ctx context.Context, owner string, keyID *string, req In
 	if err != nil {
 		return nil, err
 	}
-	exp, err := s.hold(owner, ix, docs)
-	if err != nil {
-		return nil, err
-	}
-	if s.PersistDir != "" {
+	keep := s.PersistDir != "" && !demo
+	if keep {
+		// On disk before it is held: holding it may replace the owner's
+		// oldest, whose file goes only once this one's is there (a crash
+		// in between leaves both, and LoadPersisted drops the older;
+		// never neither).
 		if err := s.persist(owner, ix, docs); err != nil {
 			return nil, problem.Wrap(problem.Unavailable, err, "the index was built but could not be kept on disk: %v", err)
 		}
+	}
+	exp, err := s.hold(owner, demo, ix, docs)
+	if err != nil {
+		if keep {
+			_ = os.Remove(s.persistPath(owner, ix.Hash))
+		}
+		return nil, err
+	}
+	if keep {
 		return &IndexResponse{Index: ix, Persistent: true, Receipt: rc}, nil
 	}
 	return &IndexResponse{Index: ix, ExpiresAt: exp.UTC().Format(time.RFC3339), Receipt: rc}, nil
-}
-
-// hold keeps ix for owner until its hour is up.
-func (s *Service) hold(owner string, ix *Index, docs []Document) (time.Time, error) {
-	now := s.now()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.held == nil {
-		s.held = map[string]*heldIndex{}
-	}
-	var mine []*heldIndex
-	for k, h := range s.held {
-		if !now.Before(h.expires) {
-			delete(s.held, k)
-			continue
-		}
-		if h.owner == owner {
-			mine = append(mine, h)
-		}
-	}
-	key := owner + " " + ix.Hash
-	if _, ok := s.held[key]; !ok {
-		if len(mine) >= maxHeldPerOwner {
-			sort.Slice(mine, func(i, j int) bool { return mine[i].added.Before(mine[j].added) })
-			old := mine[0]
-			delete(s.held, owner+" "+old.ix.Hash)
-			if old.persistent {
-				_ = os.Remove(s.persistPath(owner, old.ix.Hash))
-			}
-		} else if len(s.held) >= maxHeld {
-			return time.Time{}, problem.New(problem.Unavailable, "this box holds %d indexes, its most; retry when one expires (each is held an hour)", maxHeld).Retry(time.Minute)
-		}
-	}
-	text := map[string]string{}
-	for _, d := range docs {
-		text[d.ID] = d.Text
-	}
-	exp := now.Add(IndexTTL)
-	h := &heldIndex{owner: owner, ix: ix, docs: text, expires: exp, added: now}
-	if s.PersistDir != "" {
-		h.expires, h.persistent = never, true
-	}
-	s.held[key] = h
-	return exp, nil
 }
 
 // lookup finds owner's index by hash.
@@ -336,6 +309,7 @@ type SearchRequest struct {
 	K         *int       `json:"k"`
 	Rerank    *bool      `json:"rerank"`
 	Mode      string     `json:"mode"`
+	notUTF8   []string   // input.go
 }
 
 // SearchHit is one ranked chunk in the answer.
@@ -357,6 +331,12 @@ type SearchResponse struct {
 
 // Validate checks a search body (400).
 func (r *SearchRequest) Validate() error {
+	if err := notUTF8Problem("", r.notUTF8); err != nil {
+		return err
+	}
+	if err := checkText("query", r.Query, false); err != nil {
+		return err
+	}
 	n := utf8.RuneCountInString(r.Query)
 	switch {
 	case n == 0 || n > MaxQueryChars:

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"sort"
 	"strings"
 
 	"boxd/pipelines/sitecheck/pagecheck"
@@ -17,8 +16,6 @@ const (
 	SevWarning = "warning"
 	SevInfo    = "info"
 )
-
-var sevRank = map[string]int{SevError: 0, SevWarning: 1, SevInfo: 2}
 
 // sitePaths are the paths the robots report covers: "/", "/llms.txt" and
 // up to MaxSitePaths first-level paths of the home page's same-origin links,
@@ -114,10 +111,39 @@ func images(toks []pagecheck.Token, pageURL string) ImagesSection {
 	return sec
 }
 
-// fixes lists what to change, errors first.
-func fixes(rep *Report, page pagecheck.PageReport, name string) []Fix {
-	var out []Fix
-	add := func(f Fix) { out = append(out, f) }
+// fixList keeps the first MaxFixes fixes of each severity and counts them
+// all: the report lists MaxFixes, errors first, and its summary counts
+// every fix.
+type fixList struct {
+	kept  map[string][]Fix
+	count map[string]int
+}
+
+func (l *fixList) add(f Fix) {
+	l.count[f.Severity]++
+	if len(l.kept[f.Severity]) < MaxFixes {
+		l.kept[f.Severity] = append(l.kept[f.Severity], f)
+	}
+}
+
+// total is how many fixes there were.
+func (l *fixList) total() int { return l.count[SevError] + l.count[SevWarning] + l.count[SevInfo] }
+
+// list is the fixes kept, errors first, at most MaxFixes.
+func (l *fixList) list() []Fix {
+	out := []Fix{}
+	for _, sev := range []string{SevError, SevWarning, SevInfo} {
+		out = append(out, l.kept[sev]...)
+	}
+	return out[:min(len(out), MaxFixes)]
+}
+
+// fixes lists what to change, errors first. page's objects may be fewer
+// than the page's (a bounded check): the findings of those it did not keep
+// are counted as the fixes they would have made.
+func fixes(rep *Report, page pagecheck.PageReport, name string) *fixList {
+	out := &fixList{kept: map[string][]Fix{}, count: map[string]int{}}
+	add := out.add
 
 	if !rep.HTTPS {
 		msg := "The site answers over plain http only."
@@ -140,8 +166,10 @@ func fixes(rep *Report, page pagecheck.PageReport, name string) []Fix {
 	robotsFixes(rep, add)
 	llmsFixes(rep, add)
 
+	unlisted := map[string]int{SevError: page.ErrorCount, SevWarning: page.WarningCount}
 	for _, b := range page.Blocks {
 		if b.Error != nil {
+			unlisted[SevError]--
 			add(Fix{Area: "jsonld", Severity: SevError, Code: "invalid_json",
 				Message: fmt.Sprintf("JSON-LD block %d (line %d of the page) is not valid JSON: %s.", b.Index, b.Line, b.Error.Error()),
 				Fix:     "Correct the JSON syntax of the block; a validator such as the one in this kit (validateSchemaLocally) or `python3 -m json.tool` shows where it breaks."})
@@ -149,10 +177,17 @@ func fixes(rep *Report, page pagecheck.PageReport, name string) []Fix {
 	}
 	for _, o := range page.Objects {
 		for _, f := range o.Errors {
+			unlisted[SevError]--
 			add(Fix{Area: "jsonld", Severity: SevError, Code: f.Code, Message: jsonldMsg(o, f), Fix: f.Fix, Snippet: f.Snippet})
 		}
 		for _, f := range o.Warnings {
+			unlisted[SevWarning]--
 			add(Fix{Area: "jsonld", Severity: SevWarning, Code: f.Code, Message: jsonldMsg(o, f), Fix: f.Fix, Snippet: f.Snippet})
+		}
+	}
+	for sev, n := range unlisted {
+		if n > 0 {
+			out.count[sev] += n
 		}
 	}
 	if len(page.Blocks) == 0 {
@@ -191,10 +226,6 @@ func fixes(rep *Report, page pagecheck.PageReport, name string) []Fix {
 			Snippet: snippet})
 	}
 
-	sort.SliceStable(out, func(i, j int) bool { return sevRank[out[i].Severity] < sevRank[out[j].Severity] })
-	if out == nil {
-		out = []Fix{}
-	}
 	return out
 }
 
@@ -401,8 +432,10 @@ func namesBusiness(blocks []pagecheck.Block, name string) bool {
 	return false
 }
 
-func summarise(rep *Report) Summary {
-	s := Summary{Crawlers: len(rep.Robots.Crawlers), JSONLDObjects: len(rep.JSONLD.Objects),
+// summarise counts the report's findings: objects is how many JSON-LD
+// objects the page had, fx every fix (listed or not).
+func summarise(rep *Report, objects int, fx *fixList) Summary {
+	s := Summary{Crawlers: len(rep.Robots.Crawlers), JSONLDObjects: objects,
 		JSONLDErrors: rep.JSONLD.ErrorCount, JSONLDWarnings: rep.JSONLD.WarningCount}
 	for _, c := range rep.Robots.Crawlers {
 		allowed := true
@@ -427,16 +460,7 @@ func summarise(rep *Report) Summary {
 	default:
 		s.LLMsTxt = "problems"
 	}
-	for _, f := range rep.Fixes {
-		switch f.Severity {
-		case SevError:
-			s.Errors++
-		case SevWarning:
-			s.Warnings++
-		default:
-			s.Infos++
-		}
-	}
+	s.Errors, s.Warnings, s.Infos = fx.count[SevError], fx.count[SevWarning], fx.count[SevInfo]
 	return s
 }
 

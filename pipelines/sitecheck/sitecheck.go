@@ -79,7 +79,10 @@ type Report struct {
 	Text    string               `json:"text"`
 	Fixes   []Fix                `json:"fixes"`
 	Summary Summary              `json:"summary"`
-	Record  *attest.Record       `json:"record"`
+	// Cut says what was left out to keep the record bounded (bound.go);
+	// empty for most pages.
+	Cut    []Cut          `json:"cut"`
+	Record *attest.Record `json:"record"`
 }
 
 // PageFetch describes the home page fetch.
@@ -201,7 +204,7 @@ func (c *Checker) Run(ctx context.Context, req Request) (*Report, error) {
 	wg.Add(2)
 	go func() { defer wg.Done(); rep.Robots = c.fetchRobots(ctx, origin, paths) }()
 	go func() { defer wg.Done(); rep.LLMsTxt = c.fetchLLMsTxt(ctx, origin) }()
-	page := pagecheck.CheckPageJSONLDTokens(html, toks, home.URL)
+	page, droppedObjects := pagecheck.CheckPageJSONLDLimit(html, toks, home.URL, MaxJSONLDObjects)
 	rep.JSONLD = JSONLDSection{Blocks: page.Blocks, Objects: page.Objects, ErrorCount: page.ErrorCount, WarningCount: page.WarningCount}
 	rep.Text = page.Text
 	rep.Meta = pagecheck.CheckMetaTokens(html, toks, home.URL)
@@ -211,8 +214,10 @@ func (c *Checker) Run(ctx context.Context, req Request) (*Report, error) {
 		return nil, err
 	}
 
-	rep.Fixes = fixes(rep, page, name)
-	rep.Summary = summarise(rep)
+	fx := fixes(rep, page, name)
+	rep.Fixes = fx.list()
+	rep.Summary = summarise(rep, len(page.Objects)+droppedObjects, fx)
+	rep.Cut = bound(rep, droppedObjects, fx.total())
 	rec, err := c.record(rep)
 	if err != nil {
 		return nil, fmt.Errorf("sign the site-check record: %w", err)
@@ -314,7 +319,8 @@ func (c *Checker) fetchLLMsTxt(ctx context.Context, origin string) LLMsTxtSectio
 }
 
 // record signs the report: one entry per section, its JSON as the entry's
-// text (numbers stay inside the text, as signed records require).
+// text (numbers stay inside the text, as signed records require), and a
+// "cut" entry after them when bound left something out.
 func (c *Checker) record(rep *Report) (*attest.Record, error) {
 	now := time.Now
 	if c.Now != nil {
@@ -331,6 +337,12 @@ func (c *Checker) record(rep *Report) (*attest.Record, error) {
 	}{
 		{"page", rep.Page}, {"robots", rep.Robots}, {"llms_txt", rep.LLMsTxt}, {"jsonld", rep.JSONLD},
 		{"meta", rep.Meta}, {"images", rep.Images}, {"text", rep.Text}, {"fixes", rep.Fixes}, {"summary", rep.Summary},
+	}
+	if len(rep.Cut) > 0 {
+		sections = append(sections, struct {
+			typ string
+			v   any
+		}{"cut", rep.Cut})
 	}
 	for _, s := range sections {
 		j, err := json.Marshal(s.v)

@@ -51,9 +51,13 @@ type Field struct {
 
 // Options says which fields are uploads and where they go.
 type Options struct {
-	Fields     []Field
-	Dir        string // directory of the temporary files; "" is os.TempDir()
-	SmallLimit int64  // bytes of JSON of the other fields; 0 is DefaultSmallLimit
+	Fields []Field
+	// Dir is where the temporary files go, each request's in a
+	// directory of its own; "" is this process's directory in Base(),
+	// which the next boxd to start sweeps should this one die
+	// (tempdir.go).
+	Dir        string
+	SmallLimit int64 // bytes of JSON of the other fields; 0 is DefaultSmallLimit
 }
 
 // File is one upload, decoded into a temporary file (mode 0600) that the
@@ -69,9 +73,13 @@ type File struct {
 // that was absent or null has no entry.
 type Upload struct {
 	Files map[string]*File
+	// dir is the request's own directory of the files ("" before the
+	// first upload field).
+	dir string
 }
 
-// Remove deletes every temporary file of u.
+// Remove deletes every temporary file of u, and the request's directory
+// with whatever else was put in it.
 func (u *Upload) Remove() error {
 	if u == nil {
 		return nil
@@ -79,6 +87,11 @@ func (u *Upload) Remove() error {
 	var errs []error
 	for _, f := range u.Files {
 		if err := os.Remove(f.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if u.dir != "" {
+		if err := os.RemoveAll(u.dir); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -392,7 +405,14 @@ var alphabet = func() (t [256]byte) {
 // upload streams the base64 string after its opening quote into a new
 // temporary file, entered in up at once so that an error removes it.
 func (s *scanner) upload(f Field, dir string, up *Upload) error {
-	tmp, err := os.CreateTemp(dir, "upload-*")
+	if up.dir == "" {
+		d, err := requestDir(dir)
+		if err != nil {
+			return storeError(f.Name, err)
+		}
+		up.dir = d
+	}
+	tmp, err := os.CreateTemp(up.dir, "upload-*")
 	if err != nil {
 		return storeError(f.Name, err)
 	}

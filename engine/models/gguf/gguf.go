@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 
 	"boxd/atomicfile"
@@ -590,8 +591,7 @@ func Read(r io.Reader) (*File, error) {
 		if n > maxString {
 			return "", fmt.Errorf("string of %d bytes", n)
 		}
-		b := make([]byte, n)
-		_, err := io.ReadFull(br, b)
+		b, err := readBytes(br, n)
 		return string(b), err
 	}
 	for range nKV {
@@ -722,36 +722,60 @@ func readValue(br io.Reader, typ uint32, readString func() (string, error), get 
 			}
 			return out, nil
 		case tInt32:
-			out := make([]int32, n)
-			return out, get(out)
+			return readArray[int32](get, n)
 		case tUint32:
-			out := make([]uint32, n)
-			return out, get(out)
+			return readArray[uint32](get, n)
 		case tFloat32:
-			out := make([]float32, n)
-			return out, get(out)
+			return readArray[float32](get, n)
 		case tUint8:
-			out := make([]uint8, n)
-			return out, get(out)
+			return readArray[uint8](get, n)
 		case tInt8:
-			out := make([]int8, n)
-			return out, get(out)
+			return readArray[int8](get, n)
 		case tBool:
-			out := make([]bool, n)
-			return out, get(out)
+			return readArray[bool](get, n)
 		case tUint64:
-			out := make([]uint64, n)
-			return out, get(out)
+			return readArray[uint64](get, n)
 		case tInt64:
-			out := make([]int64, n)
-			return out, get(out)
+			return readArray[int64](get, n)
 		case tFloat64:
-			out := make([]float64, n)
-			return out, get(out)
+			return readArray[float64](get, n)
 		}
 		return nil, fmt.Errorf("array of type %d", et)
 	}
 	return nil, fmt.Errorf("value type %d", typ)
+}
+
+// readChunk is the most bytes (or array items) read into memory before
+// more arrive: a length a file claims is not allocated until the file
+// holds it, so a 30-byte header cannot cost 2 GiB.
+const readChunk = 1 << 16
+
+// readBytes reads n bytes, growing the buffer as they arrive.
+func readBytes(r io.Reader, n uint64) ([]byte, error) {
+	b := make([]byte, 0, min(n, readChunk))
+	for uint64(len(b)) < n {
+		k := int(min(n-uint64(len(b)), readChunk))
+		b = slices.Grow(b, k)
+		if _, err := io.ReadFull(r, b[len(b):len(b)+k]); err != nil {
+			return nil, err
+		}
+		b = b[:len(b)+k]
+	}
+	return b, nil
+}
+
+// readArray reads n fixed-size items, growing the slice as they arrive.
+func readArray[T any](get func(any) error, n uint64) ([]T, error) {
+	out := make([]T, 0, min(n, readChunk))
+	for uint64(len(out)) < n {
+		k := int(min(n-uint64(len(out)), readChunk))
+		out = slices.Grow(out, k)
+		if err := get(out[len(out) : len(out)+k]); err != nil {
+			return nil, err
+		}
+		out = out[:len(out)+k]
+	}
+	return out, nil
 }
 
 type countReader struct {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"boxd/atomicfile"
 )
@@ -134,8 +135,8 @@ func Read(r io.Reader) (*Model, error) {
 	if nVocab < 0 || nVocab > maxVocab {
 		return nil, fmt.Errorf("whisperbin: vocabulary of %d", nVocab)
 	}
-	m.Vocab = make([][]byte, nVocab)
-	for i := range m.Vocab {
+	m.Vocab = make([][]byte, 0, min(nVocab, readChunk/8))
+	for i := range int(nVocab) {
 		var n uint32
 		if err := get(&n); err != nil {
 			return nil, fmt.Errorf("whisperbin: token %d: %w", i, err)
@@ -147,7 +148,7 @@ func Read(r io.Reader) (*Model, error) {
 		if _, err := io.ReadFull(br, b); err != nil {
 			return nil, fmt.Errorf("whisperbin: token %d: %w", i, err)
 		}
-		m.Vocab[i] = b
+		m.Vocab = append(m.Vocab, b)
 	}
 	for {
 		var head [3]int32 // n_dims, name length, type
@@ -178,12 +179,30 @@ func Read(r io.Reader) (*Model, error) {
 		if n <= 0 || n%per != 0 || n/per*size > maxTensor {
 			return nil, fmt.Errorf("whisperbin: %s: %d elements of type %d", t.Name, n, typ)
 		}
-		t.Data = make([]byte, n/per*size)
-		if _, err := io.ReadFull(br, t.Data); err != nil {
+		if t.Data, err = readBytes(br, n/per*size); err != nil {
 			return nil, fmt.Errorf("whisperbin: %s: data: %w", t.Name, err)
 		}
 		m.Tensors = append(m.Tensors, t)
 	}
+}
+
+// readChunk is the most bytes read into memory before more arrive: a
+// size a header claims is not allocated until the file holds it, so a
+// 200-byte file cannot cost 8 GiB.
+const readChunk = 1 << 16
+
+// readBytes reads n bytes, growing the buffer as they arrive.
+func readBytes(r io.Reader, n int64) ([]byte, error) {
+	b := make([]byte, 0, min(n, readChunk))
+	for int64(len(b)) < n {
+		k := int(min(n-int64(len(b)), readChunk))
+		b = slices.Grow(b, k)
+		if _, err := io.ReadFull(r, b[len(b):len(b)+k]); err != nil {
+			return nil, err
+		}
+		b = b[:len(b)+k]
+	}
+	return b, nil
 }
 
 // ReadFile parses the file at path.

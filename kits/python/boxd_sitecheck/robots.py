@@ -85,6 +85,7 @@ _UPPER_HEX = b"0123456789ABCDEF"
 _HEX = frozenset(b"0123456789abcdefABCDEF")
 _UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _TOKEN_RE = re.compile(rb"[A-Za-z_-]*")
+_WS_RE = re.compile(rb"[ \t]")
 # Octets normalisation may change; a string without them is already normal.
 _NEEDS_NORMALIZING = re.compile(rb"[%*$\x80-\xff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -198,14 +199,23 @@ def _lines(body):
 
 def _split_line(line):
     """Drops the comment and splits "key: value"; the key comes back in lower
-    case. None for a line without ":"."""
+    case. A line without ":" that is exactly two words separated by spaces or
+    tabs ("disallow /") is read as "key: value"; None for any other line
+    without ":"."""
     h = line.find(b"#")
     if h >= 0:
         line = line[:h]
     i = line.find(b":")
-    if i < 0:
+    if i >= 0:
+        return _ascii_lower(_trim_ws(line[:i])), _trim_ws(line[i + 1:])
+    s = _trim_ws(line)
+    m = _WS_RE.search(s)
+    if m is None:
         return None
-    return _ascii_lower(_trim_ws(line[:i])), _trim_ws(line[i + 1:])
+    value = _trim_ws(s[m.start():])
+    if _WS_RE.search(value):
+        return None
+    return _ascii_lower(s[:m.start()]), value
 
 
 # --------------------------------------------------------------------- rules

@@ -299,14 +299,24 @@ function limit(b: Uint8Array): Uint8Array {
 
 /**
  * splitLine drops the comment and splits "key: value"; the key comes back in
- * ASCII lower case (one character per byte), the value as trimmed bytes.
+ * ASCII lower case (one character per byte), the value as trimmed bytes. A
+ * line without ":" that is exactly two words separated by spaces or tabs
+ * ("disallow /") is read as "key: value"; any other line without ":" is
+ * malformed (undefined).
  */
 function splitLine(line: Uint8Array): [string, Uint8Array] | undefined {
   const hash = line.indexOf(HASH);
   if (hash >= 0) line = line.subarray(0, hash);
   const colon = line.indexOf(COLON);
-  if (colon < 0) return undefined;
-  return [asciiLower(latin1(trimWS(line.subarray(0, colon)))), trimWS(line.subarray(colon + 1))];
+  if (colon >= 0) {
+    return [asciiLower(latin1(trimWS(line.subarray(0, colon)))), trimWS(line.subarray(colon + 1))];
+  }
+  const s = trimWS(line);
+  const sep = s.findIndex(isWS);
+  if (sep < 0) return undefined;
+  const value = trimWS(s.subarray(sep));
+  if (value.some(isWS)) return undefined;
+  return [asciiLower(latin1(s.subarray(0, sep))), value];
 }
 
 /** A user-agent value that names every crawler: "*" alone or followed by a space or tab. */

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"context"
 	"math"
 	"os"
 	"testing"
@@ -50,12 +51,12 @@ func ocrWords(t *testing.T, o *ocr.OCR, img *raster.Image) ([]Word, Options) {
 		}
 		return out
 	}
-	ws, err := o.ReadRegion(img, nil, raster.Box{X1: float64(img.W), Y1: float64(img.H)}, 144)
+	ws, err := o.ReadRegion(context.Background(), img, nil, raster.Box{X1: float64(img.W), Y1: float64(img.H)}, 144)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return conv(ws), Options{Reread: func(b raster.Box) []Word {
-		ws, err := o.ReadBlock(img, nil, b, 144)
+		ws, err := o.ReadBlock(context.Background(), img, nil, b, 144)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,9 +4,11 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"boxd/engine/attest"
 	"boxd/ids"
+	"boxd/pipelines/docreader/exact"
 )
 
 // ReceiptFormat is the chart receipt's format (contract 3, section 2:
@@ -37,7 +39,14 @@ type receiptBody struct {
 	Revisions  Revisions      `json:"revisions"`
 	Chart      string         `json:"chart_sha256"` // canonical JSON of the chart
 	ModelCalls []ModelCallRef `json:"model_calls"`
-	Signer     attest.Signer  `json:"signer"`
+	// ConfBP, Note and Models bind the result's conf_bp, note and the
+	// sha256 of its models' canonical JSON ("" for none). They are left
+	// out when empty so that receipts signed before them keep their
+	// signatures; such a receipt binds no conf_bp, and Verify refuses it.
+	ConfBP *int          `json:"conf_bp,omitempty"`
+	Note   string        `json:"note,omitempty"`
+	Models string        `json:"models_sha256,omitempty"`
+	Signer attest.Signer `json:"signer"`
 }
 
 // Revisions name what read the chart.
@@ -93,14 +102,51 @@ func Sign(k *attest.Key, r *Result, rev Revisions) error {
 	if err != nil {
 		return err
 	}
+	mh, err := modelsHash(r.Models)
+	if err != nil {
+		return err
+	}
+	conf := r.ConfBP
 	b := receiptBody{V: ReceiptFormat, ID: ids.New("dcr-", 12), Result: r.ID, Image: r.Image, Method: r.Method, Revisions: rev,
-		Chart: h, ModelCalls: append([]ModelCallRef{}, r.Receipts...), Signer: k.Signer()}
+		Chart: h, ModelCalls: append([]ModelCallRef{}, r.Receipts...), ConfBP: &conf, Note: r.Note, Models: mh, Signer: k.Signer()}
 	sig, _, err := k.Sign(ReceiptFormat, b)
 	if err != nil {
 		return err
 	}
 	r.Receipt = Receipt{receiptBody: b, Sig: sig}
 	return nil
+}
+
+// modelsHash is the sha256 of the models' canonical JSON ("" for none).
+func modelsHash(ms []any) (string, error) {
+	if len(ms) == 0 {
+		return "", nil
+	}
+	j, err := attest.Canonical(ms)
+	if err != nil {
+		return "", err
+	}
+	return attest.HashText(string(j)), nil
+}
+
+// DecodeResult reads a chart result as the verifiers take it back: exactly
+// as POST /docreader/chart wrote it, every field there and no other
+// (exact.Decode), so that every field of it is one Verify checks against
+// the receipt. Errors name the first field that differs.
+func DecodeResult(raw []byte) (*Result, error) {
+	var peek struct {
+		Receipt struct {
+			V string `json:"v"`
+		} `json:"receipt"`
+	}
+	if json.Unmarshal(raw, &peek) == nil && peek.Receipt.V != ReceiptFormat {
+		return nil, fmt.Errorf("the receipt's v is %q, want %s", peek.Receipt.V, ReceiptFormat)
+	}
+	var r Result
+	if err := exact.Decode(raw, &r, "chart"); err != nil {
+		return nil, err
+	}
+	return &r, nil
 }
 
 func chartHash(c *Chart) (string, error) {
@@ -147,6 +193,27 @@ func Verify(r *Result, pinned ed25519.PublicKey) ([]Check, error) {
 		add("result", true, "the result id and method are the receipt's")
 	} else {
 		add("result", false, "the result id or method is not the receipt's")
+	}
+	mh, err := modelsHash(r.Models)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case rc.ConfBP == nil:
+		add("reading", false, "the receipt binds no conf_bp (it was signed before receipts bound the confidence, note and models): read the chart again")
+	case *rc.ConfBP != r.ConfBP:
+		add("reading", false, fmt.Sprintf("conf_bp is %d; the receipt binds %d", r.ConfBP, *rc.ConfBP))
+	case r.Note != rc.Note:
+		add("reading", false, "the note is not the one the receipt binds")
+	case mh != rc.Models:
+		add("reading", false, "the models listed are not the ones the receipt binds (their hash does not match)")
+	default:
+		add("reading", true, "the confidence, note and models are the receipt's")
+	}
+	if slices.Equal(r.Receipts, rc.ModelCalls) {
+		add("receipts", true, fmt.Sprintf("%d model-call receipts, as the receipt lists them", len(rc.ModelCalls)))
+	} else {
+		add("receipts", false, "the model-call receipts listed are not the ones the receipt binds")
 	}
 	return out, nil
 }

@@ -6,12 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"boxd/engine/attest"
 	"boxd/ids"
 	"boxd/pipelines/docreader/chart"
+	"boxd/pipelines/docreader/exact"
 	"boxd/pipelines/docreader/reread"
+	"boxd/strictjson"
 )
 
 // ReceiptFormat is the document receipt's format (contract 3, section 2).
@@ -69,8 +72,15 @@ type receiptBody struct {
 	Charts string `json:"charts_sha256,omitempty"`
 	// Models are the models the reading used (left out when none were,
 	// so receipts of readings without models read as before).
-	Models []ModelRef    `json:"models,omitempty"`
-	Signer attest.Signer `json:"signer"`
+	Models []ModelRef `json:"models,omitempty"`
+	// Reread and ChartsByModel are the sha256 of the document's reread
+	// and charts_by_model summaries' canonical JSON, when it has them
+	// (left out otherwise, so receipts of documents without them read as
+	// before). Receipts signed before they were bound do not verify a
+	// document that has either: nothing in a document is left unsigned.
+	Reread        string        `json:"reread_sha256,omitempty"`
+	ChartsByModel string        `json:"charts_by_model_sha256,omitempty"`
+	Signer        attest.Signer `json:"signer"`
 }
 
 // Receipt is the signed document receipt.
@@ -192,8 +202,17 @@ func Sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error
 	if err != nil {
 		return err
 	}
+	rh, err := optionalHash(d.Reread)
+	if err != nil {
+		return err
+	}
+	bh, err := optionalHash(d.ChartsByModel)
+	if err != nil {
+		return err
+	}
 	b := receiptBody{V: ReceiptFormat, ID: ids.New("drr-", 12), Document: d.ID, File: d.File, Pages: ReceiptPages(d.Pages),
-		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Mapped: mh, Charts: ch, Signer: k.Signer()}
+		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Mapped: mh, Charts: ch,
+		Reread: rh, ChartsByModel: bh, Signer: k.Signer()}
 	if len(d.Models) > 0 {
 		b.Models = append([]ModelRef{}, d.Models...)
 	}
@@ -207,6 +226,56 @@ func Sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error
 
 // Check is one verification step.
 type Check = attest.Check
+
+// Decode reads a document as the verifiers take it back: exactly as POST
+// /docreader/read wrote it, every field there and no other (exact.Decode),
+// so that every field of it is one Verify checks against the receipt.
+// Errors name the first field that differs.
+func Decode(raw []byte) (*Document, error) {
+	var peek struct {
+		Receipt struct {
+			V string `json:"v"`
+		} `json:"receipt"`
+	}
+	if json.Unmarshal(raw, &peek) == nil && peek.Receipt.V != ReceiptFormat {
+		return nil, fmt.Errorf("the receipt's v is %q, want %s", peek.Receipt.V, ReceiptFormat)
+	}
+	raw, err := withoutDoneEnvelope(raw)
+	if err != nil {
+		return nil, err
+	}
+	var d Document
+	if err := exact.Decode(raw, &d, "document"); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// withoutDoneEnvelope is raw without the envelope of the stream's done
+// event ("type": "done" and "at_ms"), which carries the document with its
+// fields beside them, so that the event verifies as it was received;
+// raw itself when it is not one. Keys twice are refused first (the
+// envelope is taken off a map, which would keep one of them).
+func withoutDoneEnvelope(raw []byte) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil || string(top["type"]) != `"done"` {
+		return raw, nil
+	}
+	var at uint64
+	if json.Unmarshal(top["at_ms"], &at) != nil {
+		return raw, nil // not the envelope: exact.Decode names "type"
+	}
+	if e := strictjson.Duplicate(raw); e != nil {
+		p := "document"
+		if e.Path != "" {
+			p += "." + e.Path
+		}
+		return nil, &exact.Error{Path: p + "." + e.Key, Problem: "appears twice (send each key once)"}
+	}
+	delete(top, "type")
+	delete(top, "at_ms")
+	return json.Marshal(top)
+}
 
 // Verify checks a document: the receipt's signature, that this box
 // (pinned) signed it, and that the document's file, pages, elements and
@@ -280,7 +349,40 @@ func Verify(d *Document, pinned ed25519.PublicKey) ([]Check, error) {
 	case ch != "":
 		add("charts", true, "the charts hash to the receipt's")
 	}
+	for _, b := range []struct {
+		name, what string
+		v          any
+		bound      string
+	}{{"reread", "re-read summary (reread)", d.Reread, r.Reread}, {"charts_by_model", "summary of the model's chart readings (charts_by_model)", d.ChartsByModel, r.ChartsByModel}} {
+		h, err := optionalHash(b.v)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case h != b.bound && b.bound == "":
+			add(b.name, false, "the document has a "+b.what+" the receipt does not bind")
+		case h != b.bound && h == "":
+			add(b.name, false, "the receipt binds a "+b.what+" the document lacks")
+		case h != b.bound:
+			add(b.name, false, "the "+b.what+" differs from what the receipt binds (its hash does not match)")
+		case h != "":
+			add(b.name, true, "the "+b.what+" hashes to the receipt's")
+		}
+	}
 	return out, nil
+}
+
+// optionalHash is the sha256 of v's canonical JSON, "" when v is a nil
+// pointer.
+func optionalHash(v any) (string, error) {
+	if rv := reflect.ValueOf(v); !rv.IsValid() || rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return "", nil
+	}
+	c, err := attest.Canonical(v)
+	if err != nil {
+		return "", err
+	}
+	return attest.HashText(string(c)), nil
 }
 
 // chartsHash is the sha256 of the charts' canonical JSON ("" for none).

@@ -17,30 +17,22 @@ import (
 // ErrNoOCR is what every call of this build returns.
 var ErrNoOCR = errors.New("tesseract: this boxd was built without OCR (the boxd_noocr tag, for the GPU check)")
 
-// OCR is absent in this build.
-type OCR struct{}
+// Local is absent in this build.
+type Local struct{}
 
 // New says this build has no OCR.
 func New() (*OCR, error) { return nil, ErrNoOCR }
 
+// NewLocal says this build has no OCR.
+func NewLocal() (*Local, error) { return nil, ErrNoOCR }
+
 // Version is empty.
-func (o *OCR) Version() string { return "" }
+func (l *Local) Version() string { return "" }
 
 // Close does nothing.
-func (o *OCR) Close() {}
+func (l *Local) Close() {}
 
-// Read says this build has no OCR.
-func (o *OCR) Read(*raster.Image) ([]Word, error) { return nil, ErrNoOCR }
-
-// ReadRegion says this build has no OCR.
-func (o *OCR) ReadRegion(_, _ *raster.Image, _ raster.Box, _ int) ([]Word, error) {
+// Recognize says this build has no OCR.
+func (l *Local) Recognize(context.Context, *raster.Image, Mode, int) ([]Word, error) {
 	return nil, ErrNoOCR
 }
-
-// ReadBlock says this build has no OCR.
-func (o *OCR) ReadBlock(_, _ *raster.Image, _ raster.Box, _ int) ([]Word, error) {
-	return nil, ErrNoOCR
-}
-
-// ReadUpright says this build has no OCR.
-func (o *OCR) ReadUpright(context.Context, *raster.Image) (*Page, error) { return nil, ErrNoOCR }

@@ -34,7 +34,7 @@ func TestReadNumbersLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	img := raster.FromImage(g)
-	ws, err := o.Read(img)
+	ws, err := o.Read(context.Background(), img)
 	if err != nil {
 		t.Fatal(err)
 	}

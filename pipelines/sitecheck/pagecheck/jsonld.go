@@ -149,7 +149,16 @@ func CheckPageJSONLD(html, pageURL string) PageReport {
 // CheckPageJSONLDTokens is CheckPageJSONLD over toks, which must be
 // Scan(html).
 func CheckPageJSONLDTokens(html string, toks []Token, pageURL string) PageReport {
-	r := PageReport{Blocks: ExtractJSONLDTokens(html, toks), Objects: []ObjectReport{}}
+	r, _ := CheckPageJSONLDLimit(html, toks, pageURL, 0)
+	return r
+}
+
+// CheckPageJSONLDLimit is CheckPageJSONLDTokens keeping at most maxObjects
+// object reports (0: all): the error and warning counts still cover every
+// object, and dropped is how many reports were not kept. A page of a
+// million tiny objects is checked without holding a million reports.
+func CheckPageJSONLDLimit(html string, toks []Token, pageURL string, maxObjects int) (r PageReport, dropped int) {
+	r = PageReport{Blocks: ExtractJSONLDTokens(html, toks), Objects: []ObjectReport{}}
 	for _, b := range r.Blocks {
 		if !b.OK {
 			r.ErrorCount++
@@ -165,15 +174,19 @@ func CheckPageJSONLDTokens(html string, toks []Token, pageURL string) PageReport
 			o.blockFlags = []Finding{{SeverityWarning, "commented_out", "", "", msg, fix, scriptSnippet}}
 		}
 		for _, item := range topItems(b.Value) {
-			r.Objects = append(r.Objects, itemReports(b.Index, item.path, item.value, o)...)
+			for _, rep := range itemReports(b.Index, item.path, item.value, o) {
+				r.ErrorCount += len(rep.Errors)
+				r.WarningCount += len(rep.Warnings)
+				if maxObjects > 0 && len(r.Objects) >= maxObjects {
+					dropped++
+					continue
+				}
+				r.Objects = append(r.Objects, rep)
+			}
 		}
 	}
-	for _, o := range r.Objects {
-		r.ErrorCount += len(o.Errors)
-		r.WarningCount += len(o.Warnings)
-	}
 	r.Text = ExtractTextTokens(html, toks)
-	return r
+	return r, dropped
 }
 
 type pathValue struct {

@@ -4,7 +4,9 @@
 //
 // The TypeScript and Python ports are tested against the shared fixture
 // testdata/sitecheck/robots_access.json; every decision below is pinned there
-// by a case whose name says which rule it checks.
+// by a case whose name says which rule it checks. google/robotstxt's matcher
+// suite runs too (google_suite_test.go); the few cases answered differently
+// are listed there, each with the RFC 9309 sentence or decision behind it.
 //
 // # Parsing
 //
@@ -17,9 +19,15 @@
 //   - Lines end at LF, CR or CRLF.
 //   - "#" starts a comment anywhere in a line (a literal "#" in a pattern must
 //     be written %23).
-//   - A line is "key: value", split at the first ":". A line without ":" is
-//     malformed and skipped. Key and value are trimmed of spaces and tabs only
-//     (RFC 9309 WS); other bytes, including other Unicode spaces, are kept.
+//   - A line is "key: value", split at the first ":". Key and value are
+//     trimmed of spaces and tabs only (RFC 9309 WS); other bytes, including
+//     other Unicode spaces, are kept.
+//   - A line without ":" that, trimmed, is exactly two words separated by
+//     spaces or tabs is read as if the colon stood between them: "disallow /"
+//     is "disallow: /", "user-agent GPTBot" is "user-agent: GPTBot" (Google's
+//     parser does the same; RFC 9309 2.3.1.5 asks crawlers to try to parse
+//     each line). Any other line without ":" ("disallow /a b", "user agent
+//     GPTBot", one word) is malformed and skipped.
 //   - Keys compare ASCII case-insensitively. Accepted keys: "user-agent" (and
 //     the misspellings "useragent", "user agent"), "allow", "disallow" (and
 //     the misspellings "dissallow", "dissalow", "disalow", "diasllow",
@@ -306,17 +314,27 @@ func nextLine(b []byte) (line, rest []byte) {
 }
 
 // splitLine drops the comment and splits "key: value"; the key comes back in
-// lower case.
+// lower case. A line without ":" that is exactly two words separated by
+// spaces or tabs ("disallow /") is read as "key: value" (see the package
+// comment); any other line without ":" is malformed.
 func splitLine(line []byte) (key, value string, ok bool) {
 	s := string(line)
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s = s[:i]
 	}
-	i := strings.IndexByte(s, ':')
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		return asciiLower(trimWS(s[:i])), trimWS(s[i+1:]), true
+	}
+	s = trimWS(s)
+	i := strings.IndexAny(s, " \t")
 	if i < 0 {
 		return "", "", false
 	}
-	return asciiLower(trimWS(s[:i])), trimWS(s[i+1:]), true
+	value = trimWS(s[i:])
+	if strings.ContainsAny(value, " \t") {
+		return "", "", false
+	}
+	return asciiLower(s[:i]), value, true
 }
 
 // trimWS trims spaces and tabs (RFC 9309 WS), nothing else.

@@ -241,6 +241,89 @@ func TestGrouping(t *testing.T) {
 	}
 }
 
+// refSplitLine is splitLine written another way: the comment cut, then the
+// first ":" splits; without one, the line must be exactly two runs of
+// octets other than space and tab.
+func refSplitLine(line []byte) (key, value string, ok bool) {
+	s, _, _ := strings.Cut(string(line), "#")
+	if k, v, found := strings.Cut(s, ":"); found {
+		return strings.ToLower(strings.Trim(k, " \t")), strings.Trim(v, " \t"), true
+	}
+	words := strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == '\t' })
+	if len(words) != 2 {
+		return "", "", false
+	}
+	return strings.ToLower(words[0]), words[1], true
+}
+
+// checkSplitLine fails when splitLine and refSplitLine disagree on line.
+// strings.ToLower in the reference changes non-ASCII letters too, so keys
+// holding octets 0x80 and above are compared in ASCII lower case only.
+func checkSplitLine(t *testing.T, line []byte) {
+	t.Helper()
+	k, v, ok := splitLine(line)
+	rk, rv, rok := refSplitLine(line)
+	if ok != rok || v != rv || ok && k != asciiLower(k) {
+		t.Fatalf("splitLine(%q) = %q, %q, %v; reference %q, %q, %v", line, k, v, ok, rk, rv, rok)
+	}
+	if ok && strings.ToLower(k) != rk {
+		t.Fatalf("splitLine(%q) key %q, reference %q", line, k, rk)
+	}
+}
+
+func TestSplitLine(t *testing.T) {
+	for _, tc := range []struct {
+		line, key, value string
+		ok               bool
+	}{
+		{"Disallow: /a b", "disallow", "/a b", true},
+		{"a b:c d", "a b", "c d", true},
+		{":", "", "", true},
+		{"disallow /", "disallow", "/", true},
+		{"  Disallow \t /x \t", "disallow", "/x", true},
+		{"USER-AGENT FooBot # the bot", "user-agent", "FooBot", true},
+		{"user-agent *", "user-agent", "*", true},
+		{"disallow /x#frag", "disallow", "/x", true},
+		{"disallow /a b", "", "", false},
+		{"user agent FooBot", "", "", false},
+		{"disallow", "", "", false},
+		{"disallow\u00a0/", "", "", false},
+		{"# disallow /", "", "", false},
+		{"", "", "", false},
+		{" \t ", "", "", false},
+	} {
+		k, v, ok := splitLine([]byte(tc.line))
+		if k != tc.key || v != tc.value || ok != tc.ok {
+			t.Errorf("splitLine(%q) = %q, %q, %v; want %q, %q, %v", tc.line, k, v, ok, tc.key, tc.value, tc.ok)
+		}
+		checkSplitLine(t, []byte(tc.line))
+	}
+}
+
+// TestLineWithoutColon: a two-word line without ":" is a user-agent or rule
+// line, so it starts groups, ends agent lists and carries rules; a line of
+// three words is skipped and ends nothing.
+func TestLineWithoutColon(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, agent, path string
+		want                    Decision
+	}{
+		{"google ID_LineSyntax_Line#3", "user-agent FooBot\ndisallow /\n", "FooBot", "/x/y", Decision{false, "disallow: /"}},
+		{"allow without colon", "User-agent: *\nDisallow: /\nAllow /x\n", "a", "/x/y", Decision{true, "allow: /x"}},
+		{"user-agent without colon ends the rules of the group before",
+			"User-agent: A\nDisallow: /a\nUser-agent B\nDisallow: /b\n", "A", "/b", Decision{true, ""}},
+		{"three words skipped, group kept", "User-agent: A\nthe rest is prose\nUser-agent: B\nDisallow: /\n", "A", "/x",
+			Decision{false, "disallow: /"}},
+		{"user agent without colon is three words", "User agent A\nDisallow: /\n", "A", "/x", Decision{true, ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Parse([]byte(tc.body)).Check(tc.agent, tc.path); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestRuleTextKeepsPatternAsWritten(t *testing.T) {
 	r := Parse([]byte("User-agent: *\n\tDISSALLOW :   /a%7e b$  \t# c\n"))
 	d := r.Check("x", "/a~ b")
@@ -556,6 +639,9 @@ func FuzzMatch(f *testing.F) {
 		{"/a$b", "/a%24b"}, {"/a$$", "/a$"}, {"/%2A", "/*"}, {"/%2f", "/%2F"}, {"/\u30c4", "/%e3%83%84"},
 		{"/*aab*x", "/aaab-x"}, {"/**", "/x"}, {"/*a*a$", "/aaa"}, {"/caf%C3", "/caf\u00e9"},
 		{"/%zz", "/%zz"}, {"/a%4", "/a%41"}, {"/p?id=%41", "/p?id=A"}, {"*.pdf", "/a.pdf.bak"},
+		// google/robotstxt ID_Encoding#3, #5 and #6, kept as RFC 9309 2.2.2 requires.
+		{"/foo/bar/\u30c4", "/foo/bar/\u30c4"}, {"/foo/bar/%E3%83%84", "/foo/bar/\u30c4"},
+		{"/foo/bar/%62%61%7A", "/foo/bar/baz"},
 	} {
 		f.Add(s[0], s[1])
 	}
@@ -600,11 +686,23 @@ func FuzzParse(f *testing.F) {
 		{"user agent: GPTBot/1.1 # c\ndissallow: /%e3%83%84$\n", "gptbot", "/\u30c4"},
 		{"User-agent: *\nAllow: /$\nDisallow: /\n", "Claude-User", ""},
 		{"::::\n#\n\n\r\r\n", "", ""},
+		// A line without ":" that is two words is "key: value" (google/robotstxt
+		// ID_LineSyntax_Line#3); three words, one word or a non-breaking space
+		// are not.
+		{"user-agent FooBot\ndisallow /\n", "FooBot", "/x/y"},
+		{"User-agent *\n\tAllow\t/a # c d\nDisallow /a b\nuser agent x\nDisallow\u00a0/\n", "x", "/a"},
+		// Encoding (ID_Encoding#3, #5, #6): raw UTF-8 in the path is compared
+		// percent-encoded, encoded unreserved octets decoded.
+		{"User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/\u30c4\n", "FooBot", "/foo/bar/\u30c4"},
+		{"User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%E3%83%84\n", "FooBot", "/foo/bar/\u30c4"},
+		{"User-agent: FooBot\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n", "FooBot", "/foo/bar/baz"},
 	} {
 		f.Add([]byte(s.body), s.agent, s.path)
 	}
 	disallowAll := Parse([]byte("User-agent: *\nDisallow: /\n"))
 	f.Fuzz(func(t *testing.T, body []byte, agent, path string) {
+		line, _ := nextLine(body)
+		checkSplitLine(t, line)
 		r := Parse(body)
 		d := r.Check(agent, path)
 		if again := r.Check(agent, path); again != d {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes testdata/sitecheck/robots_access.json (the shared robotsAccess fixture).
 
-Run from anywhere: python3 pipelines/sitecheck/robots/testdata/gen_fixture.py
+Run from anywhere: python3 pipelines/sitecheck/robots/testdata/gen_fixture.py [OUT]
+(OUT defaults to the shared fixture's path.)
 This table is the source of the fixture; edit it here, not the JSON.
 
 Every (allowed, rule) expectation below is written by hand from RFC 9309 and
@@ -13,8 +14,8 @@ import json
 import os
 import sys
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "testdata", "sitecheck",
-                   "robots_access.json")
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "testdata", "sitecheck", "robots_access.json")
 
 AI = [
     ("GPTBot", "OpenAI", "training"),
@@ -434,8 +435,22 @@ paths("parse/mixed-line-endings", "User-agent: ClaudeBot\r\nDisallow: /c\rUser-a
 one("parse/cr-only-user-agent-lines-share-group", "User-agent: ClaudeBot\r\rUser-agent: GPTBot\rDisallow: /x", "/x",
     D("/x"))
 one("parse/no-final-newline", "User-agent: GPTBot\nDisallow: /x", "/x", D("/x"))
-paths("parse/line-without-colon-skipped", "User-agent: GPTBot\nDisallow /\nDisallow: /x\n", ["/", "/x"],
-      [A, D("/x")])
+# A line without ":" that is exactly two words is read as "key: value" (Google's
+# leniency, google/robotstxt ID_LineSyntax_Line); any other such line is skipped.
+paths("parse/line-without-colon-two-words-read-as-key-value", "User-agent: GPTBot\nDisallow /\nDisallow: /x\n",
+      ["/", "/x"], [D("/"), D("/x")])
+one("parse/user-agent-without-colon-starts-group", "User-agent GPTBot\nDisallow /private\n", "/private/a",
+    D("/private"))
+one("parse/star-without-colon-is-global", "User-agent *\nDisallow /\n", "/page", D("/"))
+paths("parse/allow-without-colon-reported-as-allow", "User-agent: GPTBot\nDisallow: /\nALLOW /public\n",
+      ["/public/a", "/x"], [AL("/public"), D("/")])
+one("parse/line-without-colon-tabs-separate", "User-agent:\tGPTBot\nDisallow\t \t/x \t\n", "/x/y", D("/x"))
+one("parse/line-without-colon-comment-dropped-first", "User-agent: GPTBot\nDisallow /x # keep out\n", "/x", D("/x"))
+paths("parse/line-without-colon-three-words-skipped", "User-agent: GPTBot\nDisallow /a b\nDisallow: /x\n",
+      ["/a", "/a b", "/x"], [A, A, D("/x")])
+one("parse/line-without-colon-one-word-skipped", "User-agent: GPTBot\nDisallow\nDisallow: /x\n", "/", A)
+one("parse/user-space-agent-without-colon-is-three-words-skipped", "User agent GPTBot\nDisallow: /\n", "/", A)
+one("parse/line-without-colon-nbsp-is-not-a-separator", "User-agent: GPTBot\nDisallow\u00a0/\n", "/", A)
 one("parse/line-without-colon-does-not-end-group",
     "User-agent: ClaudeBot\nthis line is garbage\nUser-agent: GPTBot\nDisallow: /x\n", "/x", D("/x"))
 one("parse/unknown-key-ignored", "User-agent: GPTBot\nNoindex: /\nDisallow: /x\n", "/", A)

@@ -1,0 +1,296 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"boxd/configs"
+	"boxd/engine/attest"
+	"boxd/families"
+	"boxd/pipelines/a11y"
+	"boxd/pipelines/chat"
+	"boxd/pipelines/docreader"
+	"boxd/pipelines/docreader/chart"
+	"boxd/pipelines/docreader/doc"
+	"boxd/pipelines/fill"
+	"boxd/pipelines/hcc"
+	"boxd/pipelines/retrieval"
+	"boxd/pipelines/sitecheck"
+	"boxd/problem"
+	"boxd/receipts"
+	"boxd/records"
+	"boxd/store"
+	"boxd/strictjson"
+	"boxd/web/platform"
+)
+
+// fuzzDomainBody is the body of the /a11y/domains routes (declared
+// inside a11yRoutes).
+type fuzzDomainBody struct {
+	Domain string `json:"domain"`
+}
+
+// fuzzBodies are the request bodies of the declared routes (Declared[T]),
+// each with whether its route reads it leniently (OpenAI routes).
+var fuzzBodies = []struct {
+	name    string
+	new     func() any
+	lenient bool
+}{
+	{"a11y.Request", func() any { return new(a11y.Request) }, false},
+	{"domainBody", func() any { return new(fuzzDomainBody) }, false},
+	{"chat.Request", func() any { return new(chat.Request) }, true},
+	{"replayRequest", func() any { return new(replayRequest) }, false},
+	{"docreader.ReadRequest", func() any { return new(docreader.ReadRequest) }, false},
+	{"docreader.VerifyRequest", func() any { return new(docreader.VerifyRequest) }, false},
+	{"docreader.ChartRequest", func() any { return new(docreader.ChartRequest) }, false},
+	{"docreader.ChartVerifyRequest", func() any { return new(docreader.ChartVerifyRequest) }, false},
+	{"fill.Body", func() any { return new(fill.Body) }, false},
+	{"fill.ApproveBody", func() any { return new(fill.ApproveBody) }, false},
+	{"verifyBody", func() any { return new(verifyBody) }, false},
+	{"hcc.Request", func() any { return new(hcc.Request) }, false},
+	{"sessionBody", func() any { return new(sessionBody) }, false},
+	{"platform.KeySpec", func() any { return new(platform.KeySpec) }, false},
+	{"retrieval.IndexRequest", func() any { return new(retrieval.IndexRequest) }, false},
+	{"retrieval.IndexScansRequest", func() any { return new(retrieval.IndexScansRequest) }, false},
+	{"retrieval.SearchRequest", func() any { return new(retrieval.SearchRequest) }, false},
+	{"retrieval.QuotesRequest", func() any { return new(retrieval.QuotesRequest) }, false},
+	{"retrieval.VerifyRequest", func() any { return new(retrieval.VerifyRequest) }, false},
+	{"retrieval.EmbeddingsRequest", func() any { return new(retrieval.EmbeddingsRequest) }, true},
+	{"retrieval.RerankRequest", func() any { return new(retrieval.RerankRequest) }, true},
+	{"sitecheck.Request", func() any { return new(sitecheck.Request) }, false},
+	{"reviewBody", func() any { return new(reviewBody) }, false},
+	{"jobBody", func() any { return new(jobBody) }, false},
+}
+
+// FuzzDecodeBody: every declared route's body type read through
+// decodeBody (the JSON body reader of every route without uploads, with
+// strictjson's key checks) and then its own Validate, whatever the
+// bytes: no panic; a refusal is a 400 or 413 with a message; an accepted
+// body is one JSON value with no key twice, is accepted again the same
+// way, and a strict accept is a lenient accept.
+func FuzzDecodeBody(f *testing.F) {
+	for i, s := range []string{
+		`{"messages":[{"role":"user","content":"hi"}],"max_tokens":8,"stream":true,"stop":["a","b"]}`,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"x"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}],"stop":"x"}`,
+		`{"vertical":"clinical","script_id":"x","speed":2}`,
+		`{"file_b64":"","synthetic":true,"forms":true,"schema":{"type":"object","properties":{"a":{"type":"string"}}}}`,
+		`{"document":{"id":"d","receipt":{}}}`,
+		`{"image_b64":"","synthetic":true,"method":"hybrid","hint":"x"}`,
+		`{"chart":{"receipt":{"v":"x"}}}`,
+		`{"target":{"html":"<input name=a>"},"sources":[{"name":"a","text":"b"}],"review_lang":"de"}`,
+		`{"person":{"name":"Ana"},"confirm":true,"acknowledge_flags":[1,2]}`,
+		`{"record":{"format":"service.record.v1","entries":[]}}`,
+		`{"file_b64":"","synthetic":true}`,
+		`{"vertical":"fill-and-stop"}`,
+		`{"label":"clinic app","verticals":["clinical"]}`,
+		`{"index":"i","documents":[{"id":"a","text":"b"}]}`,
+		`{"index":"i","scans":[{}]}`,
+		`{"index":"i","query":"q","k":3}`,
+		`{"index":"i","question":"q"}`,
+		`{"receipt":{},"chunks":[],"documents":[]}`,
+		`{"model":"m","input":["a","b"],"encoding_format":"float","user":"u"}`,
+		`{"model":"m","query":"q","documents":["a"],"top_n":1}`,
+		`{"domain":"example.com","name":"Clinic"}`,
+		`{"review":"great","rating":5,"business_name":"B","business_type":"dentist","reply":"thanks"}`,
+		`{"kind":"image","prompt":"a cat","seconds":4}`,
+		`{"a":1,"a":2}`, `{"Model":"x"}`, `{"messages":[{"role":"user","content":"hi","ROLE":"x"}]}`,
+		`{"\u006dodel":"x","model":"y"}`, `{} {}`, `[]`, `null`, ``, `{"x":` + strings.Repeat("[", 5000) + `}`,
+	} {
+		f.Add(uint8(i), []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		b := fuzzBodies[int(which)%len(fuzzBodies)]
+		decode := func(lenient bool) (any, *problem.Error) {
+			dst := b.new()
+			r := httptest.NewRequest(http.MethodPost, "/x", bytes.NewReader(data))
+			r.Header.Set("Content-Type", "application/json")
+			return dst, decodeBody(httptest.NewRecorder(), r, 64<<10, dst, lenient)
+		}
+		dst, err := decode(b.lenient)
+		if err != nil {
+			if (err.Kind != problem.Invalid && err.Kind != problem.TooLarge) || err.Message == "" {
+				t.Fatalf("%s: refusal %+v, want a 400 or 413 with a message", b.name, err)
+			}
+			if _, err2 := decode(b.lenient); err2 == nil || err2.Message != err.Message {
+				t.Fatalf("%s: refused %q, then %v", b.name, err.Message, err2)
+			}
+			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("%s: accepted a body that is not JSON: %q", b.name, data)
+		}
+		if d := strictjson.Duplicate(data); d != nil {
+			t.Fatalf("%s: accepted a key twice: %v", b.name, d)
+		}
+		if !b.lenient {
+			if _, err := decode(true); err != nil {
+				t.Fatalf("%s: strict accepts, lenient refuses: %v", b.name, err)
+			}
+		}
+		if v, ok := dst.(interface{ Validate() error }); ok {
+			if err := v.Validate(); err != nil {
+				if p, ok := problem.As(err); !ok || p.Message == "" {
+					t.Fatalf("%s: Validate gave %v (%T), want a problem", b.name, err, err)
+				}
+			}
+		}
+		if fb, ok := dst.(*fill.Body); ok {
+			if _, err := fb.Validate(); err != nil {
+				if p, ok := problem.As(err); !ok || p.Message == "" {
+					t.Fatalf("fill.Body: Validate gave %v (%T), want a problem", err, err)
+				}
+			}
+		}
+	})
+}
+
+// fuzzKey is a fixed signing key, so that the seeds signed in every fuzz
+// worker verify in all of them.
+func fuzzKey() *attest.Key {
+	seed := make([]byte, ed25519.SeedSize)
+	seed[0] = 34
+	return attest.NewKey(ed25519.NewKeyFromSeed(seed))
+}
+
+// fuzzServer is a server over a fresh state directory (no models, no
+// network), for requests sent straight to its handler.
+func fuzzServer(f *testing.F, key *attest.Key) *Server {
+	cfg := configs.Defaults()
+	cfg.StateDir = f.TempDir()
+	st, err := store.Open(context.Background(), cfg.StateDir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { st.Close() })
+	deps := Deps{Platform: platform.New(cfg, st, nil), Key: key, Receipts: receipts.New(key, st, cfg, nil)}
+	return New(cfg, deps, slog.New(slog.NewTextHandler(io.Discard, nil)))
+}
+
+// verifyRoutes are the public routes that verify what a caller sends.
+var verifyRoutes = []string{"/record/verify", "/flight/verify", "/docreader/verify", "/docreader/chart/verify", "/retrieval/verify"}
+
+// FuzzVerifyRoutes: the verification routes, anyone's to call, answered
+// by the real server (admission, body reading, the verifiers) for any
+// body and Content-Type: never a 5xx, always a JSON answer, and a 200
+// only for a JSON body.
+func FuzzVerifyRoutes(f *testing.F) {
+	key := fuzzKey()
+	now := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+	run := records.NewRun("site-check", "sc_1", map[string]string{"domain": "example.com"})
+	run.AddText("robots", "User-agent: *\nAllow: /", map[string]any{"status": "200"})
+	rec, err := run.Sign(key, now)
+	if err != nil {
+		f.Fatal(err)
+	}
+	recJSON, _ := json.Marshal(map[string]any{"record": rec})
+	d := &doc.Document{ID: "doc_1", File: doc.FileInfo{SHA256: strings.Repeat("a", 64), Type: "application/pdf", Bytes: 10, Pages: 1},
+		Pages: []doc.Page{{Page: 1, Width: 10, Height: 10, Source: doc.PageTextLayer, PixelSHA256: strings.Repeat("b", 64),
+			Elements: []doc.Element{{ID: "p1-e1", Page: 1, Kind: doc.KindText, BBox: [4]int{1, 1, 5, 5}, Text: "Hello", Source: doc.SourceParser, ConfBP: 10000}}}},
+		Fields: []doc.Field{}, Models: []doc.ModelRef{}}
+	if err := doc.Sign(key, d, doc.Revisions{Parser: "mupdf", Layout: "1", OCR: "none"}, nil); err != nil {
+		f.Fatal(err)
+	}
+	docJSON, _ := json.Marshal(map[string]any{"document": d})
+	cr := &chart.Result{ID: "ch_1", Image: chart.Image{SHA256: strings.Repeat("c", 64), Type: "image/png", Width: 4, Height: 4, PixelSHA256: strings.Repeat("d", 64)},
+		Method: "geometry", ConfBP: 9000, Chart: &chart.Chart{}, Models: []any{}, Receipts: []chart.ModelCallRef{}}
+	if err := chart.Sign(key, cr, chart.Revisions{Chart: "1", OCR: "none"}); err != nil {
+		f.Fatal(err)
+	}
+	chartJSON, _ := json.Marshal(map[string]any{"chart": cr})
+	for i, body := range [][]byte{recJSON, recJSON, docJSON, chartJSON, []byte(`{"receipt":{"v":"x"},"chunks":[{}],"documents":[{"id":"a","text":"b"}]}`)} {
+		f.Add(uint8(i), "application/json", body)
+	}
+	f.Add(uint8(0), "", []byte(`{"record":{"a":1,"a":2}}`))
+	f.Add(uint8(1), "text/plain", []byte(`{"record":{}}`))
+	f.Add(uint8(2), "application/json; charset=utf-8", []byte(`{"document":null}`))
+	f.Add(uint8(3), "application/vnd.x+json", []byte(`{"chart":[]}`))
+	f.Add(uint8(4), "application/json", []byte(`{"receipt":{"a":1},"receipt":{}}`))
+	s := fuzzServer(f, key)
+	f.Fuzz(func(t *testing.T, which uint8, contentType string, body []byte) {
+		path := verifyRoutes[int(which)%len(verifyRoutes)]
+		r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+		if contentType != "" {
+			r.Header.Set("Content-Type", contentType)
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code >= 500 {
+			t.Fatalf("%s: %d %s", path, w.Code, w.Body.Bytes())
+		}
+		if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/json") && !strings.HasPrefix(ct, "application/problem+json") {
+			t.Fatalf("%s: %d with Content-Type %q", path, w.Code, ct)
+		}
+		if !json.Valid(w.Body.Bytes()) {
+			t.Fatalf("%s: %d answer is not JSON: %q", path, w.Code, w.Body.Bytes())
+		}
+		if w.Code == http.StatusOK && !json.Valid(body) {
+			t.Fatalf("%s: 200 for a body that is not JSON", path)
+		}
+	})
+}
+
+// FuzzLiveControl: what a live socket's caller controls besides audio
+// (the query of /ws/live and its text frames) and the request headers
+// every route reads (Authorization, Accept, Upgrade, the request target)
+// never panic; a query accepted names a live vertical and gives lang and
+// target only to a vertical that takes them; a text frame other than
+// JSON is not a stop; the request target the box routes by
+// is a fixed point of cleanPath.
+func FuzzLiveControl(f *testing.F) {
+	for _, s := range []struct{ query, frame, header string }{
+		{"vertical=clinical&token=abc", `{"type":"stop"}`, "Bearer dk_x"},
+		{"vertical=translate&lang=de-AT&target=en-GB", `{"type":"stop","x":1}`, "bearer  "},
+		{"vertical=translate&lang=xx&target=auto", `{"type":"STOP"}`, "Basic abc"},
+		{"vertical=sales&lang=de", `{"type":"stop"`, "text/event-stream, */*;q=0.1"},
+		{"vertical=clinical&vertical=sales", `"stop"`, "websocket, h2c"},
+		{"vertical=%zz&token=%", "\x00", "/a/../b//c/./"},
+		{"", "", ""},
+	} {
+		f.Add(s.query, []byte(s.frame), s.header)
+	}
+	f.Fuzz(func(t *testing.T, query string, frame []byte, header string) {
+		if q, err := url.ParseQuery(query); err == nil {
+			lq, err := parseLiveQuery(q)
+			if err == nil {
+				if !slices.Contains(liveVerticalIDs, lq.vertical) {
+					t.Fatalf("accepted vertical %q", lq.vertical)
+				}
+				if !families.AcceptsLiveParam(lq.vertical, "lang") && (lq.lang != "" || lq.target != "" || q.Has("lang") || q.Has("target")) {
+					t.Fatalf("lang %q target %q for %s", lq.lang, lq.target, lq.vertical)
+				}
+			} else if err.Error() == "" {
+				t.Fatal("a refusal without a message")
+			}
+		}
+		var sm stopMessage
+		if json.Unmarshal(frame, &sm) == nil && sm.Type == "stop" && !json.Valid(frame) {
+			t.Fatalf("%q read as stop", frame)
+		}
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Header.Set("Authorization", header)
+		r.Header.Set("Accept", header)
+		r.Header.Set("Upgrade", header)
+		if tok, ok := bearer(r); ok && tok != "" && !strings.Contains(header, tok) {
+			t.Fatalf("bearer token %q is not in %q", tok, header)
+		}
+		_, _ = wantsStream(r), wantsWebSocket(r)
+		if c := cleanPath(header); cleanPath(c) != c || !strings.HasPrefix(c, "/") {
+			t.Fatalf("cleanPath(%q) = %q, again %q", header, c, cleanPath(c))
+		}
+		if p := uncleanPath(header); p == "" {
+			t.Fatal("uncleanPath gave no message")
+		}
+	})
+}
