@@ -292,6 +292,8 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 		return nil, problem.New(problem.Unprocessable, "no page could be audited: %s", strings.Join(pageErrors, "; "))
 	}
 	fs, adv := findings.Build(pages, s.Criteria)
+	fs, cutF := bound(fs, MaxFindings, "findings")
+	adv, cutA := bound(adv, MaxAdvisories, "advisories")
 	for _, f := range fs {
 		ev.Emit("finding", f)
 	}
@@ -302,6 +304,11 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 		Checked: Checked{RuleEngine: RuleEngine{Name: "axe-core", Version: s.Axe.Version, SHA256: s.Axe.SHA256}, Pages: len(pages),
 			TabStops: stops, FormsSubmitted: submitted, ImagesJudged: imagesJudged, PromptHashes: prompts},
 		NotChecked: s.notChecked(req, pageErrors, judged)}
+	for _, cut := range []string{cutF, cutA} {
+		if cut != "" {
+			out.NotChecked = append(out.NotChecked, cut)
+		}
+	}
 	out.ReceiptEvents = []run.ReceiptBody{}
 	if out.Findings == nil {
 		out.Findings = []findings.Finding{}

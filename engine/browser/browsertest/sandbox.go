@@ -59,6 +59,13 @@ var recorder *Recorder
 // possible the tests run without the recorder and say so, except in CI
 // (CI=true), where that fails.
 func SandboxMain(m *testing.M) {
+	// A fuzz worker (go test -fuzz) is started by its coordinator, which
+	// is already in the sandbox, and talks to it over inherited pipes
+	// that re-executing under unshare (or a second recorder) would lose:
+	// it runs as is, in the coordinator's namespace.
+	if slices.Contains(os.Args[1:], "-test.fuzzworker") {
+		os.Exit(m.Run())
+	}
 	switch os.Getenv(sandboxEnv) {
 	case "":
 		os.Exit(reexec())

@@ -17,7 +17,9 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 
@@ -46,6 +48,10 @@ func Normalize(s string) (string, error) {
 	switch {
 	case d == "":
 		return "", problem.New(problem.Invalid, "domain is required, like shop.example.com")
+	case !utf8.ValidString(d):
+		// IDNA would read the bad bytes as U+FFFD and give a name that is
+		// not one itself (xn--zn7c).
+		return "", problem.New(problem.Invalid, "domain %q is not valid UTF-8: send the host name as text, like shop.example.com", s)
 	case strings.Contains(d, "://") || strings.ContainsAny(d, "/?#@"):
 		return "", problem.New(problem.Invalid, "domain %q must be a host name alone, like shop.example.com: no scheme, path or user", s)
 	case strings.Contains(d, ":") || strings.HasPrefix(d, "["):
@@ -58,7 +64,7 @@ func Normalize(s string) (string, error) {
 		return "", problem.New(problem.Invalid, "domain %q is an address: a domain name is verified, not an address", s)
 	}
 	a, err := hostNames.ToASCII(d)
-	if err != nil || len(a) > 253 || !strings.Contains(a, ".") {
+	if err != nil || len(a) > 253 || !strings.Contains(a, ".") || slices.Contains(strings.Split(a, "."), "") {
 		return "", problem.New(problem.Invalid, "domain %q is not a host name: two or more labels of 1 to 63 letters, digits or hyphens, like shop.example.com", s)
 	}
 	return strings.ToLower(a), nil
