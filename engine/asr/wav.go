@@ -76,7 +76,9 @@ func DecodeWAV(r io.Reader) ([]float32, error) {
 			}
 			return out, nil
 		default:
-			if _, err := io.CopyN(io.Discard, r, int64(size+size%2)); err != nil {
+			// In 64 bits: a chunk of 0xFFFFFFFF bytes plus its pad byte
+			// wrapped to 0 in 32, and the rest of the file was misread.
+			if _, err := io.CopyN(io.Discard, r, int64(size)+int64(size%2)); err != nil {
 				return nil, fmt.Errorf("asr: wav: %w", err)
 			}
 		}
