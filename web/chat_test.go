@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ type chatEnv struct {
 }
 
 // chatServer runs the server with the tiny generated chat model.
-func chatServer(t *testing.T, cfg *configs.Config, ctxLen, parallel, queue int) *chatEnv {
+func chatServer(t *testing.T, cfg *configs.Config, ctxLen, parallel, queue int, wrap ...func(net.Listener) net.Listener) *chatEnv {
 	t.Helper()
 	if cfg == nil {
 		cfg = configs.Defaults()
@@ -46,7 +47,7 @@ func chatServer(t *testing.T, cfg *configs.Config, ctxLen, parallel, queue int) 
 	env.engine = e
 	env.testServer = launch(t, cfg, Probes{LLMReady: func() bool { return true }, Queue: arbiter.Queued}, nil, func(s *Server) {
 		s.chat = &chat.Service{Engine: e, ModelID: cfg.Models.LLM.ID, WeightsRoot: strings.Repeat("ab", 32), Upstream: e.Info().Name, Provider: s.key.ID(), Receipts: s.receipts, Meter: s.metrics.llm}
-	})
+	}, wrap...)
 	env.token = session(t, env.testServer, "code")
 	return &env
 }

@@ -29,7 +29,7 @@ func start(t *testing.T, cfg *configs.Config, probes Probes, extra func(*Server)
 	return launch(t, cfg, probes, nil, extra)
 }
 
-func launch(t *testing.T, cfg *configs.Config, probes Probes, now func() time.Time, extra func(*Server)) *testServer {
+func launch(t *testing.T, cfg *configs.Config, probes Probes, now func() time.Time, extra func(*Server), wrap ...func(net.Listener) net.Listener) *testServer {
 	t.Helper()
 	if cfg == nil {
 		cfg = configs.Defaults()
@@ -39,16 +39,36 @@ func launch(t *testing.T, cfg *configs.Config, probes Probes, now func() time.Ti
 	if extra != nil {
 		extra(s)
 	}
-	return serve(t, s, cfg)
+	return serve(t, s, cfg, wrap...)
+}
+
+// smallSendBuffers makes every accepted connection's kernel send buffer
+// a fixed few KiB (SO_SNDBUF, which also stops Linux growing it), so a
+// client that never reads blocks the server's writes after a few KiB on
+// any machine: loopback otherwise grows it to megabytes, enough for a
+// fast machine to finish a whole stream nobody reads.
+type smallSendBuffers struct{ net.Listener }
+
+func withSmallSendBuffers(ln net.Listener) net.Listener { return smallSendBuffers{ln} }
+
+func (l smallSendBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(4096)
+	}
+	return c, err
 }
 
 // serve runs s on cfg's listen address until the test ends, then stops it
 // and waits for Serve to return.
-func serve(t *testing.T, s *Server, cfg *configs.Config) *testServer {
+func serve(t *testing.T, s *Server, cfg *configs.Config, wrap ...func(net.Listener) net.Listener) *testServer {
 	t.Helper()
 	ln, err := Listen(context.Background(), cfg, s.log)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, w := range wrap {
+		ln = w(ln)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ts := &testServer{Server: s, url: "http://" + ln.Addr().String(), stop: cancel, done: make(chan error, 1)}

@@ -17,8 +17,8 @@ import (
 // once (the others wait for its own), and another caller's chat answers
 // while those two still generate. Bounded: five requests, loopback only.
 func TestSlowReadersDoNotStopChat(t *testing.T) {
-	env := chatServer(t, nil, 4096, 4, 0)
-	body, _ := json.Marshal(chatBodyJSON(map[string]any{"max_tokens": 2048, "stream": true, "temperature": 0}))
+	env := chatServer(t, nil, 4096, 4, 0, withSmallSendBuffers)
+	body, _ := json.Marshal(chatBodyJSON(map[string]any{"max_tokens": 4000, "stream": true, "temperature": 0}))
 	for range 4 {
 		c, err := net.Dial("tcp", strings.TrimPrefix(env.url, "http://"))
 		if err != nil {
@@ -61,8 +61,8 @@ func TestChatAnswersUnderHostileLoad(t *testing.T) {
 	}
 	cfg := configs.Defaults()
 	cfg.Bounds.BodyReadFloorS = 30 // the stalled bodies stay stalled through the test
-	env := chatServer(t, cfg, 4096, 4, 0)
-	body, _ := json.Marshal(chatBodyJSON(map[string]any{"max_tokens": 2048, "stream": true, "temperature": 0}))
+	env := chatServer(t, cfg, 4096, 4, 0, withSmallSendBuffers)
+	body, _ := json.Marshal(chatBodyJSON(map[string]any{"max_tokens": 4000, "stream": true, "temperature": 0}))
 	for range 4 {
 		c := dialFrom(t, env.testServer, "127.0.0.1")
 		defer c.Close()
