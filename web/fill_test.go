@@ -25,7 +25,7 @@ func (sampleAnswers) Propose(context.Context, []fill.Field, []fill.Line) ([]fill
 		{FID: "f7", Doc: "insurance-card.txt", Line: 2, Value: "EM-4471-2290"}}, "h", nil, nil
 }
 
-func fillServer(t *testing.T, now func() time.Time) *testServer {
+func fillServer(t *testing.T, now func() time.Time, extra ...func(*Server)) *testServer {
 	t.Helper()
 	cfg := configs.Defaults()
 	cfg.AdminSecret = configs.Secret(adminSecret)
@@ -39,6 +39,9 @@ func fillServer(t *testing.T, now func() time.Time) *testServer {
 		s.fill.Ask = sampleAnswers{}
 		if now != nil {
 			s.fill.Now = now // the platform has the clock; the server's own is real time
+		}
+		for _, f := range extra {
+			f(s)
 		}
 	})
 	return ts

@@ -1295,3 +1295,27 @@ func TestLiveLanguageTheSpeechModelLacks(t *testing.T) {
 		}
 	}
 }
+
+// TestIsStopFrame: only {"type":"stop"} with the key in its own case
+// stops a session (fuzzing found "Type" and "TYPE" taken, as
+// encoding/json matches keys); other keys beside it are ignored.
+func TestIsStopFrame(t *testing.T) {
+	for _, tc := range []struct {
+		frame string
+		stop  bool
+	}{
+		{`{"type":"stop"}`, true},
+		{` {"type": "stop", "at": 3} `, true},
+		{`{"Type":"stop"}`, false},
+		{`{"TYPE":"stop"}`, false},
+		{`{"type":"STOP"}`, false},
+		{`{"type":"go","type":"stop"}`, false},
+		{`{"type":"stop"`, false},
+		{`"stop"`, false},
+		{``, false},
+	} {
+		if got := isStopFrame([]byte(tc.frame)); got != tc.stop {
+			t.Errorf("%q: stop %v, want %v", tc.frame, got, tc.stop)
+		}
+	}
+}

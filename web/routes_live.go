@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"boxd/problem"
+	"boxd/strictjson"
 
 	"github.com/coder/websocket"
 
@@ -166,6 +167,14 @@ const (
 // stopMessage is the one text frame a client sends.
 type stopMessage struct {
 	Type string `json:"type"`
+}
+
+// isStopFrame says whether a text frame is {"type":"stop"}. The key is
+// "type" exactly: encoding/json alone would also take "Type" or "TYPE",
+// and of a duplicated "type" its last. Other keys are ignored.
+func isStopFrame(data []byte) bool {
+	var sm stopMessage
+	return json.Unmarshal(data, &sm) == nil && sm.Type == "stop" && strictjson.Check(data, &sm) == nil
 }
 
 const textFrameHelp = `text frames take only {"type":"stop"} (end the session and get done); send audio as binary frames of 16 kHz mono PCM16 little-endian, about 3200 bytes per 100 ms`
@@ -367,8 +376,7 @@ func (s *Server) runLive(ctx context.Context, cancel context.CancelFunc, c *live
 					return closeOf(problem.Unavailable)
 				}
 			default:
-				var sm stopMessage
-				if json.Unmarshal(m.data, &sm) != nil || sm.Type != "stop" {
+				if !isStopFrame(m.data) {
 					sess.Error("unknown text frame: " + textFrameHelp)
 					continue
 				}

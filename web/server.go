@@ -34,9 +34,9 @@ import (
 	"boxd/pipelines/sitecheck"
 	"boxd/problem"
 	"boxd/receipts"
+	"boxd/scratch"
 	"boxd/version"
 	"boxd/web/platform"
-	"boxd/web/upload"
 )
 
 // Probes tell the server what the rest of the process is doing. A nil func
@@ -211,12 +211,12 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 		s.chat.Meter = s.metrics.llm // chat and live lanes count their tokens in /metrics
 	}
 	s.bounds = newBounds(cfg)
-	// The uploads of requests a boxd that crashed or was killed left
-	// behind go now (upload/tempdir.go).
-	if n, err := upload.Prepare(""); err != nil {
-		log.Warn("the upload directory is not ready", "err", err)
+	// The files of requests a boxd that crashed or was killed left
+	// behind go now (package scratch).
+	if n, err := scratch.Prepare(""); err != nil {
+		log.Warn("the scratch directory is not ready", "err", err)
 	} else if n > 0 {
-		log.Info("upload files of stopped boxd processes removed", "directories", n)
+		log.Info("scratch files of stopped boxd processes removed (uploads, fill sources, browser profiles)", "directories", n)
 	}
 	s.routes()
 	s.platformRoutes()

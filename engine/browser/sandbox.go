@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"boxd/scratch"
 )
 
 // The browser's network sandbox. The tab's policy (the Fetch domain)
@@ -107,7 +109,7 @@ var preferences = map[string]any{
 
 // newSandbox makes a tab's profile and starts its sink.
 func newSandbox() (*sandbox, error) {
-	dir, err := os.MkdirTemp("", "boxd-chromium-*")
+	dir, err := scratch.Dir("chromium-")
 	if err != nil {
 		return nil, fmt.Errorf("make the browser's profile: %w", err)
 	}

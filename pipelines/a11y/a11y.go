@@ -246,7 +246,7 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 	defer tab.Close()
 	// Watch every page from its first script, for what keeps moving.
 	if err := motion.Prepare(tab); err != nil {
-		return nil, fmt.Errorf("a11y: %w", err)
+		return nil, fmt.Errorf("a11y: %w", tab.Err(err))
 	}
 	var pages []findings.Page
 	var stops, submitted, imagesJudged int
@@ -258,6 +258,9 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		// A page that crashed the browser ends the audit with the crash
+		// (422 naming the memory bound), whichever action it broke.
+		err = tab.Err(err)
 		if err != nil {
 			if errors.Is(err, browser.ErrCrashed) {
 				return nil, fmt.Errorf("a11y: %s: %w", src.name, err)
@@ -271,7 +274,7 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 		if judging {
 			vs, sum, err := s.judgePage(ctx, tab, who, ev, src.name)
 			if err != nil {
-				return nil, err
+				return nil, tab.Err(err)
 			}
 			pr.Judged = vs
 			judged = append(judged, sum)

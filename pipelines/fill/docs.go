@@ -12,6 +12,7 @@ import (
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/docreader/doc"
 	"boxd/problem"
+	"boxd/scratch"
 )
 
 // Reader reads a PDF or an image into a document (*docreader.Service).
@@ -39,7 +40,7 @@ func ReadFile(ctx context.Context, r Reader, name, dataB64, media string) (Sourc
 	if len(data) > MaxSourceSize {
 		return Source{}, problem.New(problem.TooLarge, "source %q is %d bytes; at most %d", name, len(data), MaxSourceSize)
 	}
-	dir, err := os.MkdirTemp("", "boxd-fill-")
+	dir, err := scratch.Dir("fill-")
 	if err != nil {
 		return Source{}, fmt.Errorf("fill: %w", err)
 	}

@@ -58,10 +58,10 @@ func (s *Service) Release(ctx context.Context, out *Result) (map[string]string, 
 		}
 	}
 	if _, err := Type(ctx, tab, ds); err != nil {
-		return nil, err
+		return nil, tab.Err(err)
 	}
 	if _, err := chromedp.Run(tab.Context(), chromedp.Evaluate[bool](`(() => { const f = document.forms[0]; if (!f) return false; f.requestSubmit(); return true; })()`)); err != nil {
-		return nil, fmt.Errorf("fill: press Submit: %w", err)
+		return nil, fmt.Errorf("fill: press Submit: %w", tab.Err(err))
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -325,14 +325,14 @@ func (s *Service) readPage(ctx context.Context, html string) (*pageRead, error) 
 	}
 	fields, segs, err := Scan(ctx, tab)
 	if err != nil {
-		return nil, err
+		return nil, tab.Err(err) // a crash is 422 naming the memory bound
 	}
 	if len(fields) == 0 {
 		return nil, problem.New(problem.Unprocessable, "target.html has no input, select or textarea to fill")
 	}
 	commits, err := chromedp.Run(tab.Context(), chromedp.Evaluate[int](`document.querySelectorAll('button:not([type]), button[type=submit], input[type=submit], input[type=image]').length`))
 	if err != nil {
-		return nil, fmt.Errorf("fill: count the form's buttons: %w", err)
+		return nil, fmt.Errorf("fill: count the form's buttons: %w", tab.Err(err))
 	}
 	return &pageRead{fields: fields, segs: segs, commits: commits, held: tab.Refused()}, nil
 }
@@ -384,6 +384,7 @@ func (s *Service) typeInto(ctx context.Context, id, html string, fields []Field,
 		return tab.Refused(), nil
 	}
 	again, _, err := Scan(ctx, tab)
+	err = tab.Err(err)
 	if err == nil && !sameFields(fields, again) {
 		err = errors.New("the form's fields were not the same when it was opened again")
 	}
@@ -393,6 +394,7 @@ func (s *Service) typeInto(ctx context.Context, id, html string, fields []Field,
 		return tab.Refused(), nil
 	}
 	typed, err := Type(ctx, tab, ds)
+	err = tab.Err(err)
 	if err != nil {
 		s.log().Warn("fill typing failed", "id", id, "reason", reason(err), "typed", len(typed))
 		leave("typing stopped ("+reason(err)+")", typed)

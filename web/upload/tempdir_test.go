@@ -11,7 +11,20 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"boxd/scratch"
 )
+
+// ownDir is this process's directory in base: where scratch.Dir makes its
+// directories.
+func ownDir(base string) (string, error) {
+	d, err := scratch.Dir("probe-")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(d)
+	return filepath.Dir(d), nil
+}
 
 const helperEnv = "BOXD_UPLOAD_HELPER_BASE"
 
@@ -24,7 +37,7 @@ func TestHelperUploadingProcess(t *testing.T) {
 	if base == "" {
 		t.Skip("a helper process of TestCrashedUploadsSwept")
 	}
-	testBase = base
+	scratch.UseBase(base)
 	body := `{"video_b64": "` + base64.StdEncoding.EncodeToString([]byte("a crashed request's upload")) + `"}`
 	up, err := Read(context.Background(), strings.NewReader(body), video(1<<20), nil)
 	if err != nil {
@@ -42,8 +55,7 @@ func TestHelperUploadingProcess(t *testing.T) {
 // the sweeping process's own.
 func TestCrashedUploadsSwept(t *testing.T) {
 	base := t.TempDir()
-	defer func(b string) { testBase = b }(testBase)
-	testBase = base
+	defer scratch.UseBase(base)()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperUploadingProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), helperEnv+"="+base)
 	out, err := cmd.StdoutPipe()
@@ -62,7 +74,7 @@ func TestCrashedUploadsSwept(t *testing.T) {
 	childDir := filepath.Dir(filepath.Dir(path)) // base/p-*/r-*/upload-*
 	// This process starts too: its own directory, and a sweep that
 	// leaves the running helper's.
-	if n, err := Prepare(""); err != nil || n != 0 {
+	if n, err := scratch.Prepare(""); err != nil || n != 0 {
 		t.Fatalf("a sweep while the helper runs removed %d (%v)", n, err)
 	}
 	if _, err := os.Stat(path); err != nil {
@@ -75,7 +87,7 @@ func TestCrashedUploadsSwept(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("the killed helper's upload is gone before any sweep (%v): the test proves nothing", err)
 	}
-	if n, err := Sweep(base); err != nil || n != 1 {
+	if n, err := scratch.Sweep(base); err != nil || n != 1 {
 		t.Fatalf("the sweep after the kill removed %d directories (%v), want 1", n, err)
 	}
 	for _, p := range []string{path, childDir, childDir + ".lock"} {
@@ -83,7 +95,7 @@ func TestCrashedUploadsSwept(t *testing.T) {
 			t.Errorf("%s still there (%v)", p, err)
 		}
 	}
-	mine, err := processDir(base)
+	mine, err := ownDir(base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +108,7 @@ func TestCrashedUploadsSwept(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(stale, "r-1"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := Sweep(base); err != nil || n != 1 {
+	if n, err := scratch.Sweep(base); err != nil || n != 1 {
 		t.Errorf("a directory without its lock: %d removed (%v)", n, err)
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
@@ -109,8 +121,7 @@ func TestCrashedUploadsSwept(t *testing.T) {
 // the default place is this process's directory in Base().
 func TestRequestDirectoryRemoved(t *testing.T) {
 	base := t.TempDir()
-	defer func(b string) { testBase = b }(testBase)
-	testBase = base
+	defer scratch.UseBase(base)()
 	body := `{"video_b64": "` + base64.StdEncoding.EncodeToString([]byte("x")) + `"}`
 	up, err := Read(context.Background(), strings.NewReader(body), video(1<<20), nil)
 	if err != nil {
@@ -118,7 +129,7 @@ func TestRequestDirectoryRemoved(t *testing.T) {
 	}
 	path := up.Files["video_b64"].Path
 	reqDir := filepath.Dir(path)
-	mine, _ := processDir(base)
+	mine, _ := ownDir(base)
 	if filepath.Dir(reqDir) != mine || !strings.HasPrefix(filepath.Base(reqDir), "r-") {
 		t.Fatalf("the upload is at %s, not in a request's directory in %s", path, mine)
 	}

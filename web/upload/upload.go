@@ -29,6 +29,7 @@ import (
 	"syscall"
 
 	"boxd/problem"
+	"boxd/scratch"
 	"boxd/strictjson"
 )
 
@@ -577,4 +578,15 @@ func goTypeName(t string) string {
 		return "an object"
 	}
 	return t
+}
+
+// requestDir makes a new directory for one request's files: in dir when
+// the caller gave one (Options.Dir, which it owns), else in this
+// process's scratch directory (scratch.Dir), which the next start sweeps
+// if this process dies before removing it.
+func requestDir(dir string) (string, error) {
+	if dir == "" {
+		return scratch.Dir("r-")
+	}
+	return os.MkdirTemp(dir, "r-")
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/contrast"
@@ -264,7 +265,11 @@ func ruleFix(r axe.Result, n axe.Node) Fix {
 // snippet is the element's HTML, cut short.
 func snippet(html string) string {
 	if len(html) > 240 {
-		return html[:240] + "…"
+		cut := 240
+		for cut > 0 && !utf8.RuneStart(html[cut]) {
+			cut-- // never half a character
+		}
+		return html[:cut] + "…"
 	}
 	return html
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/forms"
@@ -359,6 +360,17 @@ func TestOwnRulePriorities(t *testing.T) {
 		}
 		if len(got) != 1 || got[0].Priority != c.want || got[0].Fix.How == "" || got[0].Source != SourceRules || len(got[0].WCAG) != len(c.r.WCAG) {
 			t.Errorf("%s %s: findings %+v advisories %+v, want one %s", c.r.Rule, c.r.Nodes[0].HTML, fs, adv, c.want)
+		}
+	}
+}
+
+// TestSnippetKeepsWholeCharacters: a node's HTML cut for a finding never
+// ends in half a character (239 ASCII bytes then "é" crossed byte 240).
+func TestSnippetKeepsWholeCharacters(t *testing.T) {
+	for _, html := range []string{strings.Repeat("a", 239) + "éééé", strings.Repeat("日", 100), strings.Repeat("a", 240)} {
+		got := snippet(html)
+		if !utf8.ValidString(got) || !strings.HasPrefix(html, strings.TrimSuffix(got, "…")) || len(got) > 240+len("…") {
+			t.Errorf("snippet of %d bytes: %q", len(html), got)
 		}
 	}
 }

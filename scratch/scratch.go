@@ -1,4 +1,7 @@
-package upload
+// Package scratch is where boxd keeps files only while a request runs
+// (uploads, a fill source handed to the document reader, a browser tab's
+// profile), so that none outlives the process that made it.
+package scratch
 
 import (
 	"errors"
@@ -11,28 +14,47 @@ import (
 	"syscall"
 )
 
-// Where uploads are kept while their request runs: boxd's own directory,
-// Base() (<TMPDIR>/boxd-uploads, mode 0700), holds one directory per boxd
-// process (p-XXXX, next to p-XXXX.lock, which the process holds locked
-// with flock(2) for as long as it runs) and in it one directory per
-// request (r-XXXX) that Upload.Remove deletes whole when the request's run
-// returns. A process that crashed or was killed leaves its directory
-// behind, unlocked: the kernel drops a dead process's locks. Prepare,
-// at the next start (web.New), removes every process directory whose lock
-// it can take, so no upload of a crashed request stays on disk; the
-// directories of processes still running (another boxd, tests) are locked
-// and left alone.
+// Where: boxd's own directory, Base() (<TMPDIR>/boxd-scratch, mode
+// 0700), holds one directory per boxd process (p-XXXX, next to
+// p-XXXX.lock, which the process holds locked with flock(2) for as long as
+// it runs) and in it one directory per use (Dir: an upload's r-XXXX, a
+// fill source's fill-XXXX, a browser profile's chromium-XXXX), which its
+// user removes when done. A process that crashed or was killed leaves its
+// directory behind, unlocked: the kernel drops a dead process's locks.
+// Prepare, at the next start (web.New), removes every process directory
+// whose lock it can take, so nothing of a crashed request stays on disk;
+// the directories of processes still running (another boxd, tests) are
+// locked and left alone. (Under the unit, PrivateTmp empties TMPDIR at
+// every start as well; a box run by hand has only this.)
 
-// Base is boxd's own directory of upload files.
+// Base is boxd's own scratch directory.
 func Base() string {
-	if testBase != "" {
-		return testBase
+	base.Lock()
+	defer base.Unlock()
+	if base.dir != "" {
+		return base.dir
 	}
-	return filepath.Join(os.TempDir(), "boxd-uploads")
+	return filepath.Join(os.TempDir(), "boxd-scratch")
 }
 
-// testBase replaces Base in tests.
-var testBase string
+var base struct {
+	sync.Mutex
+	dir string // replaces Base in tests (UseBase)
+}
+
+// UseBase makes dir Base() until restore is called: for tests, which
+// sweep and kill in a directory of their own.
+func UseBase(dir string) (restore func()) {
+	base.Lock()
+	defer base.Unlock()
+	old := base.dir
+	base.dir = dir
+	return func() {
+		base.Lock()
+		defer base.Unlock()
+		base.dir = old
+	}
+}
 
 var procs = struct {
 	sync.Mutex
@@ -53,18 +75,18 @@ func Prepare(base string) (removed int, err error) {
 	return Sweep(base)
 }
 
-// requestDir makes a new directory for one request's files: in dir when
-// the caller gave one (Options.Dir, which it owns), else in this
-// process's directory in Base().
-func requestDir(dir string) (string, error) {
-	if dir == "" {
-		p, err := processDir(Base())
-		if err != nil {
-			return "", err
-		}
-		dir = p
+// Dir makes a new directory, named prefix and random characters, in this
+// process's directory in Base(); the caller removes it when done.
+func Dir(prefix string) (string, error) {
+	p, err := processDir(Base())
+	if err != nil {
+		return "", err
 	}
-	return os.MkdirTemp(dir, "r-")
+	d, err := os.MkdirTemp(p, prefix)
+	if err != nil {
+		return "", fmt.Errorf("scratch: %w", err)
+	}
+	return d, nil
 }
 
 // processDir is this process's directory in base, made and locked on
@@ -76,12 +98,15 @@ func processDir(base string) (string, error) {
 		return d, nil
 	}
 	if err := os.MkdirAll(base, 0o700); err != nil {
-		return "", fmt.Errorf("upload: %w", err)
+		return "", fmt.Errorf("scratch: %w (boxd keeps a request's files there: free it, or set TMPDIR)", err)
+	}
+	if err := own(base); err != nil {
+		return "", err
 	}
 	for range 10 {
 		lock, err := os.CreateTemp(base, "p-*.lock")
 		if err != nil {
-			return "", fmt.Errorf("upload: %w", err)
+			return "", fmt.Errorf("scratch: %w", err)
 		}
 		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 			lock.Close() // a sweep took it between its creation and here
@@ -98,13 +123,13 @@ func processDir(base string) (string, error) {
 		dir := strings.TrimSuffix(lock.Name(), ".lock")
 		if err := os.Mkdir(dir, 0o700); err != nil {
 			lock.Close()
-			return "", fmt.Errorf("upload: %w", err)
+			return "", fmt.Errorf("scratch: %w", err)
 		}
 		procs.dirs[base] = dir
 		procs.locks = append(procs.locks, lock) // kept: a collected *os.File closes, and unlocks
 		return dir, nil
 	}
-	return "", errors.New("upload: could not lock a directory of this process")
+	return "", errors.New("scratch: could not lock a directory of this process")
 }
 
 // Sweep removes from base the directories of processes that no longer
@@ -116,7 +141,7 @@ func Sweep(base string) (int, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil
 		}
-		return 0, fmt.Errorf("upload: %w", err)
+		return 0, fmt.Errorf("scratch: %w", err)
 	}
 	names := map[string]bool{}
 	for _, e := range entries {
@@ -177,4 +202,26 @@ func sweepLocked(lockPath, dir string) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// own checks that base is a directory of this user's that nobody else can
+// write (TMPDIR may be shared: another user could have made it first, or
+// put a link there), and narrows its mode to 0700 when it is this user's.
+func own(base string) error {
+	fi, err := os.Lstat(base)
+	if err != nil {
+		return fmt.Errorf("scratch: %w", err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("scratch: %s is not a directory (a link or a file is in its place): remove it, or set TMPDIR", base)
+	case !ok || int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("scratch: %s belongs to another user: remove it, or set TMPDIR to a directory of boxd's own", base)
+	case fi.Mode().Perm() != 0o700:
+		if err := os.Chmod(base, 0o700); err != nil {
+			return fmt.Errorf("scratch: %w", err)
+		}
+	}
+	return nil
 }
