@@ -76,6 +76,7 @@ type Config struct {
 	LLM              LLM
 	Retrieval        Retrieval
 	A11y             A11y
+	DocReader        DocReader
 	Outbound         Outbound
 	GPU              GPU
 
@@ -185,6 +186,13 @@ type A11y struct {
 	// AxeDir holds the rule engine, axe-core (axe.min.js and its
 	// package.json).
 	AxeDir string
+}
+
+// DocReader tunes the document reader.
+type DocReader struct {
+	// MaxPages is the most pages one call reads (the hosted limit, 10,
+	// by default; a self-hosted operator may raise it).
+	MaxPages int
 }
 
 // Retrieval tunes evidence retrieval.
@@ -409,6 +417,8 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.LLM.Threads }},
 	{key: "a11y.axe_dir", kind: kindString, def: "/usr/share/boxd/axe-core", usage: "directory holding the accessibility rule engine, axe-core (axe.min.js and package.json); without it /a11y/audit answers 503",
 		field: func(c *Config) any { return &c.A11y.AxeDir }},
+	{key: "docreader.max_pages", kind: kindInt, def: 10, min: 1, max: 2000, usage: "pages one /docreader/read (or chart, fill source) call reads; a longer PDF answers 413 (10 is the hosted limit; each page may take up to a minute of the reader's time)",
+		field: func(c *Config) any { return &c.DocReader.MaxPages }},
 	{key: "retrieval.persist", kind: kindBool, def: false, usage: "keep retrieval indexes in state_dir/retrieval across restarts, without the hour's expiry (self-hosted boxes)",
 		field: func(c *Config) any { return &c.Retrieval.Persist }},
 	{key: "retrieval.max_indexes", kind: kindInt, def: 64, min: 1, max: 100000, usage: "retrieval indexes held on the box in all; a new one beyond gets 503",

@@ -162,7 +162,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	if s.chat == nil {
 		s.chat = &chat.Service{ModelID: cfg.Models.LLM.ID}
 	}
-	s.docreader = &docreader.Service{Key: deps.Key, Log: s.log, Chat: s.chat}
+	s.docreader = &docreader.Service{Key: deps.Key, Log: s.log, Chat: s.chat, MaxPages: cfg.DocReader.MaxPages}
 	s.hcc = &hcc.Service{Reader: s.docreader, Chat: s.chat, Codes: deps.Codes, Key: deps.Key, Log: s.log, Now: s.now}
 	s.a11y = s.newA11y()
 	s.newFill()

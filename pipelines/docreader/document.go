@@ -173,7 +173,7 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		return info, nil, problem.New(problem.Invalid, "file_b64 is a PDF with no pages")
 	}
 	if info.Pages > maxPages {
-		return info, nil, problem.New(problem.TooLarge, "the PDF has %d pages; at most %d pages are read per call: split it", info.Pages, maxPages)
+		return info, nil, problem.New(problem.TooLarge, "the PDF has %d pages; at most %d pages are read per call: split it, or, on a self-hosted box, the operator raises docreader.max_pages (now %d)", info.Pages, maxPages, maxPages)
 	}
 	pages := make([]Page, 0, info.Pages)
 	for n := range info.Pages {
