@@ -7,6 +7,8 @@
 // their messages read this table; it imports nothing of boxd.
 package families
 
+import "strings"
+
 // Kind is what a family serves (the kinds of contract document 1 section 1).
 type Kind string
 
@@ -30,6 +32,10 @@ type Family struct {
 	LiveParams []string
 	// Doc is the contract document that describes it ("1", "2" or "3").
 	Doc string
+	// Pending: the contract names it, so sessions and keys accept it, but
+	// this build serves none of its routes yet. Messages that offer ids
+	// name it apart, so nobody is sent to a family that answers nothing.
+	Pending bool
 }
 
 // AcceptsLiveParam reports whether /ws/live accepts the query parameter
@@ -56,14 +62,14 @@ var table = []Family{
 	{ID: "translate", Kind: KindLive, Live: true, LiveParams: []string{"lang", "target"}, Doc: "1"},
 	{ID: "code", Kind: KindChat, Doc: "1"},
 	{ID: "studio", Kind: KindStudio, Doc: "1"},
-	{ID: "auditor", Kind: KindTool, Doc: "2"},
-	{ID: "walkthrough-to-quote", Kind: KindTool, Doc: "2"},
-	{ID: "expert-to-sop", Kind: KindTool, Doc: "2"},
+	{ID: "auditor", Kind: KindTool, Doc: "2", Pending: true},
+	{ID: "walkthrough-to-quote", Kind: KindTool, Doc: "2", Pending: true},
+	{ID: "expert-to-sop", Kind: KindTool, Doc: "2", Pending: true},
 	{ID: "storefront-accessibility-pass", Kind: KindTool, Doc: "2"},
 	{ID: "fill-and-stop", Kind: KindTool, Doc: "2"},
-	{ID: "oral-assessment", Kind: KindTool, Doc: "3"},
-	{ID: "virtual-staging", Kind: KindTool, Doc: "3"},
-	{ID: "migration-check", Kind: KindTool, Doc: "3"},
+	{ID: "oral-assessment", Kind: KindTool, Doc: "3", Pending: true},
+	{ID: "virtual-staging", Kind: KindTool, Doc: "3", Pending: true},
+	{ID: "migration-check", Kind: KindTool, Doc: "3", Pending: true},
 	{ID: "geo-audit", Kind: KindTool, Doc: "3"},
 	{ID: "review-reply", Kind: KindTool, Doc: "3"},
 }
@@ -84,6 +90,34 @@ func IDs() []string {
 	out := make([]string, len(table))
 	for i, f := range table {
 		out[i] = f.ID
+	}
+	return out
+}
+
+// ServedIDs returns the ids of the families this build serves, in table
+// order.
+func ServedIDs() []string {
+	var out []string
+	for _, f := range table {
+		if !f.Pending {
+			out = append(out, f.ID)
+		}
+	}
+	return out
+}
+
+// Choices is what a message offers for a vertical: the served ids, then
+// the accepted ones this build does not serve yet, named as such.
+func Choices() string {
+	var pending []string
+	for _, f := range table {
+		if f.Pending {
+			pending = append(pending, f.ID)
+		}
+	}
+	out := strings.Join(ServedIDs(), ", ")
+	if len(pending) > 0 {
+		out += " (the contract's " + strings.Join(pending, ", ") + " are accepted too, but this build serves none of their routes yet)"
 	}
 	return out
 }

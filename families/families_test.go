@@ -109,3 +109,23 @@ func TestLiveVerticals(t *testing.T) {
 		t.Errorf("verticals.Build builds %v; families live ids %v", got, sorted)
 	}
 }
+
+// TestChoicesNameThePendingApart: the ids a message offers are the served
+// families; the contract's families with no routes in this build are
+// named apart as not served yet.
+func TestChoicesNameThePendingApart(t *testing.T) {
+	served := families.ServedIDs()
+	c := families.Choices()
+	for _, id := range []string{"auditor", "walkthrough-to-quote", "expert-to-sop", "oral-assessment", "virtual-staging", "migration-check"} {
+		if slices.Contains(served, id) {
+			t.Errorf("%s is offered as served", id)
+		}
+	}
+	head, tail, ok := strings.Cut(c, " (the contract's ")
+	if !ok || head != strings.Join(served, ", ") || !strings.Contains(tail, "auditor") || !strings.Contains(tail, "serves none of their routes yet") {
+		t.Errorf("choices: %s", c)
+	}
+	if !slices.Contains(served, "clinical") || !slices.Contains(served, "storefront-accessibility-pass") || !slices.Contains(served, "review-reply") {
+		t.Errorf("served: %v", served)
+	}
+}

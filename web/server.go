@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"boxd/configs"
@@ -246,8 +247,21 @@ func (s *Server) Handle(method, path string, h http.HandlerFunc) {
 }
 
 func (s *Server) routes() {
+	s.Handle(http.MethodGet, "/{$}", s.home)
 	s.Handle(http.MethodGet, "/healthz", s.healthz)
 	s.Handle(http.MethodGet, "/metrics", s.metrics.serve)
+}
+
+// home is GET /: a short plain page saying what answers here, as
+// `curl localhost:8445` to ollama says "Ollama is running".
+func (s *Server) home(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	fmt.Fprintf(w, "boxd %s is running (API contract %s).\n\n", version.Version, version.Contract)
+	fmt.Fprint(w, "  GET /healthz    what is loaded and ready (JSON)\n"+
+		"  GET /metrics    Prometheus metrics\n"+
+		"  /v1/...         the OpenAI-style API: point an OpenAI client's base URL at http://<this box>/v1\n\n"+
+		"The API, route by route, is in README.md (/usr/share/doc/boxd/README.md on a packaged box).\n")
 }
 
 // ServeHTTP lets tests and embedders use the server as a handler.
@@ -386,6 +400,23 @@ func Listen(ctx context.Context, cfg *configs.Config, log *slog.Logger) (net.Lis
 	return ln, nil
 }
 
+// ProbeListen binds the listen address and lets it go at once, so that
+// boxd serve reports a port another process holds before it loads models
+// or writes anything (it binds again, for good, once it is ready to
+// serve; a process that takes the port in between is reported then).
+func ProbeListen(ctx context.Context, cfg *configs.Config) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", cfg.Listen)
+	if err != nil {
+		hint := ""
+		if errors.Is(err, syscall.EADDRINUSE) {
+			hint = fmt.Sprintf("; another process serves this port (another boxd, or ollama? `ss -ltnp` shows which): stop it, or set listen (%s) to a free port", cfg.Source("listen"))
+		}
+		return fmt.Errorf("listen %s: %w%s", cfg.Listen, err, hint)
+	}
+	return ln.Close()
+}
+
 // CheckListen refuses a listen address that is not loopback unless
 // allow_non_loopback is set; it binds nothing, so boxd serve checks it
 // before any side effect.
@@ -451,6 +482,17 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(methods, " or ")))
 		return
 	}
+	// An OpenAI client whose base URL lacks /v1 asks for /chat/completions.
+	v1 := false
+	s.mu.Lock()
+	for pattern := range s.methods {
+		v1 = v1 || strings.HasPrefix(pattern, "/v1/") && pathMatches(pattern, "/v1"+r.URL.Path)
+	}
+	s.mu.Unlock()
+	if v1 && !strings.HasPrefix(r.URL.Path, "/v1/") {
+		writeProblem(w, problem.New(problem.NotFound, "no route %s %s; did you mean /v1%s? An OpenAI client's base URL is this box's address with /v1 (http://localhost:8445/v1)", r.Method, r.URL.Path, r.URL.Path))
+		return
+	}
 	writeProblem(w, problem.New(problem.NotFound, "no route %s %s; the API is listed in README.md", r.Method, r.URL.Path))
 }
 
@@ -469,6 +511,12 @@ func pathMatches(pattern, path string) bool {
 		return false
 	}
 	for i, p := range ps {
+		if p == "{$}" { // the end of the path: "/{$}" is "/" only
+			if xs[i] != "" {
+				return false
+			}
+			continue
+		}
 		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
 			if xs[i] == "" {
 				return false

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"boxd/configs"
+	"boxd/version"
 )
 
 // testServer runs a real server on a random loopback port until the test
@@ -195,6 +196,13 @@ func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
 		{http.MethodPost, "/studio/media/a/b.png", http.StatusMethodNotAllowed, "GET, HEAD", "POST is not allowed on /studio/media/a/b.png"},
 		{http.MethodDelete, "/studio/jobs/job_1", http.StatusMethodNotAllowed, "GET, HEAD", "use GET or HEAD"},
 		{http.MethodPost, "/studio/mediax", http.StatusNotFound, "", "no route"},
+		// "/" is GET only, and matches nothing below it.
+		{http.MethodPost, "/", http.StatusMethodNotAllowed, "GET, HEAD", "use GET or HEAD"},
+		{http.MethodGet, "/x", http.StatusNotFound, "", "no route GET /x"},
+		// An OpenAI base URL without /v1 gets the hint.
+		{http.MethodPost, "/chat/completions", http.StatusNotFound, "", "did you mean /v1/chat/completions? An OpenAI client's base URL"},
+		{http.MethodGet, "/models", http.StatusNotFound, "", "did you mean /v1/models?"},
+		{http.MethodGet, "/keys/key_1", http.StatusNotFound, "", "did you mean /v1/keys/key_1?"},
 	}
 	for _, tc := range cases {
 		req, _ := http.NewRequest(tc.method, ts.url+tc.path, nil)
@@ -211,6 +219,18 @@ func TestUnknownRoutesAndMethodsAnswerJSON(t *testing.T) {
 		if resp.StatusCode != tc.status || !strings.Contains(e.Error, tc.msg) || resp.Header.Get("Allow") != tc.allow {
 			t.Errorf("%s %s: %d %q allow %q", tc.method, tc.path, resp.StatusCode, e.Error, resp.Header.Get("Allow"))
 		}
+	}
+}
+
+// TestHomePage: GET / is a short plain page naming boxd, its version and
+// where to go (as ollama's "Ollama is running"), not a JSON 404.
+func TestHomePage(t *testing.T) {
+	ts := start(t, nil, Probes{}, nil)
+	resp, body := get(t, ts.url+"/")
+	text := string(body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") ||
+		!strings.HasPrefix(text, "boxd "+version.Version+" is running") || !strings.Contains(text, "/healthz") || !strings.Contains(text, "/metrics") || !strings.Contains(text, "/v1") || !strings.Contains(text, "README.md") {
+		t.Errorf("GET /: %d %q\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), text)
 	}
 }
 

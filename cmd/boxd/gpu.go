@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"boxd/configs"
 	"boxd/gpu"
@@ -55,6 +56,11 @@ func newGPU() *cobra.Command {
 		},
 	}
 	configs.RegisterFlags(cmd.Flags())
+	// Every setting is read as serve reads it, but help shows only the
+	// two that change what gpu lists.
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		f.Hidden = f.Name != configs.ConfigFlag && f.Name != configs.FlagName("gpu.library_path")
+	})
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

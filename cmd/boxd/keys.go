@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -31,11 +35,21 @@ func newKeys() *cobra.Command {
 	return cmd
 }
 
-// withPlatform opens the store named by the configuration.
-func withPlatform(cmd *cobra.Command, f func(ctx context.Context, p *platform.Platform) error) error {
+// withPlatform opens the store named by the configuration. Only keys
+// create makes one where none is (mayCreate, saying so on stderr).
+func withPlatform(cmd *cobra.Command, mayCreate bool, f func(ctx context.Context, p *platform.Platform) error) error {
 	cfg, err := configs.Load(cmd.Flags())
 	if err != nil {
 		return configError{err}
+	}
+	// The keys live in a box's state: a command run where no box has
+	// run (a clone, a wrong --state-dir) says so instead of making an
+	// empty store there.
+	if _, err := os.Stat(filepath.Join(cfg.StateDir, store.File)); errors.Is(err, fs.ErrNotExist) {
+		if !mayCreate {
+			return configError{fmt.Errorf("state_dir %s (%s) holds no boxd state (no %s): boxd serve has not run with it; pass the box's --state-dir or --config, or start boxd serve once", cfg.StateDir, cfg.Source("state_dir"), store.File)}
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "boxd: no store in %s yet: creating %s there (boxd serve with this state_dir uses it)\n", cfg.StateDir, store.File)
 	}
 	st, err := store.Open(cmd.Context(), cfg.StateDir)
 	if err != nil {
@@ -91,7 +105,7 @@ func newKeysCreate() *cobra.Command {
 					*dst = &v
 				}
 			}
-			return withPlatform(cmd, func(ctx context.Context, p *platform.Platform) error {
+			return withPlatform(cmd, true, func(ctx context.Context, p *platform.Platform) error {
 				secret, k, d := p.CreateKey(ctx, spec)
 				if d != nil {
 					return d
@@ -119,7 +133,7 @@ func newKeysShow() *cobra.Command {
 		Short: "Print a key's record: limits, today's use and 30 days of history",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withPlatform(cmd, func(ctx context.Context, p *platform.Platform) error {
+			return withPlatform(cmd, false, func(ctx context.Context, p *platform.Platform) error {
 				rec, d := p.KeyRecord(ctx, args[0])
 				if d != nil {
 					return d
@@ -136,7 +150,7 @@ func newKeysList() *cobra.Command {
 		Short: "List keys",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withPlatform(cmd, func(ctx context.Context, p *platform.Platform) error {
+			return withPlatform(cmd, false, func(ctx context.Context, p *platform.Platform) error {
 				keys, err := p.Store().ListKeys(ctx)
 				if err != nil {
 					return err
@@ -168,7 +182,7 @@ func newKeysRevoke() *cobra.Command {
 		Short: "Revoke a key now (a running boxd refuses it from its next request and ends sessions open with it within 2 s)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withPlatform(cmd, func(ctx context.Context, p *platform.Platform) error {
+			return withPlatform(cmd, false, func(ctx context.Context, p *platform.Platform) error {
 				k, d := p.RevokeKey(ctx, args[0])
 				if d != nil {
 					return d

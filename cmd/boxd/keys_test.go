@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"boxd/engine/attest"
+	"boxd/store"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {
@@ -199,5 +200,29 @@ func TestVerifyReceiptCommand(t *testing.T) {
 		if code, out, errOut := runCLI(t, args...); code != tc.code || !strings.Contains(out, tc.want) {
 			t.Errorf("%s: %d %s %s", tc.name, code, out, errOut)
 		}
+	}
+}
+
+// TestKeysNeedABoxState: keys list, show and revoke where no box has run
+// (a clone, a wrong --state-dir) exit 2 saying so and create nothing;
+// keys create makes the store and says where.
+func TestKeysNeedABoxState(t *testing.T) {
+	cfg := writeConfig(t, "")
+	state := filepath.Join(t.TempDir(), "state")
+	for _, args := range [][]string{{"keys", "list"}, {"keys", "show", "key_x"}, {"keys", "revoke", "key_x"}} {
+		code, _, errOut := runCLI(t, append(args, "--config", cfg, "--state-dir", state)...)
+		if code != exitConfig || !strings.Contains(errOut, "holds no boxd state (no boxd.db)") || !strings.Contains(errOut, "--state-dir") {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(state, store.File)); !os.IsNotExist(err) {
+			t.Fatalf("%v made %s (%v)", args, store.File, err)
+		}
+	}
+	code, _, errOut := runCLI(t, "keys", "create", "--config", cfg, "--state-dir", state)
+	if code != 0 || !strings.Contains(errOut, "creating boxd.db") {
+		t.Errorf("keys create on a new state_dir: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "keys", "list", "--config", cfg, "--state-dir", state); code != 0 {
+		t.Errorf("keys list after create: exit %d: %s", code, errOut)
 	}
 }

@@ -61,7 +61,9 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		Short:         "boxd runs open-weight models on this machine and serves the boxd API",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionLine(), // boxd --version, as boxd version
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	// Commands other than serve (which sets up its own logger) show only

@@ -367,6 +367,40 @@ func TestServeStartUpErrors(t *testing.T) {
 	}
 }
 
+// TestServePortInUse: a port another process holds is reported at once,
+// before any model loads or anything is written (no signing key), with
+// what to do; the exit status is 1, not the configuration's 2, so the unit
+// tries again.
+func TestServePortInUse(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	args := serveArgs(t, "--listen", held.Addr().String(), "--models-llm-path", testmodels.Generated(t, testmodels.ChatFile))
+	var stderr bytes.Buffer
+	cmd := boxdCmd(t, nil, args...)
+	cmd.Stderr = &stderr
+	start := time.Now()
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit = %v, want status 1; stderr:\n%s", err, stderr.String())
+	}
+	for _, w := range []string{"address already in use", "another process serves this port", "set listen (flag --listen)"} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr.String())
+		}
+	}
+	if strings.Contains(stderr.String(), "loading") || strings.Contains(stderr.String(), "signing key") {
+		t.Errorf("the start went on before the refusal:\n%s", stderr.String())
+	}
+	state := args[slices.Index(args, "--state-dir")+1]
+	if _, err := os.Stat(filepath.Join(state, attest.KeyFile)); err == nil {
+		t.Errorf("a signing key was created in %s before the refusal", state)
+	}
+	t.Logf("refused after %v", time.Since(start).Round(time.Millisecond))
+}
+
 func TestServeNonLoopbackWhenAllowed(t *testing.T) {
 	ns := newNotifySocket(t)
 	var logs bytes.Buffer
@@ -413,6 +447,10 @@ func TestVersion(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), "boxd 0.1.0 ") {
 		t.Errorf("version = %q", out.String())
+	}
+	var flag bytes.Buffer
+	if code := run(context.Background(), []string{"--version"}, &flag, io.Discard); code != 0 || flag.String() != out.String() {
+		t.Errorf("boxd --version: exit %d, %q; want %q", code, flag.String(), out.String())
 	}
 }
 
@@ -561,5 +599,13 @@ func TestGPUCommand(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"gpu", "--gpu-layers", "nope"}, io.Discard, io.Discard); code == 0 {
 		t.Error("a bad flag was accepted")
+	}
+	// Help lists what changes the listing, not every serve setting.
+	out.Reset()
+	if code := run(context.Background(), []string{"gpu", "--help"}, &out, io.Discard); code != 0 {
+		t.Fatal("gpu --help: nonzero exit")
+	}
+	if h := out.String(); !strings.Contains(h, "--gpu-library-path") || !strings.Contains(h, "--config") || !strings.Contains(h, "--json") || strings.Contains(h, "--listen") || strings.Contains(h, "--models-llm-path") {
+		t.Errorf("gpu --help:\n%s", h)
 	}
 }

@@ -141,6 +141,9 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	if err := web.CheckListen(ctx, cfg); err != nil {
 		return configError{err}
 	}
+	if err := web.ProbeListen(ctx, cfg); err != nil {
+		return err // not a configuration error: the port may be free at the next start
+	}
 	codeTables, err := codes.Load(cfg.DataDir)
 	if err != nil {
 		err = fmt.Errorf("the clinical vertical and /hcc/read-chart need the code tables in data_dir: %w", err)

@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"boxd/families"
 	"boxd/problem"
 
 	"boxd/ids"
@@ -98,7 +99,7 @@ func (s KeySpec) Limits() (label, plan string, l store.Limits, d *problem.Error)
 			seen := map[string]bool{}
 			for _, v := range list {
 				if !IsVertical(v) {
-					return "", "", l, bad("verticals: unknown vertical %q; use ids from: %s", v, strings.Join(Verticals, ", "))
+					return "", "", l, bad("verticals: unknown vertical %q; use ids from: %s", v, families.Choices())
 				}
 				if !seen[v] {
 					seen[v] = true

@@ -159,7 +159,7 @@ func Network(remoteAddr string) string {
 // remoteAddr (host:port), under the per-address, total and live limits.
 func (p *Platform) CreateSession(vertical, remoteAddr string) (token string, s *Session, d *problem.Error) {
 	if !IsVertical(vertical) {
-		return "", nil, deny(problem.Invalid, "unknown vertical %q; use one of: %s", vertical, strings.Join(Verticals, ", "))
+		return "", nil, deny(problem.Invalid, "unknown vertical %q; use one of: %s", vertical, families.Choices())
 	}
 	now := p.now()
 	network := Network(remoteAddr)
