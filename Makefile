@@ -210,7 +210,9 @@ deb: deps build
 	@test -d "$(DATA_DIR)" || { echo "deb: reference data $(DATA_DIR) not found (set DATA_DIR)"; exit 1; }
 	@echo "$(VAD_SHA256)  $(VAD_FILE)" | sha256sum --check --quiet || { echo "deb: $(VAD_FILE) missing or not Silero VAD v6.2.0 (set MODELS_DIR)"; exit 1; }
 	@test -f $(AXE_DIR)/axe.min.js || { echo "deb: $(AXE_DIR)/axe.min.js missing (make deps installs axe-core)"; exit 1; }
-	PKG_VERSION=$(VERSION) PKG_MAINTAINER='$(MAINTAINER)' PKG_BIN=$(BIN) PKG_DATA=$(DATA_DIR) PKG_VAD=$(VAD_FILE) PKG_AXE=$(AXE_DIR) $(TOOLS_BIN)/nfpm package --config packaging/nfpm.yaml --packager deb --target dist/boxd_$(VERSION)_amd64.deb
+	@# Manual pages and shell completions, generated from the commands themselves.
+	rm -rf build/pkgdocs && $(BIN) docs build/pkgdocs
+	PKG_VERSION=$(VERSION) PKG_MAINTAINER='$(MAINTAINER)' PKG_BIN=$(BIN) PKG_DATA=$(DATA_DIR) PKG_VAD=$(VAD_FILE) PKG_AXE=$(AXE_DIR) PKG_DOCS=build/pkgdocs $(TOOLS_BIN)/nfpm package --config packaging/nfpm.yaml --packager deb --target dist/boxd_$(VERSION)_amd64.deb
 	dpkg-deb --info dist/boxd_$(VERSION)_amd64.deb
 
 ## cuda: the ggml CUDA backend (libggml-cuda.so, libggml-base.so) in build/lib/ollama (needs nvcc and cmake)

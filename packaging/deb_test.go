@@ -118,17 +118,21 @@ func build(root, nfpm, data, vad, maintainer string) (string, error) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build -o %s ./cmd/boxd: %v\n%s", bin, err, b)
 	}
+	docs := filepath.Join(out, "pkgdocs")
+	if b, err := exec.Command(bin, "docs", docs).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("boxd docs %s: %v\n%s", docs, err, b)
+	}
 	deb := filepath.Join(out, "boxd_0.1.0_amd64.deb")
-	return deb, nfpmPackage(root, nfpm, bin, data, vad, maintainer, deb)
+	return deb, nfpmPackage(root, nfpm, bin, data, vad, maintainer, deb, docs)
 }
 
 // nfpmPackage packages bin as deb with the environment `make deb` gives
 // nfpm.
-func nfpmPackage(root, nfpm, bin, data, vad, maintainer, deb string) error {
+func nfpmPackage(root, nfpm, bin, data, vad, maintainer, deb, docs string) error {
 	cmd := exec.Command(nfpm, "package", "--config", "packaging/nfpm.yaml", "--packager", "deb", "--target", deb)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "PKG_VERSION=0.1.0", "PKG_MAINTAINER="+maintainer, "PKG_BIN="+bin, "PKG_DATA="+data,
-		"PKG_VAD="+vad, "PKG_AXE="+filepath.Join(root, axeDir))
+		"PKG_VAD="+vad, "PKG_AXE="+filepath.Join(root, axeDir), "PKG_DOCS="+docs)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("nfpm package: %v\n%s", err, b)
 	}
@@ -164,6 +168,11 @@ func TestDebContentsAndScripts(t *testing.T) {
 		`\./usr/share/boxd/data/wcag/wcag\.json\n`,
 		`-rw-r--r-- root/root +\d+ \S+ \S+ \./usr/share/boxd/axe-core/axe\.min\.js\n`,
 		`-rw-r--r-- root/root +885098 \S+ \S+ \./usr/share/boxd/models/ggml-silero-v6\.2\.0\.bin\n`,
+		`-rw-r--r-- root/root +\d+ \S+ \S+ \./usr/share/man/man1/boxd\.1\.gz\n`,
+		`\./usr/share/man/man1/boxd-serve\.1\.gz\n`,
+		`-rw-r--r-- root/root +\d+ \S+ \S+ \./usr/share/bash-completion/completions/boxd\n`,
+		`\./usr/share/zsh/vendor-completions/_boxd\n`,
+		`\./usr/share/fish/vendor_completions\.d/boxd\.fish\n`,
 	} {
 		if !regexp.MustCompile(re).MatchString(list) {
 			t.Errorf("dpkg-deb -c lacks %s:\n%s", re, list)

@@ -70,7 +70,7 @@ func TestDebControlFields(t *testing.T) {
 		data = filepath.Join(root, "..", "shared", "data")
 	}
 	other := filepath.Join(t.TempDir(), "boxd_0.1.0_amd64.deb")
-	if err := nfpmPackage(root, nfpm, binOf(deb), data, testmodels.Shared(t, "ggml-silero-v6.2.0.bin"), own, other); err != nil {
+	if err := nfpmPackage(root, nfpm, binOf(deb), data, testmodels.Shared(t, "ggml-silero-v6.2.0.bin"), own, other, filepath.Join(filepath.Dir(deb), "pkgdocs")); err != nil {
 		t.Fatal(err)
 	}
 	if got := control(t, other, "Maintainer"); got != own {

@@ -69,7 +69,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	// Commands other than serve (which sets up its own logger) show only
 	// warnings, such as llama.cpp's remarks on a model file.
 	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	root.AddCommand(newServe(), newVersion(), newModels(), newConfig(), newKeys(), newVerify(), newTranscribe(), newDemo(), newGPU(), newA11y())
+	root.AddCommand(newServe(), newVersion(), newModels(), newConfig(), newKeys(), newVerify(), newTranscribe(), newDemo(), newGPU(), newA11y(), newDocs())
 	return root
 }
 

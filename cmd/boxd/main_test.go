@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -607,5 +608,39 @@ func TestGPUCommand(t *testing.T) {
 	}
 	if h := out.String(); !strings.Contains(h, "--gpu-library-path") || !strings.Contains(h, "--config") || !strings.Contains(h, "--json") || strings.Contains(h, "--listen") || strings.Contains(h, "--models-llm-path") {
 		t.Errorf("gpu --help:\n%s", h)
+	}
+}
+
+// TestDocs: boxd docs DIR writes a gzipped manual page per command (the
+// package's /usr/share/man/man1) and bash, zsh and fish completions that
+// name the commands; the hidden docs command has no page.
+func TestDocs(t *testing.T) {
+	dir := t.TempDir()
+	if code := run(context.Background(), []string{"docs", dir}, io.Discard, io.Discard); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, page := range []string{"boxd.1.gz", "boxd-serve.1.gz", "boxd-keys-create.1.gz", "boxd-verify.1.gz"} {
+		f, err := os.Open(filepath.Join(dir, "man", page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatalf("%s: %v", page, err)
+		}
+		b, _ := io.ReadAll(zr)
+		f.Close()
+		if !strings.Contains(string(b), `.TH "BOXD" "1"`) || !strings.Contains(string(b), ".SH NAME") || !strings.Contains(string(b), "boxd") {
+			t.Errorf("%s:\n%.400s", page, b)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "man", "boxd-docs.1.gz")); !os.IsNotExist(err) {
+		t.Errorf("the hidden docs command has a page (%v)", err)
+	}
+	for _, c := range []string{"bash/boxd", "zsh/_boxd", "fish/boxd.fish"} {
+		b, err := os.ReadFile(filepath.Join(dir, "completions", c))
+		if err != nil || !strings.Contains(string(b), "boxd") {
+			t.Errorf("%s: %v %.200s", c, err, b)
+		}
 	}
 }
