@@ -28,7 +28,7 @@ func TestRetrievalIndexScans(t *testing.T) {
 	}
 	var out retrieval.IndexResponse
 	decodeInto(t, ix, &out)
-	if out.Index.Layout == "" || out.Index.Chunker != retrieval.ElementChunker || out.Index.NChunks < 10 || out.Receipt.ID == "" {
+	if out.Index.Layout == "" || out.Index.Chunker.Version != retrieval.ElementChunker.Version || out.Index.Chunker.MaxTokens != 512 || out.Index.NChunks < 10 || out.Receipt.ID == "" {
 		t.Fatalf("index: %s", ix.body)
 	}
 	for _, c := range out.Index.Chunks {

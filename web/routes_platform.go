@@ -6,6 +6,9 @@ import (
 	"net/http"
 
 	"boxd/engine/attest"
+	"boxd/pipelines/docreader"
+	"boxd/pipelines/docreader/chart"
+	"boxd/pipelines/retrieval"
 	"boxd/problem"
 	"boxd/records"
 	"boxd/web/platform"
@@ -129,13 +132,17 @@ type SigningKey struct {
 	Canonical string   `json:"canonical"`
 }
 
-// canonicalRule says how signed messages are formed.
-const canonicalRule = "message = format id + \"\\n\" + JSON with keys sorted by UTF-8 bytes, separators \",\" and \":\" without spaces, non-ASCII not escaped, UTF-8; numbers in signed records are strings; signatures are hex Ed25519"
+// canonicalRule says how signed messages are formed (README, "Signed
+// formats", gives each format's bytes).
+const canonicalRule = "message = format id + \"\\n\" + the signed object's canonical JSON: keys sorted by UTF-8 bytes, separators \",\" and \":\" without spaces, UTF-8 with non-ASCII and <, >, & not escaped (only \\\", \\\\ and control characters are); numbers as the box wrote them: service.record.v1 and service.model-call.v1 carry every number as a string, the search, document and chart receipts carry integers (and the document's deskew a decimal); signatures are hex Ed25519 (RFC 8032) by pubkey; README \"Signed formats\" lists each format's signed object"
+
+// SignedFormats are every format the box signs with its key.
+var SignedFormats = []string{attest.RecordFormat, attest.ModelCallFormat, retrieval.SearchFormat, docreader.ReceiptFormat, chart.ReceiptFormat}
 
 func (s *Server) signingKey(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, SigningKey{
 		Scheme: attest.Scheme, PubKey: s.key.PublicKeyHex(), KeyID: s.key.ID(),
-		Formats:   []string{attest.RecordFormat, attest.ModelCallFormat},
+		Formats:   SignedFormats,
 		Canonical: canonicalRule,
 	})
 }

@@ -32,12 +32,13 @@ func newVerify() *cobra.Command {
 		Short: "Verify a signed record (service.record.v1), model-call receipt (service.model-call.v1), search receipt (service.retrieval.search.v1) read document (service.docreader-receipt.v1) or read chart (service.docreader-chart-receipt.v1) offline",
 		Long: "verify checks a signed record (every entry's text, content and link, the signature), a\n" +
 			"model-call receipt (its commitment, signature and metering) or a search receipt (its signature,\n" +
-			"its index hash and, for the chunks given beside it, their text hashes, Merkle proofs and, with\n" +
-			"the documents, offsets), and that the signer is the given key (--pubkey, as GET\n" +
+			"its index hash and every result's text hash, Merkle proof and, with the documents, offsets:\n" +
+			"input without every result's text and proof is refused), and that the signer is the given key (--pubkey, as GET\n" +
 			"/attest/signing-key shows it; without it, this box's own key from the state directory). FILE\n" +
 			"holds the record or {\"record\": ...}, or the receipt: the body of GET /receipts/{id}, or its\n" +
-			"\"receipt\" object alone; a search receipt as {\"receipt\", \"chunks\"?, \"documents\"?}, the\n" +
-			"body POST /retrieval/verify takes; a read document as POST /docreader/read returned it, or\n" +
+			"\"receipt\" object alone; a search as the answer POST /retrieval/search returned (with\n" +
+			"\"documents\" added to check offsets), or {\"receipt\", \"chunks\", \"documents\"?}, the body POST\n" +
+			"/retrieval/verify takes; a read document as POST /docreader/read returned it, or\n" +
 			"{\"document\": ...} as POST /docreader/verify takes it (its signature, signer, file, pages,\n" +
 			"elements and fields); a read chart as POST /docreader/chart returned it, or {\"chart\": ...}\n" +
 			"(its signature, signer, table and image). Exit 0 when it verifies, 1 when it does not.",
@@ -53,6 +54,8 @@ func newVerify() *cobra.Command {
 				Format    string                  `json:"format"`
 				V         string                  `json:"v"`
 				Chunks    []retrieval.ProvenChunk `json:"chunks"`
+				Index     json.RawMessage         `json:"index"`
+				Results   json.RawMessage         `json:"results"`
 				Documents []retrieval.Document    `json:"documents"`
 				Document  json.RawMessage         `json:"document"`
 				Chart     json.RawMessage         `json:"chart"`
@@ -113,7 +116,11 @@ func newVerify() *cobra.Command {
 				pub = k.PublicKey()
 			}
 			if search {
-				return verifySearch(cmd.OutOrStdout(), raw, pub, wrapper.Chunks, wrapper.Documents)
+				in := searchInput{receipt: raw, chunks: wrapper.Chunks, documents: wrapper.Documents}
+				if inner.V == retrieval.SearchFormat {
+					in.index, in.results = wrapper.Index, wrapper.Results
+				}
+				return verifySearch(cmd.OutOrStdout(), in, pub)
 			}
 			if document {
 				return verifyDocument(cmd.OutOrStdout(), raw, pub)
@@ -167,22 +174,6 @@ func verifyReceipt(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
 		return err
 	}
 	fmt.Fprintf(out, "verified: receipt %s (%s, weights_root %s), signed by %s\n", s.ID, s.Model, s.WeightsRoot, s.Signer.KeyID)
-	return nil
-}
-
-// verifySearch checks a service.retrieval.search.v1 receipt and the
-// chunks (and documents) given beside it.
-func verifySearch(out io.Writer, raw []byte, pub ed25519.PublicKey, chunks []retrieval.ProvenChunk, docs []retrieval.Document) error {
-	checks, err := retrieval.VerifySearch(raw, pub, chunks, docs)
-	if err != nil {
-		fmt.Fprintf(out, "FAIL\tformat\tnot a %s receipt: %v\n", retrieval.SearchFormat, err)
-		fmt.Fprintln(out, "NOT VERIFIED: the receipt cannot be read")
-		return errNotVerified
-	}
-	if err := printChecks(out, checks); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "verified: search receipt with %d chunks checked against its corpus root\n", len(chunks))
 	return nil
 }
 

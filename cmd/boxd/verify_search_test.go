@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,12 +69,12 @@ func TestVerifySearchReceipt(t *testing.T) {
 		return path
 	}
 	good := write("good.json", map[string]any{"receipt": rc, "chunks": chunks, "documents": docs})
-	if code, out, _ := runCLI(t, "verify", good, "--pubkey", key.PublicKeyHex()); code != 0 || !strings.Contains(out, "verified: search receipt with") {
+	if code, out, _ := runCLI(t, "verify", good, "--pubkey", key.PublicKeyHex()); code != 0 || !strings.Contains(out, fmt.Sprintf("all %d results checked", len(chunks))) {
 		t.Errorf("good receipt: exit %d\n%s", code, out)
 	}
 	bare := write("bare.json", rc)
-	if code, out, _ := runCLI(t, "verify", bare, "--pubkey", key.PublicKeyHex()); code != 0 {
-		t.Errorf("the receipt alone: exit %d\n%s", code, out)
+	if code, out, _ := runCLI(t, "verify", bare, "--pubkey", key.PublicKeyHex()); code != 1 || !strings.Contains(out, "come without their text and proof") || strings.Contains(out, "verified:") {
+		t.Errorf("the receipt alone (its results unchecked): exit %d\n%s", code, out)
 	}
 	chunks[0].Text = strings.Replace(chunks[0].Text, "pump", "pomp", 1)
 	bad := write("bad.json", map[string]any{"receipt": rc, "chunks": chunks})
@@ -145,5 +146,87 @@ func TestVerifyChart(t *testing.T) {
 	r.Chart.Series[0].Median = &m
 	if code, out, _ := runCLI(t, "verify", write("bad.json", r), "--pubkey", key.PublicKeyHex()); code != 1 || !strings.Contains(out, "NOT VERIFIED: table") {
 		t.Errorf("a changed median: exit %d\n%s", code, out)
+	}
+}
+
+// TestVerifySearchAnswer: boxd verify on a saved search answer (what POST
+// /retrieval/search returned) checks every one of its results against the
+// signed root, and refuses input that leaves any result unchecked.
+func TestVerifySearchAnswer(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	key := attest.NewKey(priv)
+	docs := []retrieval.Document{
+		{ID: "R&D <manual>", Text: "The pump loses pressure when the filter clogs.\n\nBleed the air after a filter change & restart."},
+		{ID: "notes-é", Text: "Roof shingles crack in the cold. The chimney needs sealant. The pump room floods."},
+	}
+	ix, err := retrieval.BuildIndex(docs, retrieval.ChunkerSettings{Version: "t", MaxChars: 50}, retrieval.ModelRef{Repo: "test/embed", Revision: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := ix.Prepare(ctx, flatEmbedder{}); err != nil {
+		t.Fatal(err)
+	}
+	p := retrieval.Params{K: 3, Mode: retrieval.ModeBM25}
+	res, err := ix.Search(ctx, "pump filter", p, nil, nil)
+	if err != nil || len(res) < 2 {
+		t.Fatalf("%d results, %v", len(res), err)
+	}
+	rc, err := retrieval.SignSearch(key, ix, "pump filter", p, res, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := func() retrieval.SearchResponse {
+		a := retrieval.SearchResponse{Index: rc.Index, Receipt: rc, ModelCalls: []retrieval.ModelCallReceipt{}}
+		for i, r := range res {
+			pr, _ := ix.Prove(r.Pos)
+			a.Results = append(a.Results, retrieval.SearchHit{ReceiptResult: rc.Results[i], Text: r.Chunk.Text, Proof: pr})
+		}
+		return a
+	}
+	dir := t.TempDir()
+	write := func(name string, v any) string {
+		b, _ := json.Marshal(v)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	withDocs := func(a retrieval.SearchResponse) map[string]any {
+		var m map[string]any
+		_ = json.Unmarshal(mustMarshal(a), &m)
+		m["documents"] = docs
+		return m
+	}
+	n := len(res)
+	changedText := answer()
+	changedText.Results[1].Text += "!"
+	movedOffset := answer()
+	movedOffset.Results[0].ByteStart++
+	dropped := answer()
+	dropped.Results = dropped.Results[:1]
+	otherIndex := answer()
+	otherIndex.Index.NChunks++
+	partial := map[string]any{"receipt": rc, "chunks": []retrieval.ProvenChunk{{Chunk: answer().Results[0].Chunk, Text: answer().Results[0].Text, Proof: answer().Results[0].Proof}}}
+	for _, tc := range []struct {
+		name string
+		file any
+		code int
+		want string
+	}{
+		{"the answer", answer(), 0, fmt.Sprintf("verified: search receipt %s, all %d results checked (text hash and Merkle proof against the corpus root)", rc.ID, n)},
+		{"the answer with its documents", withDocs(answer()), 0, fmt.Sprintf("all %d results checked (text hash and Merkle proof against the corpus root, offsets in the documents given)", n)},
+		{"a result's text changed", changedText, 1, "NOT VERIFIED: chunk " + res[1].Chunk.ID},
+		{"a result's offset changed", movedOffset, 1, "NOT VERIFIED: answer results: the answer's result 1"},
+		{"a result left out", dropped, 1, "NOT VERIFIED: answer results"},
+		{"another index shown", otherIndex, 1, "NOT VERIFIED: answer index"},
+		{"the receipt alone", rc, 1, fmt.Sprintf("NOT VERIFIED: the receipt lists %d results and %d of them", n, n)},
+		{"one chunk of several", partial, 1, fmt.Sprintf("NOT VERIFIED: the receipt lists %d results and %d of them", n, n-1)},
+	} {
+		code, out, _ := runCLI(t, "verify", write(strings.ReplaceAll(tc.name, " ", "-")+".json", tc.file), "--pubkey", key.PublicKeyHex())
+		if code != tc.code || !strings.Contains(out, tc.want) || (tc.code != 0 && strings.Contains(out, "verified:")) {
+			t.Errorf("%s: exit %d, want %d and %q\n%s", tc.name, code, tc.code, tc.want, out)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 
@@ -337,6 +338,33 @@ func score(pages []Page, gt []gtText) docScore {
 	return s
 }
 
+// doclingReads keeps each Docling PDF's reading for the package's tests
+// (TestDoclingGroundtruth and TestTableDoclingICDAR read the same files,
+// one page with OCR): read once, scored twice.
+var doclingReads struct {
+	sync.Mutex
+	pages map[string][]Page
+}
+
+// readDocling reads the PDF at path (its bytes data) with rd, or returns
+// the reading an earlier test made.
+func readDocling(rd *reader, path string, data []byte) ([]Page, error) {
+	doclingReads.Lock()
+	defer doclingReads.Unlock()
+	if p, ok := doclingReads.pages[path]; ok {
+		return p, nil
+	}
+	_, pages, err := rd.readFile(context.Background(), data, 100)
+	if err != nil {
+		return nil, err
+	}
+	if doclingReads.pages == nil {
+		doclingReads.pages = map[string][]Page{}
+	}
+	doclingReads.pages[path] = pages
+	return pages, nil
+}
+
 // TestDoclingGroundtruth scores the reader on Docling's test PDFs
 // (../shared/data/docling-tests, its own pipeline's output committed as
 // regression reference, not human annotation) and on its OCR set: text
@@ -388,7 +416,7 @@ func TestDoclingGroundtruth(t *testing.T) {
 		if err := json.Unmarshal(raw, &gt); err != nil {
 			t.Fatalf("%s: %v", st.gt, err)
 		}
-		_, pages, err := rd.readFile(context.Background(), data, 100)
+		pages, err := readDocling(rd, st.pdf, data)
 		if err != nil {
 			t.Errorf("%s: %v", st.name, err)
 			continue

@@ -198,9 +198,21 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			return info, nil, problem.New(problem.TooLarge, "page %d is %d × %d pixels at 144 DPI; at most %d pixels a side are read: split the page", n+1, img.W, img.H, ocr.MaxSide)
 		}
 		p := Page{Page: n + 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
+		// The page's form widgets: its fields (forms), and its reading
+		// order, which keeps a widget's label and value together whether
+		// or not fields are asked for (a form that does not read is an
+		// error only when they are).
+		ws, err := doc.Fields(ctx, n, Scale)
+		if err := engineProblem(n+1, err); err != nil {
+			return info, nil, err
+		}
+		if err != nil && rd.forms {
+			return info, nil, problem.Wrap(problem.Invalid, err, "page %d's form fields do not read: %v", n+1, err)
+		}
 		if usableLayer(layer) {
 			p.Source = PageTextLayer
 			rs, trs := findTables(img, regionsFromLayer(layer), SourceParser)
+			rs = splitAtWidgets(rs, forms.OrderWidgets(ws, img.W, img.H))
 			var hi *raster.Image
 			if len(trs) > 0 && rd.ocr != nil {
 				// Tables are OCRed at 288 DPI, from the page drawn again.
@@ -227,13 +239,6 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			}
 		}
 		if rd.forms {
-			ws, err := doc.Fields(ctx, n, Scale)
-			if err := engineProblem(n+1, err); err != nil {
-				return info, nil, err
-			}
-			if err != nil {
-				return info, nil, problem.Wrap(problem.Invalid, err, "page %d's form fields do not read: %v", n+1, err)
-			}
 			if p.Rotation != 0 {
 				ws = nil // widgets sit on the page as drawn, not on the turned scan
 			}

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"boxd/pipelines/docreader/forms"
 	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
 	"boxd/pipelines/docreader/order"
@@ -18,7 +19,7 @@ import (
 
 // LayoutRevision names the rules below (kinds, reading order); receipts
 // carry it, and it changes whenever the rules change what they produce.
-const LayoutRevision = "boxd-layout-3" // 3: tables of dot leaders
+const LayoutRevision = "boxd-layout-4" // 3: tables of dot leaders; 4: a form widget's label and value read together, and issue 35's tables (unruled bodies, no rules, kept apart, tight boxes)
 
 // word is one word with its box.
 type word struct {
@@ -52,6 +53,7 @@ type region struct {
 	source string
 	kind   string
 	table  *tableRegion // a table (kind table)
+	row    int          // the form widget whose row it is read in, plus one (0: none)
 }
 
 // text joins the region's lines with spaces, except where a line ends in
@@ -336,7 +338,7 @@ func classify(rs []*region, pageH int) {
 func readingOrder(rs []*region, pageW int) []*region {
 	bs := make([]order.Block, len(rs))
 	for i, r := range rs {
-		bs[i] = order.Block{Box: r.box, Size: r.size}
+		bs[i] = order.Block{Box: r.box, Size: r.size, Group: r.row}
 		switch r.kind {
 		case KindHeader:
 			bs[i].Place = order.Header
@@ -347,6 +349,50 @@ func readingOrder(rs []*region, pageW int) []*region {
 	out := make([]*region, 0, len(rs))
 	for _, i := range order.Order(bs, pageW, rightToLeft(rs)) {
 		out = append(out, rs[i])
+	}
+	return out
+}
+
+// splitAtWidgets cuts text regions where their lines belong to different
+// form widgets' rows (forms.Rows: a widget's value, the label printed
+// beside it), and marks each piece with its widget, so that reading
+// order keeps a label and its value together.
+func splitAtWidgets(rs []*region, ws []raster.Box) []*region {
+	if len(ws) == 0 {
+		return rs
+	}
+	var lines []forms.Line
+	for i, r := range rs {
+		if r.table == nil && !r.image {
+			for _, l := range r.lines {
+				lines = append(lines, forms.Line{Box: l.box, Region: i})
+			}
+		}
+	}
+	rows := forms.Rows(lines, ws, rightToLeft(rs))
+	var out []*region
+	k := 0
+	for _, r := range rs {
+		if r.table != nil || r.image || len(r.lines) == 0 {
+			out = append(out, r)
+			continue
+		}
+		if same := rows[k : k+len(r.lines)]; !slices.ContainsFunc(same, func(w int) bool { return w != same[0] }) {
+			r.row = same[0] + 1
+			out = append(out, r)
+			k += len(r.lines)
+			continue
+		}
+		var cur *region
+		for _, l := range r.lines {
+			if row := rows[k] + 1; cur == nil || cur.row != row {
+				cur = &region{source: r.source, size: r.size, row: row}
+				out = append(out, cur)
+			}
+			k++
+			cur.lines = append(cur.lines, l)
+			cur.box = cur.box.Union(l.box)
+		}
 	}
 	return out
 }

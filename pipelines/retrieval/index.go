@@ -1,14 +1,33 @@
+// Package retrieval is evidence retrieval (contract 3, evidence retrieval):
+// documents cut into chunks with exact byte offsets (package chunker), an
+// index whose hash commits to an RFC 6962 Merkle tree over the chunks
+// (package proof has the bytes each hash covers), keyword search scored
+// as Lucene's BM25, and proofs that a returned chunk is in the index.
 package retrieval
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	"boxd/pipelines/retrieval/bm25"
+	"boxd/pipelines/retrieval/chunker"
 	"boxd/pipelines/retrieval/merkle"
+	"boxd/pipelines/retrieval/proof"
 )
+
+// ChunkerSettings say how documents are cut (package chunker).
+type ChunkerSettings = chunker.Settings
+
+// Chunk is one piece of a document (package chunker).
+type Chunk = chunker.Chunk
+
+// DefaultChunker is the contract's chunker: at most 1,200 characters,
+// and the models' token bounds (chunker.Bounded).
+var DefaultChunker = chunker.Default
+
+// Cut splits text into chunks (chunker.Cut).
+func Cut(doc, text string, s ChunkerSettings) ([]Chunk, error) { return chunker.Cut(doc, text, s) }
 
 // Limits are the contract's hosted limits (section 8).
 const (
@@ -45,23 +64,18 @@ type IndexChunk struct {
 	Anchor *Anchor `json:"anchor,omitempty"`
 }
 
-// Leaf is the bytes of a chunk's leaf: the JSON array
-// ["boxd.retrieval.leaf.v1", doc_sha256, doc, chunk id, byte_start,
-// byte_end, sha256], so that every field is bound and none can be read
-// as another.
-func Leaf(docSHA256, doc, id string, start, end int, sum string) []byte {
-	b, _ := json.Marshal([]any{"boxd.retrieval.leaf.v1", docSHA256, doc, id, start, end, sum})
-	return b
-}
-
-// leaf is the chunk's Merkle leaf.
-func (c IndexChunk) leaf() []byte {
-	return Leaf(c.DocSHA256, c.Doc, c.ID, c.ByteStart, c.ByteEnd, c.SHA256)
+// leaf is the chunk's Merkle leaf in an index of format (proof.Leaf).
+func (c IndexChunk) leaf(format string) []byte {
+	return proof.Leaf(format, c.DocSHA256, c.Doc, c.ID, c.ByteStart, c.ByteEnd, c.SHA256)
 }
 
 // Index is the contract's index: hash commits to the corpus root, the
 // chunker settings and the embedder's repository and revision.
 type Index struct {
+	// Format is the index's format version (proof.IndexV2 for new
+	// indexes; "" for v1, made before the field was): which bytes its
+	// leaves and hash cover.
+	Format     string          `json:"format,omitempty"`
 	Hash       string          `json:"hash"`
 	CorpusRoot string          `json:"corpus_root"`
 	NChunks    int             `json:"n_chunks"`
@@ -87,32 +101,28 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("%d %s: at most %d per index", e.Got, e.What, e.Limit)
 }
 
-// IndexHash is the index hash: SHA-256 (hex) of the JSON object
-// {"v":"boxd.retrieval.index.v1","corpus_root","n_chunks","chunker","embedder"}.
-//
-// An index of scanned documents (IndexScans) also commits to its layout
-// hash, as "layout_sha256" after "embedder"; an index of text has none,
-// and its hash is the same as before there were scans.
-func IndexHash(root string, n int, chunker ChunkerSettings, embedder ModelRef, layout string) string {
-	b, _ := json.Marshal(struct {
-		V          string          `json:"v"`
-		CorpusRoot string          `json:"corpus_root"`
-		NChunks    int             `json:"n_chunks"`
-		Chunker    ChunkerSettings `json:"chunker"`
-		Embedder   ModelRef        `json:"embedder"`
-		Layout     string          `json:"layout_sha256,omitempty"`
-	}{"boxd.retrieval.index.v1", root, n, chunker, embedder, layout})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+// IndexHash is the index hash of an index of format (proof.IndexHash).
+func IndexHash(format, root string, n int, chunker ChunkerSettings, embedder ModelRef, layout string) string {
+	return proof.IndexHash(format, root, n, chunker, embedder, layout)
 }
 
 // BuildIndex cuts the documents and builds the index over their chunks,
-// in document order. Document ids must be unique and non-empty.
-func BuildIndex(docs []Document, chunker ChunkerSettings, embedder ModelRef) (*Index, error) {
+// in document order, in the current format, with a chunker that bounds no
+// tokens. Document ids must be unique and non-empty.
+func BuildIndex(docs []Document, s ChunkerSettings, embedder ModelRef) (*Index, error) {
+	return BuildIndexWith(docs, s, embedder, proof.Current, chunker.Counters{})
+}
+
+// BuildIndexWith is BuildIndex in an index format, the chunker's token
+// bounds counted by the models in c.
+func BuildIndexWith(docs []Document, s ChunkerSettings, embedder ModelRef, format string, c chunker.Counters) (*Index, error) {
+	if err := proof.Check(format); err != nil {
+		return nil, err
+	}
 	if len(docs) > MaxDocuments {
 		return nil, &LimitError{What: "documents", Got: len(docs), Limit: MaxDocuments}
 	}
-	ix := &Index{Chunker: chunker, Embedder: embedder}
+	ix := &Index{Format: format, Chunker: s, Embedder: embedder}
 	seen := map[string]bool{}
 	for i, d := range docs {
 		if d.ID == "" {
@@ -124,7 +134,7 @@ func BuildIndex(docs []Document, chunker ChunkerSettings, embedder ModelRef) (*I
 		seen[d.ID] = true
 		sum := sha256.Sum256([]byte(d.Text))
 		dsum := hex.EncodeToString(sum[:])
-		cs, err := Cut(d.ID, d.Text, chunker)
+		cs, err := chunker.CutCounted(d.ID, d.Text, s, c)
 		if err != nil {
 			return nil, fmt.Errorf("documents[%d]: %w", i, err)
 		}
@@ -146,7 +156,7 @@ func BuildIndex(docs []Document, chunker ChunkerSettings, embedder ModelRef) (*I
 func (ix *Index) seal() error {
 	leaves := make([][]byte, len(ix.Chunks))
 	for i, c := range ix.Chunks {
-		leaves[i] = c.leaf()
+		leaves[i] = c.leaf(ix.Format)
 	}
 	t, err := merkle.New(leaves)
 	if err != nil {
@@ -159,7 +169,7 @@ func (ix *Index) seal() error {
 	ix.tree = t
 	ix.CorpusRoot = hex.EncodeToString(root[:])
 	ix.NChunks = len(ix.Chunks)
-	ix.Hash = IndexHash(ix.CorpusRoot, ix.NChunks, ix.Chunker, ix.Embedder, ix.Layout)
+	ix.Hash = IndexHash(ix.Format, ix.CorpusRoot, ix.NChunks, ix.Chunker, ix.Embedder, ix.Layout)
 	return nil
 }
 
@@ -182,14 +192,14 @@ func (ix *Index) Prove(i int) (Proof, error) {
 	return Proof{Index: i, Size: ix.NChunks, Path: path}, nil
 }
 
-// VerifyChunk checks a chunk against an index's corpus root and chunk
-// count (both committed to by the index hash): its text hashes to its
+// VerifyChunk checks a chunk against the corpus root and chunk count of
+// an index of format (both committed to by the index hash): its text hashes to its
 // sha256, and its leaf is in the tree of n leaves by the proof. The size
 // comes from the index, not from the proof: an RFC 6962 audit path of a
 // leaf in a full left subtree also checks out against a wrong size. With
 // the document's text (doc non-nil), the chunk's bytes are also the
 // document's bytes at its offsets and the document hashes to doc_sha256.
-func VerifyChunk(c IndexChunk, p Proof, root string, n int, doc *string) error {
+func VerifyChunk(format string, c IndexChunk, p Proof, root string, n int, doc *string) error {
 	if p.Size != n {
 		return fmt.Errorf("chunk %s: the proof is for a tree of %d chunks, the index has %d", c.ID, p.Size, n)
 	}
@@ -206,7 +216,7 @@ func VerifyChunk(c IndexChunk, p Proof, root string, n int, doc *string) error {
 			return fmt.Errorf("chunk %s: the document's bytes %d..%d are not the chunk's text", c.ID, c.ByteStart, c.ByteEnd)
 		}
 	}
-	if err := merkle.VerifyInclusion(c.leaf(), p.Index, p.Size, p.Path, root); err != nil {
+	if err := merkle.VerifyInclusion(c.leaf(format), p.Index, p.Size, p.Path, root); err != nil {
 		return fmt.Errorf("chunk %s: %w", c.ID, err)
 	}
 	return nil

@@ -44,12 +44,12 @@ func TestProofsVerifyAndTamperingFails(t *testing.T) {
 				t.Fatal(err)
 			}
 			doc := text[c.Doc]
-			if err := VerifyChunk(c, p, ix.CorpusRoot, ix.NChunks, &doc); err != nil {
+			if err := VerifyChunk(ix.Format, c, p, ix.CorpusRoot, ix.NChunks, &doc); err != nil {
 				t.Fatalf("%d chunks, chunk %d: %v", ix.NChunks, i, err)
 			}
 			mustFail := func(what string, c IndexChunk, p Proof, root string, doc *string) {
 				t.Helper()
-				if err := VerifyChunk(c, p, root, ix.NChunks, doc); err == nil {
+				if err := VerifyChunk(ix.Format, c, p, root, ix.NChunks, doc); err == nil {
 					t.Errorf("%d chunks, chunk %d: %s verified", ix.NChunks, i, what)
 				}
 			}

@@ -27,6 +27,7 @@ import (
 
 type persisted struct {
 	V        string          `json:"v"`
+	Format   string          `json:"format,omitempty"` // the index's ("" for v1)
 	Owner    string          `json:"owner"`
 	Hash     string          `json:"hash"`
 	Chunker  ChunkerSettings `json:"chunker"`
@@ -52,7 +53,7 @@ func (s *Service) persist(owner string, ix *Index, docs []Document) error {
 	if err := os.MkdirAll(s.PersistDir, 0o700); err != nil {
 		return fmt.Errorf("retrieval: persist: %w", err)
 	}
-	b, err := json.Marshal(persisted{V: persistFormat, Owner: owner, Hash: ix.Hash, Chunker: ix.Chunker, Embedder: ix.Embedder, Docs: docs, Vectors: ix.vectors})
+	b, err := json.Marshal(persisted{V: persistFormat, Format: ix.Format, Owner: owner, Hash: ix.Hash, Chunker: ix.Chunker, Embedder: ix.Embedder, Docs: docs, Vectors: ix.vectors})
 	if err != nil {
 		return err
 	}
@@ -141,9 +142,12 @@ func (s *Service) loadOne(path string) error {
 	if s.Embedder != nil && p.Embedder != s.EmbedderModel.Ref {
 		return fmt.Errorf("built with embedder %s@%s, this box runs %s@%s: index it again", p.Embedder.Repo, p.Embedder.Revision, s.EmbedderModel.Ref.Repo, s.EmbedderModel.Ref.Revision)
 	}
-	ix, err := BuildIndex(p.Docs, p.Chunker, p.Embedder)
+	ix, err := BuildIndexWith(p.Docs, p.Chunker, p.Embedder, p.Format, s.counters())
 	if err != nil {
 		return err
+	}
+	if err := ix.chunksFit(s.Embedder); err != nil {
+		return fmt.Errorf("%w: it was embedded cut; index it again", err)
 	}
 	if ix.Hash != p.Hash {
 		return fmt.Errorf("the documents now give index %s, not %s (the chunker changed?)", ix.Hash, p.Hash)

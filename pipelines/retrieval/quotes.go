@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"boxd/pipelines/retrieval/bm25"
+	"boxd/pipelines/retrieval/chunker"
 	"boxd/problem"
 )
 
@@ -121,7 +122,7 @@ func (s *Service) Quotes(ctx context.Context, owner string, keyID *string, req Q
 	}
 	quotes := req.Quotes
 	if req.Answer != "" {
-		for _, sp := range sentences(req.Answer, [2]int{0, len(req.Answer)}) {
+		for _, sp := range chunker.Sentences(req.Answer) {
 			if q := req.Answer[sp[0]:sp[1]]; len(bm25.Spans(q)) > 0 {
 				quotes = append(quotes, q)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/ids"
+	"boxd/pipelines/retrieval/proof"
 )
 
 // SearchFormat is the search receipt's format (contract 3, section 2).
@@ -20,6 +21,9 @@ const SearchFormat = "service.retrieval.search.v1"
 // contract's list: the index hash commits to it, so a verifier needs it
 // to recompute the hash.
 type ReceiptIndex struct {
+	// Format is the index's format version (omitted for v1, so receipts
+	// signed before it was keep their signed bytes).
+	Format     string          `json:"format,omitempty"`
 	Hash       string          `json:"hash"`
 	CorpusRoot string          `json:"corpus_root"`
 	NChunks    int             `json:"n_chunks"`
@@ -127,7 +131,7 @@ func SignSearch(k *attest.Key, ix *Index, query string, p Params, res []Result, 
 	q := sha256.Sum256([]byte(query))
 	b := searchBody{
 		V: SearchFormat, ID: ids.New("rs-", 12),
-		Index:       ReceiptIndex{Hash: ix.Hash, CorpusRoot: ix.CorpusRoot, NChunks: ix.NChunks, Chunker: ix.Chunker, Embedder: ix.Embedder, Layout: ix.Layout},
+		Index:       ReceiptIndex{Format: ix.Format, Hash: ix.Hash, CorpusRoot: ix.CorpusRoot, NChunks: ix.NChunks, Chunker: ix.Chunker, Embedder: ix.Embedder, Layout: ix.Layout},
 		QuerySHA256: hex.EncodeToString(q[:]),
 		Params:      ReceiptParams{K: p.K, Rerank: p.Rerank, Mode: p.Mode, Candidates: Candidates},
 		Results:     []ReceiptResult{},
@@ -196,7 +200,10 @@ func VerifySearch(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, do
 	add := func(name string, ok bool, detail string) {
 		out = append(out, Check{Name: name, OK: ok, Detail: detail})
 	}
-	ih := IndexHash(r.Index.CorpusRoot, r.Index.NChunks, r.Index.Chunker, r.Index.Embedder, r.Index.Layout)
+	if err := proof.Check(r.Index.Format); err != nil {
+		return nil, fmt.Errorf("receipt: %w", err)
+	}
+	ih := IndexHash(r.Index.Format, r.Index.CorpusRoot, r.Index.NChunks, r.Index.Chunker, r.Index.Embedder, r.Index.Layout)
 	add("index_hash", ih == r.Index.Hash, map[bool]string{true: "the corpus root, chunk count, chunker and embedder give the index hash",
 		false: "the index hash is not what its corpus root, chunk count, chunker and embedder give"}[ih == r.Index.Hash])
 	byID := map[string]ReceiptResult{}
@@ -221,7 +228,7 @@ func VerifySearch(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, do
 		}
 		ic := IndexChunk{ID: res.Chunk, Doc: res.Doc, DocSHA256: res.DocSHA256, ByteStart: res.ByteStart, ByteEnd: res.ByteEnd, SHA256: res.SHA256, Text: c.Text}
 		doc := texts[res.Doc]
-		if err := VerifyChunk(ic, c.Proof, r.Index.CorpusRoot, r.Index.NChunks, doc); err != nil {
+		if err := VerifyChunk(r.Index.Format, ic, c.Proof, r.Index.CorpusRoot, r.Index.NChunks, doc); err != nil {
 			add(name, false, err.Error())
 			continue
 		}

@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"boxd/pipelines/retrieval/chunker"
+	"boxd/pipelines/retrieval/proof"
 	"boxd/problem"
 )
 
@@ -23,10 +25,9 @@ import (
 // ElementChunker is an index of scans' chunker: one chunk per element
 // (an element over MaxChars is cut by Cut's rules, every piece keeping
 // the element's anchor).
-var ElementChunker = ChunkerSettings{Version: "boxd-elements-1", MaxChars: 1200}
-
-// LayoutFormat names the layout hash's input.
-const LayoutFormat = "boxd.retrieval.layout.v1"
+// boxd-elements-2 cuts a piece over the models' token bounds again as
+// chunker.CutCounted does (the service adds the bounds).
+var ElementChunker = ChunkerSettings{Version: "boxd-elements-2", MaxChars: 1200}
 
 // Anchor places a chunk of a scanned document on its page.
 type Anchor struct {
@@ -108,8 +109,12 @@ var skipKinds = map[string]bool{"table": true, "figure": true}
 // its elements' texts, a blank line between them; each element is a
 // chunk (cut further past MaxChars) anchored to its page, box and
 // element.
-func scanIndex(names []string, scans []*Scan, embedder ModelRef) (*Index, []Document, error) {
-	ix := &Index{Chunker: ElementChunker, Embedder: embedder}
+func scanIndex(names []string, scans []*Scan, embedder ModelRef, c chunker.Counters) (*Index, []Document, error) {
+	settings, err := chunker.Bounded(ElementChunker, c)
+	if err != nil {
+		return nil, nil, problem.Wrap(problem.Unavailable, err, "%v", err)
+	}
+	ix := &Index{Format: proof.Current, Chunker: settings, Embedder: embedder}
 	var docs []Document
 	for i, sc := range scans {
 		var b strings.Builder
@@ -138,7 +143,7 @@ func scanIndex(names []string, scans []*Scan, embedder ModelRef) (*Index, []Docu
 		sum := sha256.Sum256([]byte(text))
 		dsum := hex.EncodeToString(sum[:])
 		for _, sp := range spans {
-			cs, err := Cut(d.ID, text[sp.start:sp.end], ElementChunker)
+			cs, err := chunker.CutCounted(d.ID, text[sp.start:sp.end], settings, c)
 			if err != nil {
 				return nil, nil, problem.Wrap(problem.Invalid, err, "documents[%d] (%s): %v", i, names[i], err)
 			}
@@ -155,17 +160,18 @@ func scanIndex(names []string, scans []*Scan, embedder ModelRef) (*Index, []Docu
 	if len(ix.Chunks) == 0 {
 		return nil, nil, problem.New(problem.Invalid, "the documents hold no text to index (their elements are figures or empty)")
 	}
-	ix.Layout = LayoutHash(ix.Chunks)
+	ix.Layout = LayoutHash(ix.Format, ix.Chunks)
 	if err := ix.seal(); err != nil {
 		return nil, nil, err
 	}
 	return ix, docs, nil
 }
 
-// LayoutHash is the hex SHA-256 of the JSON array ["boxd.retrieval.layout.v1",
-// [[chunk id, document, element, page, x, y, width, height], ...]] over
-// the chunks in order: what binds each chunk to its place on the page.
-func LayoutHash(chunks []IndexChunk) string {
+// LayoutHash is the layout hash of chunks in an index of format
+// (proof.LayoutHash): one row [chunk id, document, element, page, x, y,
+// width, height] per chunk, in order, what binds each chunk to its place
+// on the page.
+func LayoutHash(format string, chunks []IndexChunk) string {
 	rows := make([][]any, 0, len(chunks))
 	for _, c := range chunks {
 		if c.Anchor == nil {
@@ -175,9 +181,7 @@ func LayoutHash(chunks []IndexChunk) string {
 		a := c.Anchor
 		rows = append(rows, []any{c.ID, a.Document, a.Element, a.Page, a.BBox[0], a.BBox[1], a.BBox[2], a.BBox[3]})
 	}
-	b, _ := json.Marshal([]any{LayoutFormat, rows})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return proof.LayoutHash(format, rows)
 }
 
 // IndexScans verifies each document with read, builds an index of their
@@ -209,7 +213,7 @@ func (s *Service) IndexScans(ctx context.Context, owner string, keyID *string, r
 		return nil, err
 	}
 	defer release()
-	ix, docs, err := scanIndex(names, scans, s.EmbedderModel.Ref)
+	ix, docs, err := scanIndex(names, scans, s.EmbedderModel.Ref, s.counters())
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"boxd/pipelines/retrieval/chunker"
 	"boxd/problem"
 )
 
@@ -28,11 +29,11 @@ func scanFixture() []*Scan {
 // that keep its anchor; every chunk's bytes are its document's; the
 // layout hash binds every anchor, and the index hash the layout.
 func TestScanIndex(t *testing.T) {
-	ix, docs, err := scanIndex([]string{"log", "memo"}, scanFixture(), ModelRef{Repo: "e", Revision: "r"})
+	ix, docs, err := scanIndex([]string{"log", "memo"}, scanFixture(), ModelRef{Repo: "e", Revision: "r"}, chunker.Counters{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(docs) != 2 || ix.Chunker != ElementChunker || ix.Layout == "" || ix.Layout != LayoutHash(ix.Chunks) {
+	if len(docs) != 2 || ix.Chunker != ElementChunker || ix.Layout == "" || ix.Layout != LayoutHash(ix.Format, ix.Chunks) {
 		t.Fatalf("docs %d, chunker %+v, layout %q", len(docs), ix.Chunker, ix.Layout)
 	}
 	var els []string
@@ -55,14 +56,14 @@ func TestScanIndex(t *testing.T) {
 	if ix.Chunks[2].Anchor.Page != 2 || ix.Chunks[2].Anchor.BBox != [4]int{100, 100, 1000, 600} {
 		t.Errorf("anchor %+v", ix.Chunks[2].Anchor)
 	}
-	if ix.Hash != IndexHash(ix.CorpusRoot, ix.NChunks, ElementChunker, ix.Embedder, ix.Layout) || ix.Hash == IndexHash(ix.CorpusRoot, ix.NChunks, ElementChunker, ix.Embedder, "") {
+	if ix.Hash != IndexHash(ix.Format, ix.CorpusRoot, ix.NChunks, ElementChunker, ix.Embedder, ix.Layout) || ix.Hash == IndexHash(ix.Format, ix.CorpusRoot, ix.NChunks, ElementChunker, ix.Embedder, "") {
 		t.Error("the index hash does not commit to the layout")
 	}
 	moved := append([]IndexChunk(nil), ix.Chunks...)
 	a := *moved[0].Anchor
 	a.BBox[1]++
 	moved[0].Anchor = &a
-	if LayoutHash(moved) == ix.Layout {
+	if LayoutHash(ix.Format, moved) == ix.Layout {
 		t.Error("a box moved by a pixel keeps the layout hash")
 	}
 }

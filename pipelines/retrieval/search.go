@@ -55,6 +55,9 @@ func (ix *Index) Prepare(ctx context.Context, emb Embedder) error {
 	if len(texts) == 0 {
 		return nil
 	}
+	if err := ix.chunksFit(emb); err != nil {
+		return fmt.Errorf("retrieval: %w (index it again: chunks are now cut to fit)", err)
+	}
 	vs, err := emb.Embed(ctx, texts)
 	if err != nil {
 		return fmt.Errorf("retrieval: embed %d chunks: %w", len(texts), err)

@@ -230,7 +230,7 @@ func TestSearchWithTheEngines(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc := text[r.Chunk.Doc]
-		if err := VerifyChunk(r.Chunk, p, ix.CorpusRoot, ix.NChunks, &doc); err != nil {
+		if err := VerifyChunk(ix.Format, r.Chunk, p, ix.CorpusRoot, ix.NChunks, &doc); err != nil {
 			t.Errorf("rank %d: %v", r.Rank, err)
 		}
 	}

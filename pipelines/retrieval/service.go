@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -17,6 +18,8 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/ids"
+	"boxd/pipelines/retrieval/chunker"
+	"boxd/pipelines/retrieval/proof"
 	"boxd/problem"
 	"boxd/run"
 )
@@ -181,7 +184,12 @@ func (s *Service) build(ctx context.Context, docs []Document, keyID *string) (*I
 	if s.Embedder == nil {
 		return nil, ModelCallReceipt{}, problem.New(problem.Unavailable, "no embedding model is configured on this box (models.embedder.path): retrieval cannot index")
 	}
-	ix, err := BuildIndex(docs, DefaultChunker, s.EmbedderModel.Ref)
+	c := s.counters()
+	settings, err := chunker.Bounded(DefaultChunker, c)
+	if err != nil {
+		return nil, ModelCallReceipt{}, problem.Wrap(problem.Unavailable, err, "%v", err)
+	}
+	ix, err := BuildIndexWith(docs, settings, s.EmbedderModel.Ref, proof.Current, c)
 	if err != nil {
 		if le, ok := err.(*LimitError); ok {
 			return nil, ModelCallReceipt{}, problem.New(problem.TooLarge, "%s", le.Error())
@@ -197,6 +205,18 @@ func (s *Service) build(ctx context.Context, docs []Document, keyID *string) (*I
 	}
 	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors), map[string]string{"inputs": strconv.Itoa(len(texts))}, keyID)
 	return ix, rc, err
+}
+
+// counters are the loaded models that count tokens (chunker.Bounded).
+func (s *Service) counters() chunker.Counters {
+	var c chunker.Counters
+	if tc, ok := s.Embedder.(TokenCounter); ok {
+		c.Embed = tc
+	}
+	if tc, ok := s.Reranker.(TokenCounter); ok {
+		c.Rerank = tc
+	}
+	return c
 }
 
 // hashHex is the hex SHA-256 of b.
@@ -381,6 +401,9 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 	if p.Mode == "" {
 		p.Mode = ModeHybrid
 	}
+	if err := s.queryFits(req.Query, p); err != nil {
+		return nil, err
+	}
 	var h *heldIndex
 	var calls []ModelCallReceipt
 	if req.Index != "" {
@@ -419,8 +442,13 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 	var rr *recordingReranker
 	if p.Rerank {
 		rr = &recordingReranker{r: s.Reranker}
+		rr.tc, _ = s.Reranker.(TokenCounter)
 	}
 	res, err := ix.Search(ctx, req.Query, p, emb, rerankerOrNil(rr))
+	var fe *FitError
+	if errors.As(err, &fe) {
+		return nil, problem.Wrap(problem.Invalid, err, "%v: shorten the query or send rerank false", err)
+	}
 	if err != nil {
 		return nil, problem.Wrap(problem.Upstream, err, "the search failed: %v", err)
 	}
@@ -477,12 +505,16 @@ func (r *recordingEmbedder) Embed(ctx context.Context, texts []string) ([][]floa
 
 type recordingReranker struct {
 	r      Reranker
+	tc     TokenCounter // the reranker's counts, nil when it keeps none
 	called bool
 	docs   []string
 	scores []float32
 }
 
 func (r *recordingReranker) Rerank(ctx context.Context, query string, docs []string) ([]float32, error) {
+	if err := rerankFits(r.tc, query, docs); err != nil {
+		return nil, err
+	}
 	s, err := r.r.Rerank(ctx, query, docs)
 	r.called, r.docs, r.scores = true, docs, s
 	return s, err

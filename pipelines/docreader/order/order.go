@@ -24,8 +24,14 @@ type Block struct {
 	// paragraph break, not across a gap of several lines.
 	Size  float64
 	Place int // Body, Header or Footer
+	// Group, when above 0, ties body blocks read as one unit: a form
+	// widget's printed label and its value. The unit takes its place in
+	// the page by the box around its blocks, and its blocks are read in
+	// order among themselves.
+	Group int
 
-	index int
+	index   int
+	members []*Block // a unit's blocks
 }
 
 // Order gives the reading order of a page's blocks, as indices into bs:
@@ -40,6 +46,11 @@ type Block struct {
 // needs no model, is exact on the Manhattan layouts of letters, reports,
 // forms and papers, and says plainly why it orders as it does; the band
 // joining is the refinement that keeps it from interleaving columns.
+//
+// Blocks of one Group are ordered as one unit (the box around them):
+// a form's label and value stay together, row by row, however wide the
+// gap between them, where the XY-cut alone would read a column of labels
+// and then a column of values. Columns of such units are still columns.
 //
 // On a right-to-left page (rtl) columns, and blocks side by side, are
 // read right to left.
@@ -61,13 +72,51 @@ func Order(bs []Block, pageW int, rtl bool) []int {
 	byPos(foot, rtl)
 	minGutter := max(8, 0.012*float64(pageW))
 	out := append([]*Block{}, head...)
-	out = append(out, xyCut(body, minGutter, rtl)...)
+	for _, b := range xyCut(units(body), minGutter, rtl) {
+		if b.members == nil {
+			out = append(out, b)
+			continue
+		}
+		// Within a unit any gap parts a label from its value.
+		out = append(out, xyCut(b.members, 0, rtl)...)
+	}
 	out = append(out, foot...)
 	idx := make([]int, len(out))
 	for i, b := range out {
 		idx[i] = b.index
 	}
 	return idx
+}
+
+// units replaces the blocks of each Group of two or more by one block
+// around them, holding them as its members.
+func units(body []*Block) []*Block {
+	groups := map[int][]*Block{}
+	for _, b := range body {
+		if b.Group > 0 {
+			groups[b.Group] = append(groups[b.Group], b)
+		}
+	}
+	var out []*Block
+	done := map[int]bool{}
+	for _, b := range body {
+		g := groups[b.Group]
+		if b.Group <= 0 || len(g) < 2 {
+			out = append(out, b)
+			continue
+		}
+		if done[b.Group] {
+			continue
+		}
+		done[b.Group] = true
+		u := &Block{Box: g[0].Box, index: -1, members: g}
+		for _, m := range g {
+			u.Box = u.Box.Union(m.Box)
+			u.Size = max(u.Size, m.Size)
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 func xyCut(rs []*Block, minGutter float64, rtl bool) []*Block {

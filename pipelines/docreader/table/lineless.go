@@ -65,6 +65,12 @@ func linelessCands(m *inkMap, words []Word, ruled []*grid) []tableCand {
 	}
 	slices.Sort(hs)
 	lineH := hs[len(hs)/2]
+	var captions []raster.Box
+	for i, w := range words {
+		if captionAt(words, i) {
+			captions = append(captions, w.Box)
+		}
+	}
 	gap := max(16, 1.2*lineH)
 	for i := range lines {
 		l := &lines[i]
@@ -173,14 +179,14 @@ func linelessCands(m *inkMap, words []Word, ruled []*grid) []tableCand {
 			}
 			sub = append(sub, nl)
 		}
-		out = append(out, blocks(m, sub, lineH, ruled)...)
+		out = append(out, blocks(m, sub, lineH, ruled, captions)...)
 	}
 	return out
 }
 
 // blocks finds the table candidates among one page column's lines
 // (steps 2 to 4).
-func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid) []tableCand {
+func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid, captions []raster.Box) []tableCand {
 	var out []tableCand
 	flush := func(block []lineT, startIdx int) {
 		many := 0
@@ -188,9 +194,6 @@ func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid) []tableCand 
 			if len(l.segs) >= 3 {
 				many++
 			}
-		}
-		if many < 3 {
-			return
 		}
 		var box raster.Box
 		for _, l := range block {
@@ -203,41 +206,18 @@ func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid) []tableCand 
 				return
 			}
 		}
-		// 3. A column of short things: cut the block's width at the
-		// x ranges no segment covers, and look for a column whose
-		// segments are all narrow.
-		covered := make([]bool, int(box.X1-box.X0)+1)
-		for _, l := range block {
-			for _, s := range l.segs {
-				for x := s.a; x < s.b; x++ {
-					covered[x-int(box.X0)] = true
-				}
-			}
+		if many < 3 && !(len(block) >= 3 && captionAbove(captions, box, lineH)) {
+			return
 		}
-		short := false
-		width := box.X1 - box.X0
-		for c0 := 0; c0 < len(covered) && !short; {
-			if !covered[c0] {
-				c0++
-				continue
-			}
-			c1 := c0
-			for c1 < len(covered) && covered[c1] {
-				c1++
-			}
-			widest := 0
-			for _, l := range block {
-				for _, s := range l.segs {
-					if s.a-int(box.X0) >= c0 && s.b-int(box.X0) <= c1 {
-						widest = max(widest, s.b-s.a)
-					}
-				}
-			}
-			if widest > 0 && float64(widest) < 0.08*width {
-				short = true
-			}
-			c0 = c1
+		// 3. A column of short things (from the first, second or third
+		// line down: a header may span the body's gutters); or a
+		// caption ("Table 3") just above the block.
+		captioned := captionAbove(captions, box, lineH)
+		short := captioned
+		for k := 0; k <= 2 && 3*k <= len(block) && !short; k++ {
+			short = shortColumn(block[k:], box)
 		}
+		covered := coveredX(block, box)
 		if !short {
 			return
 		}
@@ -273,7 +253,7 @@ func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid) []tableCand 
 		top := rule{horiz: true, a: int(box.X0), b: int(box.X1) + 1, c0: int(box.Y0) - 4, c1: int(box.Y0) - 3}
 		bottom := rule{horiz: true, a: int(box.X0), b: int(box.X1) + 1, c0: int(box.Y1) + 3, c1: int(box.Y1) + 4}
 		box.Y0, box.Y1 = top.pos(), bottom.pos()
-		out = append(out, tableCand{h: []rule{top, bottom}, box: box, marks: true})
+		out = append(out, tableCand{h: []rule{top, bottom}, box: box, marks: true, captioned: captioned})
 	}
 	var block []lineT
 	start := 0
@@ -291,4 +271,57 @@ func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid) []tableCand 
 	}
 	flush(block, start)
 	return out
+}
+
+// captionAbove says whether a caption word lies just above the box: at
+// most 3 line heights over it, starting at most 4 line heights left of
+// it.
+func captionAbove(captions []raster.Box, box raster.Box, lineH float64) bool {
+	return slices.ContainsFunc(captions, func(c raster.Box) bool {
+		return c.Y1 <= box.Y0+2 && box.Y0-c.Y1 <= 3*lineH && c.X0 < box.X1 && c.X0 >= box.X0-4*lineH
+	})
+}
+
+// coveredX marks the x range of the box that the lines' segments cover.
+func coveredX(block []lineT, box raster.Box) []bool {
+	covered := make([]bool, int(box.X1-box.X0)+1)
+	for _, l := range block {
+		for _, s := range l.segs {
+			for x := max(s.a, int(box.X0)); x < s.b && x-int(box.X0) < len(covered); x++ {
+				covered[x-int(box.X0)] = true
+			}
+		}
+	}
+	return covered
+}
+
+// shortColumn says whether the lines have a column of short things: the
+// box's width cut at the x ranges no segment covers, a column whose
+// segments are all under 8% of the box's width.
+func shortColumn(block []lineT, box raster.Box) bool {
+	covered := coveredX(block, box)
+	width := box.X1 - box.X0
+	for c0 := 0; c0 < len(covered); {
+		if !covered[c0] {
+			c0++
+			continue
+		}
+		c1 := c0
+		for c1 < len(covered) && covered[c1] {
+			c1++
+		}
+		widest := 0
+		for _, l := range block {
+			for _, s := range l.segs {
+				if s.a-int(box.X0) >= c0 && s.b-int(box.X0) <= c1 {
+					widest = max(widest, s.b-s.a)
+				}
+			}
+		}
+		if widest > 0 && float64(widest) < 0.08*width {
+			return true
+		}
+		c0 = c1
+	}
+	return false
 }

@@ -267,3 +267,37 @@ func TestFindWithoutRules(t *testing.T) {
 		t.Errorf("three columns of prose: %d tables (%d × %d)", len(ts), ts[0].Rows, ts[0].Cols)
 	}
 }
+
+// TestCaptionAndPhrase: a caption is "Table" (or Figure, Exhibit,
+// Chart) with a number beside it; a phrase runs across a column only
+// with a fifth of it on each side (a right-aligned header word reaching
+// past a gutter's middle does not).
+func TestCaptionAndPhrase(t *testing.T) {
+	w := func(s string, x0, x1 float64) Word {
+		return Word{Text: s, Box: raster.Box{X0: x0, Y0: 100, X1: x1, Y1: 120}}
+	}
+	for _, c := range []struct {
+		words []Word
+		want  bool
+	}{
+		{[]Word{w("Table", 10, 60), w("3.", 66, 80)}, true},
+		{[]Word{w("TABLE", 10, 60), w("IV", 66, 80)}, true},
+		{[]Word{w("Table", 10, 60), w("of", 66, 80)}, false},
+		{[]Word{w("Table", 10, 60), w("3", 200, 210)}, false},
+		{[]Word{w("Cable", 10, 60), w("3", 66, 80)}, false},
+	} {
+		if got := captionAt(c.words, 0); got != c.want {
+			t.Errorf("%q %q: caption %v, want %v", c.words[0].Text, c.words[1].Text, got, c.want)
+		}
+	}
+	men, women := w("Men", 100, 140), w("Women", 197, 262)
+	if phraseAcross([]Word{men, women}, 200, 90, 130) {
+		t.Error("a right-aligned header word 3 pixels over the cut spans it")
+	}
+	if !phraseAcross([]Word{w("Employed", 160, 240)}, 200, 90, 130) {
+		t.Error("a header centred over the cut does not span it")
+	}
+	if !phraseAcross([]Word{w("Number", 150, 200), w("of", 205, 220), w("persons", 226, 290)}, 203, 90, 130) {
+		t.Error("a phrase whose space falls on the cut does not span it")
+	}
+}

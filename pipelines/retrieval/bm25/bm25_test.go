@@ -190,3 +190,15 @@ func TestLengthEncoding(t *testing.T) {
 		t.Errorf("MaxInt32 encodes to %d, want 255", intToByte4(math.MaxInt32))
 	}
 }
+
+// TestRepeatedQueryWords: a word given twice in the query counts twice,
+// as Lucene's QueryParser makes one clause per occurrence (README says
+// so).
+func TestRepeatedQueryWords(t *testing.T) {
+	ix := New([][]string{Analyze("the pump loses pressure"), Analyze("the filter clogs"), Analyze("roof and chimney")})
+	once := ix.Search(Analyze("pump"), 3)
+	twice := ix.Search(Analyze("pump pump"), 3)
+	if len(once) != 1 || len(twice) != 1 || twice[0].Score != 2*once[0].Score {
+		t.Errorf("pump: %v; pump pump: %v", once, twice)
+	}
+}

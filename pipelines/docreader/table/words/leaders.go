@@ -1,6 +1,9 @@
-package table
+// Package words holds the types of the tables package table finds, and
+// the tables read from a page's words alone: tables of dot leaders.
+package words
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -9,9 +12,43 @@ import (
 	"boxd/pipelines/docreader/raster"
 )
 
-// Leaders is the method of a table found by its dot leaders: a table of
-// contents or an index, lines of "title . . . . page".
-const Leaders = "leaders"
+// Methods: how a table's grid was found.
+const (
+	Lattice = "lattice" // rows and columns from ruling lines
+	Stream  = "stream"  // some of them from whitespace
+	// Leaders: by its dot leaders (a table of contents or an index,
+	// lines of "title . . . . page").
+	Leaders = "leaders"
+)
+
+// Word is one word of the page, with its box.
+type Word struct {
+	Text string
+	Box  raster.Box
+}
+
+// Table is a table found on a page, its words placed in cells.
+type Table struct {
+	Box    raster.Box
+	Rows   int
+	Cols   int
+	Method string // Lattice or Stream
+	// Cells with words, row by row (by first row, then first column).
+	Cells []Cell
+	// Words are the indices of the words placed in the table (every
+	// word whose centre lies in its box).
+	Words []int
+}
+
+// Cell is one cell: its first row and column (from 0), its spans, and
+// its words (indices into the words placed, in reading order: line by
+// line, left to right).
+type Cell struct {
+	Row, Col         int
+	RowSpan, ColSpan int
+	Box              raster.Box // the words' box
+	Words            []int
+}
 
 // Leader tables (rules D1–D4):
 //   - D1 A line is the words whose vertical extents overlap by half,
@@ -69,7 +106,7 @@ func FindLeaders(words []Word, taken []bool) []Table {
 			}
 			h := max(last.box.Y1-last.box.Y0, 1)
 			if m.ref < 0 || m.box.Y0-last.box.Y1 > leaderGap*h ||
-				abs(words[m.words[m.ref]].Box.X1-words[last.words[last.ref]].Box.X1) > leaderAlign {
+				math.Abs(words[m.words[m.ref]].Box.X1-words[last.words[last.ref]].Box.X1) > leaderAlign {
 				break
 			}
 			group = append(group, j)
@@ -111,7 +148,7 @@ func wordLines(words []Word, taken []bool) []leaderLine {
 		}
 	}
 	var out []leaderLine
-	for _, r := range groupLines(words, idx) {
+	for _, r := range GroupLines(words, idx) {
 		var h float64
 		for _, i := range r {
 			h = max(h, words[i].Box.Y1-words[i].Box.Y0)
@@ -190,4 +227,31 @@ func pageRef(s string) bool {
 		}
 	}
 	return digits
+}
+
+// GroupLines groups the words ws (indices) into lines, top to bottom:
+// words whose vertical extents overlap by half the shorter one's height
+// with the line so far; each line left to right.
+func GroupLines(words []Word, ws []int) [][]int {
+	s := slices.Clone(ws)
+	sort.SliceStable(s, func(i, j int) bool { return words[s[i]].Box.Y0 < words[s[j]].Box.Y0 })
+	var lines [][]int
+	var lineBox raster.Box
+	for _, i := range s {
+		b := words[i].Box
+		if n := len(lines); n > 0 {
+			ov := min(lineBox.Y1, b.Y1) - max(lineBox.Y0, b.Y0)
+			if 2*ov >= min(lineBox.Y1-lineBox.Y0, b.Y1-b.Y0) {
+				lines[n-1] = append(lines[n-1], i)
+				lineBox = lineBox.Union(b)
+				continue
+			}
+		}
+		lines = append(lines, []int{i})
+		lineBox = b
+	}
+	for _, l := range lines {
+		sort.SliceStable(l, func(a, b int) bool { return words[l[a]].Box.X0 < words[l[b]].Box.X0 })
+	}
+	return lines
 }

@@ -1,4 +1,4 @@
-package retrieval
+package chunker
 
 import (
 	"crypto/sha256"
@@ -51,7 +51,7 @@ func checkChunks(t *testing.T, text string, cs []Chunk, max int) {
 }
 
 func TestCutRules(t *testing.T) {
-	s := ChunkerSettings{Version: "t", MaxChars: 40}
+	s := Settings{Version: "t", MaxChars: 40}
 	for _, tc := range []struct {
 		name, text string
 		want       []string
@@ -88,7 +88,7 @@ func TestCutRules(t *testing.T) {
 }
 
 func TestCutRejectsInvalidUTF8(t *testing.T) {
-	if _, err := Cut("d", "ok \xff no", DefaultChunker); err == nil {
+	if _, err := Cut("d", "ok \xff no", Default); err == nil {
 		t.Error("invalid UTF-8 was cut")
 	}
 }
@@ -107,7 +107,7 @@ func TestCutRandomDocuments(t *testing.T) {
 		}
 		text := b.String()
 		max := []int{1, 7, 50, 1200}[i%4]
-		s := ChunkerSettings{Version: "t", MaxChars: max}
+		s := Settings{Version: "t", MaxChars: max}
 		cs, err := Cut("d", text, s)
 		if err != nil {
 			t.Fatal(err)
