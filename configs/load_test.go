@@ -203,7 +203,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"limits.body_read_floor_s": "2", "limits.body_read_min_bytes_per_s": "2048", "limits.connections_per_address": "3",
 		"limits.connections": "40", "limits.record_verifications": "1", "limits.admin_failures_per_minute": "5",
 		"receipts.retention_days": "7", "receipts.max": "1000",
-		"models.llm.path": model, "models.llm.id": "m", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma", "models.llm.projector": model,
+		"models.llm.path": model, "models.llm.id": "m", "models.llm.aliases": "llama3.2,qwen", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma", "models.llm.projector": model,
 		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
 		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3", "asr.parallel": "2", "asr.flash_attention": "true", "retrieval.persist": "true", "retrieval.max_indexes": "32", "retrieval.indexes_per_key": "4", "retrieval.demo_indexes": "8", "retrieval.indexes_per_demo_session": "1", "a11y.axe_dir": "/opt/axe", "docreader.max_pages": "40",
 		"outbound.allow_private": "true", "outbound.allow_cidrs": "127.0.0.1/32,10.0.0.0/8", "outbound.ca_file": model,

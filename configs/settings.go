@@ -155,8 +155,11 @@ type ModelFile struct {
 
 // LLMModel is the chat model: its file, the id clients send, and its context.
 type LLMModel struct {
-	Path          string
-	ID            string
+	Path string
+	ID   string
+	// Aliases are more names clients may send as model (besides ID and
+	// the file's own name).
+	Aliases       []string
 	ContextLength int
 	Parallel      int
 	Template      string
@@ -395,6 +398,8 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Models.LLM.Path }, check: checkModelFile},
 	{key: "models.llm.id", kind: kindString, def: "model-27b", usage: "chat model id clients send as model",
 		field: func(c *Config) any { return &c.Models.LLM.ID }, check: checkModelID},
+	{key: "models.llm.aliases", kind: kindList, def: []string{}, usage: "more names clients may send as model for the chat model (comma-separated), e.g. the name an app used with ollama; the file's own name (without .gguf) is always one",
+		field: func(c *Config) any { return &c.Models.LLM.Aliases }, check: checkModelIDs},
 	{key: "models.llm.context_length", kind: kindInt, def: 8192, min: 256, max: 1 << 20, usage: "context one request may use (prompt and answer); allocated per parallel sequence",
 		field: func(c *Config) any { return &c.Models.LLM.ContextLength }},
 	{key: "models.llm.parallel", kind: kindInt, def: 4, min: 1, max: 64, usage: "parallel sequences (concurrent requests) in one context",
@@ -737,6 +742,15 @@ func checkModelID(v any) error {
 	id := v.(string)
 	if id == "" || len(id) > 128 || strings.ContainsAny(id, " \t\r\n") {
 		return fmt.Errorf("%q must be 1 to 128 characters without spaces", id)
+	}
+	return nil
+}
+
+func checkModelIDs(v any) error {
+	for _, id := range v.([]string) {
+		if err := checkModelID(id); err != nil {
+			return err
+		}
 	}
 	return nil
 }

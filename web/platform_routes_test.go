@@ -877,3 +877,52 @@ func TestRecordVerifyRoute(t *testing.T) {
 		t.Errorf("malformed record: %d %s", r.status, r.body)
 	}
 }
+
+// TestKeyReadsItsOwnRecord: GET /v1/keys/self answers a developer key its
+// own record (the admin's view of it), a demo token 403 saying why, and no
+// token 401; the admin route for the same id still needs the secret.
+func TestKeyReadsItsOwnRecord(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.AdminSecret = configs.Secret(adminSecret)
+	ts := platformServer(t, cfg, nil)
+	key, id := createKey(t, ts, map[string]any{"label": "scribe app", "daily_llm_tokens": 5000})
+	r := ts.do(t, call{method: "GET", path: "/v1/keys/self", token: key})
+	if r.status != 200 || r.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("self: %d %s", r.status, r.body)
+	}
+	admin := ts.do(t, call{method: "GET", path: "/v1/keys/" + id, token: adminSecret})
+	var self, byAdmin map[string]any
+	decodeInto(t, r, &self)
+	decodeInto(t, admin, &byAdmin)
+	if self["key_id"] != id || self["label"] != "scribe app" || fmt.Sprint(self["limits"]) != fmt.Sprint(byAdmin["limits"]) {
+		t.Errorf("self %s\nadmin %s", r.body, admin.body)
+	}
+	if r := ts.do(t, call{method: "GET", path: "/v1/keys/self", token: session(t, ts, "code")}); r.status != 403 || !strings.Contains(r.errMsg(t), "not a key") {
+		t.Errorf("a demo token: %d %s", r.status, r.body)
+	}
+	if r := ts.do(t, call{method: "GET", path: "/v1/keys/self"}); r.status != 401 {
+		t.Errorf("no token: %d %s", r.status, r.body)
+	}
+	if r := ts.do(t, call{method: "GET", path: "/v1/keys/" + id, token: key}); r.status != 401 {
+		t.Errorf("a key reading the admin route: %d %s", r.status, r.body)
+	}
+}
+
+// TestWrongKindOfCredential: an OpenAI-style sk- key and the admin secret
+// sent where a key or demo token belongs are named as what they are, with
+// what to send instead.
+func TestWrongKindOfCredential(t *testing.T) {
+	cfg := configs.Defaults()
+	cfg.AdminSecret = configs.Secret(adminSecret)
+	ts := platformServer(t, cfg, nil)
+	for _, tc := range []struct{ token, want string }{
+		{"sk-proj-abc123", "OpenAI-style key (sk-…)"},
+		{adminSecret, "the admin secret opens the admin routes only"},
+		{"nonsense", "unknown demo session token"},
+	} {
+		r := ts.do(t, call{method: "GET", path: "/v1/models", token: tc.token})
+		if r.status != 401 || !strings.Contains(r.errMsg(t), tc.want) || (tc.want != "unknown demo session token" && !strings.Contains(r.errMsg(t), "dk_ developer key")) {
+			t.Errorf("%.8s…: %d %s", tc.token, r.status, r.body)
+		}
+	}
+}

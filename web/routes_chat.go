@@ -1,7 +1,9 @@
 package web
 
 import (
+	"cmp"
 	"net/http"
+	"strings"
 
 	"boxd/problem"
 
@@ -27,6 +29,10 @@ func (s *Server) chatRoutes() {
 	declare(s, Declared[struct{}]{
 		Route: Route{Method: http.MethodGet, Path: "/v1/models", Auth: Bearer},
 		Serve: s.listModels,
+	})
+	declare(s, Declared[struct{}]{
+		Route: Route{Method: http.MethodGet, Path: "/v1/models/{model...}", Auth: Bearer},
+		Serve: s.getModel,
 	})
 }
 
@@ -160,10 +166,52 @@ type ModelItem struct {
 }
 
 func (s *Server) listModels(a *Admitted, _ *struct{}) {
-	w := a.W
-	list := ModelList{Object: "list", Data: []ModelItem{}}
-	if s.chat.Engine != nil {
-		list.Data = append(list.Data, ModelItem{ID: s.chat.ModelID, Object: "model", Created: s.started.Unix(), OwnedBy: "boxd"})
+	writeJSON(a.W, http.StatusOK, ModelList{Object: "list", Data: s.servedModels()})
+}
+
+// servedModels are the models loaded on this box as /v1/models lists
+// them: the chat model by its id (chat completions), then the embedder
+// (/v1/embeddings) and the reranker (/v1/rerank) by the names those
+// routes take. Aliases of the chat model are not listed (one entry a
+// model); GET /v1/models/{id} answers them.
+func (s *Server) servedModels() []ModelItem {
+	out := []ModelItem{}
+	item := func(id string) ModelItem {
+		return ModelItem{ID: id, Object: "model", Created: s.started.Unix(), OwnedBy: "boxd"}
 	}
-	writeJSON(w, http.StatusOK, list)
+	if s.chat.Engine != nil {
+		out = append(out, item(s.chat.ModelID))
+	}
+	if s.retrieval != nil && s.retrieval.Embedder != nil {
+		out = append(out, item(s.retrieval.EmbedderModel.Ref.Repo))
+	}
+	if s.retrieval != nil && s.retrieval.Reranker != nil {
+		out = append(out, item(s.retrieval.RerankerModel.Ref.Repo))
+	}
+	return out
+}
+
+// getModel is GET /v1/models/{model}: one served model, by its id or
+// one of the chat model's aliases (the answer carries the name asked
+// for, as OpenAI's does); 404 naming what is served otherwise.
+func (s *Server) getModel(a *Admitted, _ *struct{}) {
+	name := a.R.PathValue("model")
+	served := s.servedModels()
+	for _, m := range served {
+		if m.ID == name {
+			writeJSON(a.W, http.StatusOK, m)
+			return
+		}
+	}
+	if s.chat.Engine != nil && s.chat.Serves(name) {
+		m := served[0] // the chat model
+		m.ID = name
+		writeJSON(a.W, http.StatusOK, m)
+		return
+	}
+	ids := make([]string, len(served))
+	for i, m := range served {
+		ids[i] = m.ID
+	}
+	writeProblem(a.W, problem.New(problem.NotFound, "model %q is not served on this box; it serves: %s", name, cmp.Or(strings.Join(ids, ", "), "no model (none is configured)")))
 }

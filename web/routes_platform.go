@@ -24,6 +24,7 @@ func (s *Server) platformRoutes() {
 		Serve: s.createKey,
 	})
 	declare(s, Declared[struct{}]{Route: Route{Method: http.MethodGet, Path: "/v1/keys/{key_id}", Auth: Admin}, Serve: s.getKey})
+	declare(s, Declared[struct{}]{Route: Route{Method: http.MethodGet, Path: "/v1/keys/self", Auth: Bearer}, Serve: s.getOwnKey})
 	declare(s, Declared[struct{}]{Route: Route{Method: http.MethodDelete, Path: "/v1/keys/{key_id}", Auth: Admin}, Serve: s.revokeKey})
 	s.Handle(http.MethodGet, "/attest/signing-key", s.signingKey)
 	s.Handle(http.MethodGet, "/receipts/{id}", s.getReceipt)
@@ -104,6 +105,25 @@ func (s *Server) createKey(a *Admitted, spec *platform.KeySpec) {
 func (s *Server) getKey(a *Admitted, _ *struct{}) {
 	w, r := a.W, a.R
 	rec, d := s.platform.KeyRecord(r.Context(), r.PathValue("key_id"))
+	if d != nil {
+		writeProblem(w, d)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, rec)
+}
+
+// getOwnKey is GET /v1/keys/self: a developer key reads its own record
+// (limits, today's use, 30 days of history), as the admin reads any key's
+// at /v1/keys/{key_id}; an app watches its own budget without the admin
+// secret.
+func (s *Server) getOwnKey(a *Admitted, _ *struct{}) {
+	w, r, pr := a.W, a.R, a.Principal
+	if !pr.IsKey() {
+		writeProblem(w, problem.New(problem.Forbidden, "GET /v1/keys/self reads a developer key's own limits and use; a demo session token is not a key (its budget shows in each answer's usage, and 402 says when it is spent)"))
+		return
+	}
+	rec, d := s.platform.KeyRecord(r.Context(), *pr.KeyID())
 	if d != nil {
 		writeProblem(w, d)
 		return

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -229,6 +230,8 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		if chatSvc.Upstream == "" {
 			chatSvc.Upstream = filepath.Base(cfg.Models.LLM.Path)
 		}
+		chatSvc.Aliases = modelAliases(cfg)
+		log.Info("chat model names", "id", chatSvc.ModelID, "aliases", chatSvc.Aliases)
 	}
 	// A model that loads but cannot chat (a base model without a chat
 	// template) does not stop start-up: speech and the other routes serve.
@@ -502,4 +505,22 @@ func ggufLicence(path string) string {
 		return ""
 	}
 	return f.String("general.license")
+}
+
+// modelAliases are the names besides models.llm.id that chat accepts as
+// model: models.llm.aliases, then the model file's own name without
+// .gguf (what an app used with llama-server or a file-named ollama model
+// sends). The id itself and repeats are left out.
+func modelAliases(cfg *configs.Config) []string {
+	var out []string
+	add := func(name string) {
+		if name != "" && name != cfg.Models.LLM.ID && !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	for _, a := range cfg.Models.LLM.Aliases {
+		add(a)
+	}
+	add(strings.TrimSuffix(filepath.Base(cfg.Models.LLM.Path), ".gguf"))
+	return out
 }

@@ -63,7 +63,7 @@ func Prepare(s *Service, req *Request) (*Call, error) {
 		// The contract: any model but the served one is not found, an absent one too.
 		return nil, problem.New(problem.NotFound, "model is required: use %q (GET /v1/models)", s.ModelID)
 	}
-	if req.Model != s.ModelID {
+	if !s.Serves(req.Model) {
 		return nil, problem.New(problem.NotFound, "model %q is not served on this box; use %q (GET /v1/models)", req.Model, s.ModelID)
 	}
 	if len(req.Messages) == 0 {

@@ -101,14 +101,24 @@ type Meter interface {
 
 // Model is the chat model and what its receipts name.
 type Model struct {
-	Meter       Meter  // nil: calls are not counted
-	Engine      Engine // nil when no chat model is loaded
-	ModelID     string
+	Meter   Meter  // nil: calls are not counted
+	Engine  Engine // nil when no chat model is loaded
+	ModelID string
+	// Aliases are other names clients may send as model for the same
+	// model (the file's own name, models.llm.aliases): an app made for
+	// ollama or llama-server needs only a new base URL.
+	Aliases     []string
 	WeightsRoot string
 	Upstream    string // the model file's name (receipt upstream_model)
 	Provider    string // this box's signing key id
 	Receipts    Receipts
 	Now         func() time.Time
+}
+
+// Serves reports whether name is the served model's id or one of its
+// aliases.
+func (m *Model) Serves(name string) bool {
+	return name != "" && (name == m.ModelID || slices.Contains(m.Aliases, name))
 }
 
 // Ready reports whether a model is loaded.

@@ -3,6 +3,7 @@ package platform
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"strings"
 	"sync"
@@ -62,6 +63,9 @@ func (p *Platform) Authenticate(ctx context.Context, token, vertical string) (*P
 	if strings.HasPrefix(token, "dk_") {
 		return p.authKey(ctx, token, vertical)
 	}
+	if d := wrongKind(token, p.cfg.AdminSecret.Reveal()); d != nil {
+		return nil, d
+	}
 	now := p.now()
 	sum := sha256.Sum256([]byte(token))
 	p.mu.Lock()
@@ -78,6 +82,20 @@ func (p *Platform) Authenticate(ctx context.Context, token, vertical string) (*P
 		return nil, d
 	}
 	return pr, nil
+}
+
+// wrongKind names a bearer token that is a credential, but not one these
+// routes take: an OpenAI-style key (an app pointed at the box with its
+// OpenAI key still set), or the box's admin secret.
+func wrongKind(token, admin string) *problem.Error {
+	const take = "send a dk_ developer key (boxd keys create, or POST /v1/keys with the admin secret) or a demo session token (POST /demo/session)"
+	switch {
+	case strings.HasPrefix(token, "sk-"):
+		return deny(problem.Unauthorized, "this is an OpenAI-style key (sk-…), not one of this box's: %s", take)
+	case admin != "" && subtle.ConstantTimeCompare([]byte(token), []byte(admin)) == 1:
+		return deny(problem.Unauthorized, "the admin secret opens the admin routes only (POST /v1/keys, GET and DELETE /v1/keys/{key_id}); for this route %s", take)
+	}
+	return nil
 }
 
 // Allow checks that the caller may use vertical: a demo token only its own,
