@@ -47,16 +47,24 @@ BIN := bin/boxd
 GOFLAGS_BUILD := -ldflags "-s -w"
 TEST_TIMEOUT  ?= 40m
 
-# Debian packages the build and the tests use.
-APT_PACKAGES := iproute2 util-linux nlohmann-json3-dev libstb-dev dpkg-dev fakeroot systemd adduser espeak-ng sox python3 cmake ninja-build xz-utils chromium python3-cryptography liblucene8-java openjdk-17-jdk-headless libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd poppler-utils
+# Debian packages the build and make run use, then those only the tests use
+# (references, packaging, audio tools).
+APT_RUN      := util-linux nlohmann-json3-dev libstb-dev espeak-ng python3 chromium libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd
+APT_PACKAGES := $(APT_RUN) iproute2 dpkg-dev fakeroot systemd adduser sox cmake ninja-build xz-utils python3-cryptography liblucene8-java openjdk-17-jdk-headless poppler-utils
 
-.PHONY: deps apt-deps headers tools npm-deps build run test unit kits lint bench fuzz soak deb cuda gpu-bundle gpu-dry clean
+.PHONY: deps apt-deps apt-run-deps headers tools npm-deps run-deps build run test unit kits lint bench fuzz soak deb cuda gpu-bundle gpu-dry clean
 
 ## deps: install everything the build and the tests need (safe to run again)
 deps: apt-deps headers tools npm-deps
 
 apt-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+	@$(call apt_install,$(APT_PACKAGES))
+
+apt-run-deps:
+	@$(call apt_install,$(APT_RUN))
+
+# apt_install installs the Debian packages of $(1) that are missing.
+apt_install = missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -88,11 +96,18 @@ headers:
 NPM_DIRS := web/testdata/openai kits/ts engine/asr/whispercpp/testdata pipelines/a11y/axe/npm
 npm-deps:
 	@command -v npm >/dev/null 2>&1 || { echo "deps: npm not found (install nodejs and npm)"; exit 1; }
-	@for d in $(NPM_DIRS); do \
-	  if ! cmp -s $$d/package-lock.json $$d/node_modules/.boxd-lock; then \
-	    echo "deps: npm ci in $$d"; (cd $$d && npm ci --no-audit --no-fund --loglevel=error) && cp $$d/package-lock.json $$d/node_modules/.boxd-lock; \
-	  fi; \
-	done
+	@for d in $(NPM_DIRS); do $(call npm_ci,$$d); done
+
+# npm_ci installs one npm directory's locked packages unless they already are.
+npm_ci = if ! cmp -s $(1)/package-lock.json $(1)/node_modules/.boxd-lock; then \
+	  echo "deps: npm ci in $(1)"; (cd $(1) && npm ci --no-audit --no-fund --loglevel=error) && cp $(1)/package-lock.json $(1)/node_modules/.boxd-lock; \
+	fi
+
+## run-deps: what make run needs: Debian packages, headers and the rule engine (axe-core), not
+## the references only the tests use (whisper.cpp built from npm, the client kits, ollama, linters)
+run-deps: apt-run-deps headers
+	@command -v npm >/dev/null 2>&1 || { echo "deps: npm not found (install nodejs and npm)"; exit 1; }
+	@$(call npm_ci,pipelines/a11y/axe/npm)
 
 tools: $(TOOLS_BIN)/staticcheck-$(STATICCHECK_VERSION) $(TOOLS_BIN)/nfpm-$(NFPM_VERSION) $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
 
@@ -127,14 +142,23 @@ build: headers
 # (AXE_DIR, below); pipelines/a11y.TestQuickStartAxe reads this.
 RUN_DIR := .run
 RUN_LLM_TEMPLATE := mistral
-run: deps build
+run: run-deps build
 	@mkdir -p $(RUN_DIR)/state
+	@# Random-weight models for the families a quick start has no real model for (speech,
+	@# embeddings, reranking): they load and run, and /healthz lists them as random_weights.
+	@vocab=""; [ -f "$(MODELS_DIR)/whisper-vocab-tiny.bin" ] && vocab="--whisper-vocab $(MODELS_DIR)/whisper-vocab-tiny.bin"; \
+	  ./$(BIN) models make-test-models $$vocab $(RUN_DIR)/models >/dev/null
 	@llm=""; if [ -f "$(MODELS_DIR)/stories260K.gguf" ]; then llm="$(MODELS_DIR)/stories260K.gguf"; \
 	  else echo "run: $(MODELS_DIR)/stories260K.gguf not found; serving without a language model"; fi; \
-	  echo "run: boxd serve on 127.0.0.1:8445 (llm: $${llm:-none}, chat template $(RUN_LLM_TEMPLATE))"; \
+	  asr=""; vad=""; if [ -f "$(RUN_DIR)/models/micro-whisper.gguf" ] && [ -f "$(MODELS_DIR)/ggml-silero-v6.2.0.bin" ]; then \
+	    asr="$(RUN_DIR)/models/micro-whisper.gguf"; vad="$(MODELS_DIR)/ggml-silero-v6.2.0.bin"; \
+	  else echo "run: no speech model (needs $(MODELS_DIR)/whisper-vocab-tiny.bin and ggml-silero-v6.2.0.bin)"; fi; \
+	  echo "run: boxd serve on 127.0.0.1:8445 (llm: $${llm:-none}, chat template $(RUN_LLM_TEMPLATE); random-weight speech, embedder and reranker from $(RUN_DIR)/models)"; \
 	  exec ./$(BIN) serve --config configs/boxd.yaml --listen 127.0.0.1:8445 \
 	    --state-dir $(RUN_DIR)/state --data-dir $(DATA_DIR) --log-format text \
 	    --models-llm-path "$$llm" --models-llm-template $(RUN_LLM_TEMPLATE) \
+	    --models-asr-path "$$asr" --models-vad-path "$$vad" \
+	    --models-embedder-path $(RUN_DIR)/models/tiny-embed.gguf --models-reranker-path $(RUN_DIR)/models/tiny-rerank.gguf \
 	    --a11y-axe-dir $(CURDIR)/$(AXE_DIR)
 
 ## test: everything CI checks (installs its own dependencies first)

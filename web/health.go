@@ -22,6 +22,10 @@ type Health struct {
 	Version      string       `json:"version"`
 	Diarize      bool         `json:"diarize"`
 	DemoSessions DemoSessions `json:"demo_sessions"`
+	// RandomWeights names the loaded models with random weights (the
+	// quick start's generated test models: they run, and say noise);
+	// absent when there are none.
+	RandomWeights []string `json:"random_weights,omitempty"`
 }
 
 // DemoSessions are the two demo-session limits (docs/decisions.md).
@@ -50,6 +54,7 @@ func (s *Server) Health() Health {
 			PerAddressPerHour: s.cfg.Limits.SessionsPerAddressPerHour,
 			PerHour:           s.cfg.Limits.SessionsPerHour,
 		},
+		RandomWeights: s.probes.RandomWeights,
 	}
 }
 

@@ -51,6 +51,9 @@ type Probes struct {
 	DiarizeReady func() bool
 	LiveSessions func() int
 	Queue        func() int
+	// RandomWeights names the loaded models whose weights are random
+	// (generated test models: the quick start's); /healthz lists them.
+	RandomWeights []string
 }
 
 // Deps are what the server serves from.

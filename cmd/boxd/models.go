@@ -28,14 +28,22 @@ func newModels() *cobra.Command {
 
 func newModelsMakeTest() *cobra.Command {
 	var bench, large bool
+	var vocab string
 	cmd := &cobra.Command{
 		Use:   "make-test-models DIR",
-		Short: "Write tiny random-weight GGUF models (chat, embedder, reranker) for tests, deterministic from fixed seeds",
+		Short: "Write tiny random-weight GGUF models (chat, embedder, reranker; Whisper with --whisper-vocab) for tests and the quick start, deterministic from fixed seeds",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			paths, err := testmodels.MakeAll(args[0], bench)
 			if err != nil {
 				return err
+			}
+			if vocab != "" {
+				p := filepath.Join(args[0], testmodels.WhisperMicroGGUF)
+				if err := testmodels.WriteWhisper(vocab, "", p, testmodels.Whisper{Name: "boxd-micro-whisper", Seed: 13, Micro: true}); err != nil {
+					return fmt.Errorf("the speech test model (--whisper-vocab %s): %w", vocab, err)
+				}
+				paths = append(paths, p)
 			}
 			if large {
 				p := filepath.Join(args[0], testmodels.LargeFile)
@@ -51,6 +59,7 @@ func newModelsMakeTest() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&bench, "bench", false, "also write the 110M-parameter Q8_0 benchmark model")
+	cmd.Flags().StringVar(&vocab, "whisper-vocab", "", "also write a micro Whisper (micro-whisper.gguf) with this whisper.cpp file's vocabulary and mel filters (e.g. ../shared/models/whisper-vocab-tiny.bin)")
 	cmd.Flags().BoolVar(&large, "large", false, "also write the 27B-class Q4_K_M benchmark model for GPUs (about 16.5 GB of random weights)")
 	return cmd
 }

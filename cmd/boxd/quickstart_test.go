@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -82,5 +84,62 @@ func TestQuickStartChats(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestQuickStartServesEveryFamily: make run writes the random-weight test
+// models (a micro Whisper with the shared vocabulary, the BERT embedder
+// and reranker) and serves with them and axe-core; a box started so
+// answers speech true, lists those three under /healthz random_weights,
+// and serves /v1/embeddings and /v1/rerank.
+func TestQuickStartServesEveryFamily(t *testing.T) {
+	mk, err := os.ReadFile("../../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipe := string(mk[bytes.Index(mk, []byte("\nrun: ")):])
+	recipe = recipe[:strings.Index(recipe, "\n\n")]
+	for _, want := range []string{"run: run-deps build", "models make-test-models $$vocab $(RUN_DIR)/models", "--whisper-vocab $(MODELS_DIR)/whisper-vocab-tiny.bin",
+		"--models-asr-path \"$$asr\" --models-vad-path \"$$vad\"", "--models-embedder-path $(RUN_DIR)/models/tiny-embed.gguf",
+		"--models-reranker-path $(RUN_DIR)/models/tiny-rerank.gguf", "--a11y-axe-dir $(CURDIR)/$(AXE_DIR)"} {
+		if !strings.Contains(recipe, want) {
+			t.Errorf("the Makefile's run target lacks %q:\n%s", want, recipe)
+		}
+	}
+	dir := t.TempDir()
+	vocab := testmodels.Shared(t, "whisper-vocab-tiny.bin")
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"models", "make-test-models", "--whisper-vocab", vocab, dir}, &out, &errb); code != 0 {
+		t.Fatalf("make-test-models: %d %s", code, errb.String())
+	}
+	ns := newNotifySocket(t)
+	cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path}, serveArgs(t,
+		"--models-asr-path", filepath.Join(dir, testmodels.WhisperMicroGGUF), "--models-vad-path", testmodels.Shared(t, "ggml-silero-v6.2.0.bin"),
+		"--models-embedder-path", filepath.Join(dir, testmodels.EmbedFile), "--models-reranker-path", filepath.Join(dir, testmodels.RerankFile))...)
+	exited := ns.watch(t, cmd)
+	ready := ns.waitFor(t, "READY=1", 90*time.Second)
+	base := "http://" + strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):])
+	_, raw := request(t, base, "GET", "/healthz", "", "")
+	var h struct {
+		ASR           bool     `json:"asr"`
+		RandomWeights []string `json:"random_weights"`
+	}
+	if err := json.Unmarshal(raw, &h); err != nil || !h.ASR || strings.Join(h.RandomWeights, ",") != "asr,embedder,reranker" {
+		t.Errorf("healthz: %s", raw)
+	}
+	_, sess := request(t, base, "POST", "/demo/session", "", `{"vertical": "clinical"}`)
+	var s struct{ Token string }
+	_ = json.Unmarshal(sess, &s)
+	for _, c := range []struct{ path, body string }{
+		{"/v1/embeddings", `{"model": "boxd-tiny-embed", "input": "the pump loses pressure"}`},
+		{"/v1/rerank", `{"model": "boxd-tiny-rerank", "query": "pump", "documents": ["the pump loses pressure", "a cat"]}`},
+	} {
+		if status, body := request(t, base, "POST", c.path, s.Token, c.body); status != 200 {
+			t.Errorf("%s: %d %s", c.path, status, body)
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	if err := <-exited; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -307,10 +307,11 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	srv := web.New(cfg, web.Deps{
 		Outbound: outbound.New(policy),
 		Probes: web.Probes{
-			LLMReady: func() bool { return chatSvc.Engine != nil },
-			LLMError: func() string { return llmError },
-			ASRReady: func() bool { return speech != nil },
-			Queue:    arbiter.Queued,
+			LLMReady:      func() bool { return chatSvc.Engine != nil },
+			LLMError:      func() string { return llmError },
+			ASRReady:      func() bool { return speech != nil },
+			Queue:         arbiter.Queued,
+			RandomWeights: randomWeights(cfg, log),
 		},
 		Platform:  plat,
 		Key:       key,
@@ -522,5 +523,27 @@ func modelAliases(cfg *configs.Config) []string {
 		add(a)
 	}
 	add(strings.TrimSuffix(filepath.Base(cfg.Models.LLM.Path), ".gguf"))
+	return out
+}
+
+// randomWeights names the configured models whose GGUF says its weights
+// are random (boxd models make-test-models: the quick start's), and warns
+// once: they load and run, and what they say is noise.
+func randomWeights(cfg *configs.Config, log *slog.Logger) []string {
+	var out []string
+	for _, m := range []struct{ role, path string }{
+		{"llm", cfg.Models.LLM.Path}, {"llm_projector", cfg.Models.LLM.Projector}, {"asr", cfg.Models.ASR.Path},
+		{"embedder", cfg.Models.Embedder.Path}, {"reranker", cfg.Models.Reranker.Path},
+	} {
+		if m.path == "" {
+			continue
+		}
+		if random, err := models.HasRandomWeights(m.path); err == nil && random {
+			out = append(out, m.role)
+		}
+	}
+	if len(out) > 0 {
+		log.Warn("random-weight test models loaded: they run, and what they say is noise; configure real models for real answers (README, Models)", "models", out)
+	}
 	return out
 }

@@ -174,6 +174,7 @@ func WriteLLM(path string, s LLM) error {
 	w := gguf.NewWriter()
 	w.Set("general.architecture", "llama")
 	w.Set("general.name", s.Name)
+	w.Set(models.RandomWeightsKey, true) // generated: random weights, noise out
 	w.Set("general.file_type", fileType(s.Type))
 	w.Set("llama.context_length", uint32(s.Context))
 	w.Set("llama.embedding_length", uint32(s.Embd))
@@ -357,6 +358,7 @@ func WriteBert(path string, s Bert) error {
 	w := gguf.NewWriter()
 	w.Set("general.architecture", "bert")
 	w.Set("general.name", s.Name)
+	w.Set(models.RandomWeightsKey, true) // generated: random weights, noise out
 	w.Set("general.file_type", uint32(0))
 	w.Set("bert.context_length", uint32(s.Context))
 	w.Set("bert.embedding_length", uint32(s.Embd))

@@ -46,7 +46,7 @@ func isWhisper(name string) bool {
 
 // generatorVersion names the generated-model cache; bump it when the
 // generator's output changes.
-const generatorVersion = "v5"
+const generatorVersion = "v6" // v6: boxd.random_weights
 
 var generateMu sync.Mutex
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"boxd/engine/models"
 	"boxd/engine/models/gguf"
 )
 
@@ -52,6 +53,7 @@ func WriteVision(path string, v Vision) error {
 	w := gguf.NewWriter()
 	w.Set("general.architecture", "clip")
 	w.Set("general.name", v.Name)
+	w.Set(models.RandomWeightsKey, true) // generated: random weights, noise out
 	w.Set("general.file_type", uint32(0))
 	w.Set("clip.has_vision_encoder", true)
 	w.Set("clip.projector_type", "gemma3")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"boxd/engine/asr/melbank"
+	"boxd/engine/models"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/gguf"
 	"boxd/engine/models/whisperbin"
@@ -237,6 +238,7 @@ func WriteWhisper(vocabFile, bin, gg string, s Whisper) error {
 		if err != nil {
 			return err
 		}
+		w.Set(models.RandomWeightsKey, true) // generated: random weights, noise out
 		return write(gg, w)
 	}
 	return nil
