@@ -18,7 +18,13 @@ import (
 // tables on one page, a table right under a heading, a header over
 // columns without rules; a few fully ruled tables, which must stay
 // exact; and pages with no table at all (prose in two columns, a
-// bulleted list, a form), so that precision counts.
+// bulleted list, a form), so that precision counts. After a held-out
+// report: two tables without rules or captions stacked 12, 18 and 24
+// points apart, narrow tables of two or three columns without caption,
+// a stream table whose header rule runs past its columns, a paragraph
+// just above a table; and more pages with no table (printed "Key:
+// value" lines, a table of contents without leaders, numbered
+// references).
 
 // fxCell is one ground-truth cell: its first row and column, spans and
 // text.
@@ -40,7 +46,7 @@ type fxTable struct {
 	hr       int
 	body     [][]string
 	total    []string
-	rules    string // fxNone, fxBands, fxBooktabs, fxLattice
+	rules    string // fxNone, fxBands, fxBooktabs, fxLattice, fxHeadRule
 	rowH     float64
 	size     float64
 	caption  string
@@ -52,6 +58,7 @@ const (
 	fxBands    = "bands"    // top, under the header, over the total, bottom
 	fxBooktabs = "booktabs" // top, under the header, bottom
 	fxLattice  = "lattice"  // every cell's border
+	fxHeadRule = "headrule" // one rule, under the header, 6 points past the columns
 )
 
 // fxText is a line of text on a page (a heading, prose, a list item).
@@ -70,10 +77,11 @@ type fxPage struct {
 
 // fxTruth is a table's ground truth: its cells and its region in points
 // (the rules' extent and its text's nominal extent; the scorer narrows
-// it to the glyphs the text layer puts there).
+// it to the glyphs the text layer puts there, and joins the rules).
 type fxTruth struct {
 	cells []fxCell
-	box   [4]float64 // x0, y0, x1, y1 in points
+	box   [4]float64 // x0, y0, x1, y1 in points: the text's nominal extent
+	rules [4]float64 // the rules' extent in points (all zero: no rules)
 	ruled bool
 }
 
@@ -84,7 +92,6 @@ func (tb fxTable) draw(p *fpdf.Fpdf) fxTruth {
 		colX = append(colX, colX[len(colX)-1]+w)
 	}
 	x1 := colX[len(colX)-1]
-	var tr fxTruth
 	// Row tops: header rows, body rows (with blank rows between groups),
 	// the total.
 	var tops []float64
@@ -107,7 +114,15 @@ func (tb fxTable) draw(p *fpdf.Fpdf) fxTruth {
 	bottom := y
 	p.SetLineWidth(0.6)
 	p.SetDrawColor(0, 0, 0)
-	line := func(y float64) { p.Line(tb.x, y, x1, y) }
+	var tr fxTruth
+	line := func(y float64) {
+		p.Line(tb.x, y, x1, y)
+		if !tr.ruled {
+			tr.rules = [4]float64{tb.x, y, x1, y}
+		}
+		tr.ruled = true
+		tr.rules = [4]float64{min(tr.rules[0], tb.x), min(tr.rules[1], y), max(tr.rules[2], x1), max(tr.rules[3], y)}
+	}
 	switch tb.rules {
 	case fxBands:
 		line(tb.y)
@@ -128,8 +143,13 @@ func (tb fxTable) draw(p *fpdf.Fpdf) fxTruth {
 		for _, x := range colX {
 			p.Line(x, tb.y, x, bottom)
 		}
+	case fxHeadRule:
+		// Past the columns on both sides, as a stream table's header
+		// rule often is: the table's box must hold it.
+		p.Line(tb.x-6, tb.y+float64(tb.hr)*tb.rowH, x1+6, tb.y+float64(tb.hr)*tb.rowH)
+		tr.ruled = true
+		tr.rules = [4]float64{tb.x - 6, tb.y + float64(tb.hr)*tb.rowH, x1 + 6, tb.y + float64(tb.hr)*tb.rowH}
 	}
-	tr.ruled = tb.rules != fxNone
 	text := func(s string, c, cs int, top float64, bold bool) {
 		if s == "" {
 			return
@@ -472,6 +492,81 @@ func fxPages() []fxPage {
 		mk("lattice-total", nil,
 			fxTable{x: 60, y: 100, widths: w, right: r, head: fxHead(0, "Unit", "A", "B", "C", "D"), hr: 1, body: b, total: fxTotal(b), rules: fxLattice, rowH: 15, size: 9})
 	}
+	// Class 5 (after the held-out report): two tables without rules or
+	// captions stacked a small blank band apart (12, 18 and 24 points),
+	// with other columns, or the same columns and a header of their own.
+	for i, gapPt := range []float64{12, 18, 24} {
+		w, r := fxCols(150, 80, 3)
+		b := fxBody(40+uint64(i), 5, 4, "n")
+		w2, r2 := fxCols(130, 110, 2)
+		b2 := fxBody(43+uint64(i), 4, 3, "p")
+		head2 := fxHead(0, "Unit", "Weight", "Yield")
+		if i == 1 {
+			// The same columns as the first table: only its header
+			// parts it from the first.
+			w2, r2 = w, r
+			b2 = fxBody(43, 4, 4, "n")
+			head2 = fxHead(0, "Office", "Staff", "Posts", "Leavers")
+		}
+		t1 := fxTable{x: 60, y: 150, widths: w, right: r, head: fxHead(0, "Ward", "Beds", "Patients", "Days"), hr: 1, body: b, rules: fxNone, rowH: 13 + float64(i), size: 9}
+		t2 := fxTable{x: 60, y: t1.bottom() + gapPt, widths: w2, right: r2, head: head2, hr: 1, body: b2, rules: fxNone, rowH: 13 + float64(i), size: 9}
+		mk(fmt.Sprintf("stack-%.0f", gapPt), append(prose(60, 80, 10, fxProse[:3]...), prose(60, t2.bottom()+30, 10, fxProse[1:]...)...), t1, t2)
+	}
+	// Class 6: narrow tables without rules or caption, two or three
+	// columns, one or two of them figures, between paragraphs.
+	{
+		w, r := fxCols(130, 90, 2)
+		b := fxBody(50, 6, 3, "n")
+		mk("narrow-3col", append(prose(60, 80, 10, fxProse[:2]...), prose(60, 250, 10, fxProse[2:]...)...),
+			fxTable{x: 60, y: 122, widths: w, right: r, head: fxHead(0, "Clinic", "Visits", "Referrals"), hr: 1, body: b, rules: fxNone, rowH: 14, size: 9})
+	}
+	{
+		w, r := fxCols(170, 80, 1)
+		b := fxBody(51, 7, 2, "p")
+		mk("narrow-2col", append(prose(60, 80, 10, fxProse[1:3]...), prose(60, 270, 10, fxProse[:2]...)...),
+			fxTable{x: 72, y: 125, widths: w, right: r, head: fxHead(0, "Service", "Rate %"), hr: 1, body: b, rules: fxNone, rowH: 13, size: 9})
+	}
+	{
+		// A column of names between the labels and the figures.
+		b := [][]string{{"Harbour Road", "J. Moreau", "1,204"}, {"Mill Lane", "A. Osei", "876"}, {"Castle Street", "P. Lindqvist", "2,315"},
+			{"Station Yard", "M. Haddad", "498"}, {"Quarry Hill", "S. Brennan", "1,770"}}
+		mk("narrow-text", prose(60, 80, 10, fxProse[2:]...),
+			fxTable{x: 60, y: 130, widths: []float64{120, 110, 70}, right: []bool{false, false, true}, head: fxHead(0, "Depot", "Manager", "Vehicles"), hr: 1, body: b, rules: fxNone, rowH: 15, size: 9})
+	}
+	{
+		// Years in order beside figures: the figures make it a table
+		// (a column of numbers in order alone is a numbering).
+		var b [][]string
+		rnd := fxRand(52)
+		for y := 2015; y <= 2022; y++ {
+			b = append(b, []string{fmt.Sprint(y), commas(2000 + rnd.next(9000))})
+		}
+		mk("narrow-years", prose(60, 80, 10, fxProse[3:]...),
+			fxTable{x: 60, y: 110, widths: []float64{70, 90}, right: []bool{false, true}, head: fxHead(0, "Year", "Admissions"), hr: 1, body: b, rules: fxNone, rowH: 13, size: 9})
+	}
+	// Class 7: a box that holds its rules (a stream table whose only
+	// rule, under its header, runs past its columns), and a paragraph
+	// just above a table without rules, which stays out of it.
+	{
+		w, r := fxCols(140, 100, 3)
+		b := fxBody(53, 9, 4, "m")
+		mk("stream-headrule", prose(60, 80, 10, fxProse[:2]...),
+			fxTable{x: 66, y: 130, widths: w, right: r, head: fxHead(0, "Course", "Applied", "Admitted", "Rate"), hr: 1, body: b, rules: fxHeadRule, rowH: 15, size: 10, gapEvery: 3})
+	}
+	{
+		// The paragraph's last line is short, and the descenders of the
+		// line over it reach into its height.
+		var texts []fxText
+		for i, l := range []string{"Response times are reported for each service by quarter; readers comparing the yearly",
+			"figures should allow for the change of counting rules during the spring, typically",
+			"affecting small groups."} {
+			texts = append(texts, fxText{x: 60, y: 80 + 13*float64(i), size: 10, text: l})
+		}
+		w, r := fxCols(150, 80, 3)
+		b := fxBody(54, 6, 4, "n")
+		mk("prose-above", append(texts, prose(60, 270, 10, fxProse[3:]...)...),
+			fxTable{x: 72, y: 126, widths: w, right: r, head: fxHead(0, "Service", "Calls", "Visits", "Closed"), hr: 1, body: b, rules: fxNone, rowH: 13, size: 9})
+	}
 	// Distractors: no table on these pages.
 	{
 		var texts []fxText
@@ -498,5 +593,50 @@ func fxPages() []fxPage {
 		}
 		mk("form", texts)
 	}
+	{
+		// Printed "Key: value" lines: a form, not a table.
+		var texts []fxText
+		kv := [][2]string{{"Applicant:", "Daniel Okonkwo"}, {"Reference:", "AP-7731-K"}, {"Date of birth:", "04/09/1979"}, {"Telephone:", "0161 496 0358"},
+			{"Account:", "40 17 22 91"}, {"Amount:", "312.40"}, {"Office:", "Leeds North"}}
+		for i, p := range kv {
+			texts = append(texts, fxText{x: 64, y: 110 + float64(i)*17, size: 10, bold: true, text: p[0]}, fxText{x: 190, y: 110 + float64(i)*17, size: 10, text: p[1]})
+		}
+		mk("keyvalue", texts)
+	}
+	{
+		// A table of contents without dot leaders: titles, and page
+		// numbers at the right margin.
+		var texts []fxText
+		toc := [][2]string{{"Foreword", "2"}, {"1 Scope", "5"}, {"2 Terms used", "6"}, {"3 Sampling", "11"}, {"3.1 Frames", "12"}, {"4 Estimation", "19"}, {"5 Quality", "26"}, {"Annex", "33"}}
+		texts = append(texts, fxText{x: 60, y: 70, size: 15, bold: true, text: "Contents"})
+		for i, e := range toc {
+			texts = append(texts, fxText{x: 60, y: 104 + float64(i)*19, size: 11, text: e[0]}, fxText{x: 520, y: 104 + float64(i)*19, size: 11, text: e[1]})
+		}
+		mk("toc-nodots", texts)
+	}
+	{
+		// Numbered references.
+		var texts []fxText
+		refs := []string{"Ahmed R, Booth L. Seasonal demand for home visits. Prim Care 2018; 12: 44-51.", "Carver T. Counting contacts in district nursing. Nurs Times 2020; 116: 30-2.",
+			"Diaz P et al. Outcomes after early discharge. Age Ageing 2021; 50: 1120-8.", "Evans H. Rural access to clinics. Health Place 2019; 58: 102-9.",
+			"Fischer G, Wu Y. Costing community services. York: CHE, 2022."}
+		texts = append(texts, fxText{x: 60, y: 70, size: 13, bold: true, text: "References"})
+		for i, r := range refs {
+			texts = append(texts, fxText{x: 60, y: 96 + float64(i)*15, size: 9.5, text: fmt.Sprintf("%d.", i+1)}, fxText{x: 78, y: 96 + float64(i)*15, size: 9.5, text: r})
+		}
+		mk("references", texts)
+	}
 	return pages
+}
+
+// bottom is where the table's last row ends, in points.
+func (tb fxTable) bottom() float64 {
+	n := tb.hr + len(tb.body)
+	if tb.total != nil {
+		n++
+	}
+	if tb.gapEvery > 0 && len(tb.body) > 0 {
+		n += (len(tb.body) - 1) / tb.gapEvery
+	}
+	return tb.y + float64(n)*tb.rowH
 }

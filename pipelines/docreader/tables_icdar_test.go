@@ -272,8 +272,8 @@ func detectedTables(pg Page) []icdarTable {
 }
 
 // truthTables turns a fixture page's truths into scorer tables: the box
-// is the rules' extent (for a ruled table) joined with the glyphs the
-// text layer places inside the nominal box, in pixels.
+// is the rules' extent (for a table with rules) joined with the glyphs
+// the text layer places inside the nominal box, in pixels.
 func truthTables(t *testing.T, data []byte, truths []fxTruth) []icdarTable {
 	t.Helper()
 	d, err := mupdf.Open(data, "application/pdf")
@@ -290,7 +290,7 @@ func truthTables(t *testing.T, data []byte, truths []fxTruth) []icdarTable {
 		nb := raster.Box{X0: tr.box[0] * Scale, Y0: tr.box[1] * Scale, X1: tr.box[2] * Scale, Y1: tr.box[3] * Scale}
 		var box raster.Box
 		if tr.ruled {
-			box = raster.Box{X0: nb.X0 - 0.6, Y0: nb.Y0 - 0.6, X1: nb.X1 + 0.6, Y1: nb.Y1 + 0.6}
+			box = raster.Box{X0: tr.rules[0]*Scale - 0.6, Y0: tr.rules[1]*Scale - 0.6, X1: tr.rules[2]*Scale + 0.6, Y1: tr.rules[3]*Scale + 0.6}
 		}
 		for _, c := range layer.Chars {
 			if c.R == ' ' || c.Box.Empty() {
@@ -344,8 +344,8 @@ func TestTableFixturesICDAR(t *testing.T) {
 	}
 	t.Logf("missed %v; split %v; impure %v", all.missed, all.split, all.overreached)
 	t.Logf("all: %s", all)
-	if all.gtTables < 30 {
-		t.Errorf("%d fixture tables, want at least 30", all.gtTables)
+	if all.gtTables < 43 {
+		t.Errorf("%d fixture tables, want at least 43", all.gtTables)
 	}
 	if all.contained < fixtureContainedFloor || all.erroneous > fixtureErroneousCeiling || all.f1() < fixtureF1Floor ||
 		all.precision() < fixturePrecisionFloor || all.recall() < fixtureRecallFloor {
@@ -358,12 +358,16 @@ func TestTableFixturesICDAR(t *testing.T) {
 // improves, never lowered. Before issue 35 the reader scored
 // containment 3 of 31 (23 erroneous), relations precision 0.886, recall
 // 0.587, F1 0.706; after it, 31 of 31 (0 erroneous), 0.994, 0.989,
-// 0.992.
+// 0.992. With the held-out report's classes added (43 tables: stacked
+// tables without rules, narrow tables, a header rule past the columns,
+// prose just above; three more distractors), the code of issue 35
+// scored 33 of 43 (4 erroneous), 0.991, 0.952, 0.972; after the fix,
+// 43 of 43 (0 erroneous), 0.995, 0.991, 0.993.
 const (
-	fixtureContainedFloor   = 31
+	fixtureContainedFloor   = 43
 	fixtureErroneousCeiling = 0
 	fixturePrecisionFloor   = 0.99
-	fixtureRecallFloor      = 0.98
+	fixtureRecallFloor      = 0.99
 	fixtureF1Floor          = 0.99
 )
 

@@ -27,6 +27,9 @@ type grid struct {
 	full      int   // horizontal rules spanning the width
 	cellOf    []int // slot r*cols+c -> cell index
 	cells     []gridCell
+	// figures: found without rules, with a column of figures that are
+	// data (two columns do too).
+	figures bool
 	// The ink within the box, less the table's rules.
 	mask           []bool
 	mx, my, mw, mh int
@@ -107,7 +110,7 @@ func (g *grid) bands(x0, x1, y0, y1 int) []span {
 
 // buildGrid finds a candidate's rows, columns and cells (steps 3 to 5).
 func buildGrid(m *inkMap, c tableCand, words []Word, bands []raster.Box) *grid {
-	g := &grid{box: c.box, h: c.h, v: c.v, captioned: c.captioned}
+	g := &grid{box: c.box, h: c.h, v: c.v, captioned: c.captioned, figures: c.figures}
 	g.newMask(m, c.marks)
 	x0, x1 := int(c.box.X0), int(c.box.X1)
 	y0, y1 := int(c.box.Y0), int(c.box.Y1)

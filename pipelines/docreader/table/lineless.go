@@ -14,30 +14,43 @@ import (
 //     each line's marks (ink, or anything lighter than the background by
 //     30 levels: a white check box on a tinted page), column by column
 //     within its height, are cut into segments at gaps of at least 1.2
-//     line heights (and 16 pixels).
+//     line heights (and 16 pixels). The rows a line shares with the line
+//     above or below (under a third of its height: their descenders and
+//     ascenders) are left to that line, and a horizontal rule is not a
+//     line's mark.
 //  2. A block is a run of lines, each at most 2.2 line heights below the
-//     last, of at least two segments, holding at least three lines of
-//     three segments or more. Prose in two columns has two segments a
-//     line; a table has more.
+//     last, of at least two segments. Two tables stacked a blank band
+//     apart are parted there (split.go: a new header, or other columns).
+//     A block holds at least three lines of three segments or more, or
+//     has a column of figures (below). Prose in two columns has two
+//     segments a line; a table has more.
 //  3. Prose in three or more columns has as many; what a table has and
 //     prose has not is a column of short things: the block needs a gutter
 //     -bounded column whose segments are all under 8% of the block's
-//     width (numbers, marks, check boxes).
+//     width (numbers, marks, check boxes), or a column of figures that
+//     are data (split.go: not a numbering such as a table of contents'
+//     page numbers or a list's "1.", "2.", and not beside a printed
+//     form's "Label:" lines), which a table of two columns may have.
 //  4. The block becomes a candidate bounded by two virtual rules just
 //     outside it, so the grid is built as a stream table: columns from
 //     gutters, rows from the lines, and the same acceptance (at least
-//     three columns, half the slots filled).
+//     three columns, or two with a caption or a column of figures; half
+//     the slots filled). A horizontal rule of the page that belongs to
+//     the block (under its header; split.go's ruleBelongs) is one of
+//     its rules: it parts rows, and the table's box holds it.
 //
 // Blocks overlapping a ruled table are left to it.
 
-// lineT is a line of text: its words' box and its segments.
+// lineT is a line of text: its words' box, its segments and its words.
 type lineT struct {
 	box  raster.Box
 	segs []span
+	ws   []int
 }
 
-// linelessCands finds candidates for tables without rules.
-func linelessCands(m *inkMap, words []Word, ruled []*grid) []tableCand {
+// linelessCands finds candidates for tables without rules; hs are the
+// page's horizontal rules (a rule under a header belongs to the table).
+func linelessCands(m *inkMap, words []Word, ruled []*grid, hs []rule) []tableCand {
 	if len(words) == 0 {
 		return nil
 	}
@@ -54,17 +67,18 @@ func linelessCands(m *inkMap, words []Word, ruled []*grid) []tableCand {
 			lb := lines[n-1].box
 			if ov := min(lb.Y1, b.Y1) - max(lb.Y0, b.Y0); 2*ov >= min(lb.Y1-lb.Y0, b.Y1-b.Y0) {
 				lines[n-1].box = lb.Union(b)
+				lines[n-1].ws = append(lines[n-1].ws, i)
 				continue
 			}
 		}
-		lines = append(lines, lineT{box: b})
+		lines = append(lines, lineT{box: b, ws: []int{i}})
 	}
-	var hs []float64
+	var heights []float64
 	for _, l := range lines {
-		hs = append(hs, l.box.Y1-l.box.Y0)
+		heights = append(heights, l.box.Y1-l.box.Y0)
 	}
-	slices.Sort(hs)
-	lineH := hs[len(hs)/2]
+	slices.Sort(heights)
+	lineH := heights[len(heights)/2]
 	var captions []raster.Box
 	for i, w := range words {
 		if captionAt(words, i) {
@@ -72,18 +86,39 @@ func linelessCands(m *inkMap, words []Word, ruled []*grid) []tableCand {
 		}
 	}
 	gap := max(16, 1.2*lineH)
+	has := make([]bool, m.w)
 	for i := range lines {
 		l := &lines[i]
-		y0, y1 := max(0, int(l.box.Y0)), min(m.h, int(l.box.Y1)+1)
-		start, last := -1, -1
-		for x := 0; x <= m.w; x++ {
-			has := false
-			if x < m.w {
-				for y := y0; y < y1 && !has; y++ {
-					has = m.mark[y*m.w+x] != 0
+		// A line's marks within its own height: where it overlaps the
+		// line above or below a little (their descenders, its ascenders),
+		// those rows are the other line's; a rule is no mark of a line.
+		top, bottom := l.box.Y0, l.box.Y1
+		third := (bottom - top) / 3
+		if i > 0 && lines[i-1].box.Y1 > top && lines[i-1].box.Y1-top < third {
+			top = lines[i-1].box.Y1
+		}
+		if i+1 < len(lines) && lines[i+1].box.Y0 < bottom && bottom-lines[i+1].box.Y0 < third {
+			bottom = lines[i+1].box.Y0
+		}
+		y0, y1 := max(0, int(top)), min(m.h, int(bottom)+1)
+		clear(has)
+		for y := y0; y < y1; y++ {
+			row := m.mark[y*m.w : (y+1)*m.w]
+			var across []rule
+			for _, r := range hs {
+				if y >= r.c0-1 && y < r.c1+1 {
+					across = append(across, r)
 				}
 			}
-			if has {
+			for x, v := range row {
+				if v != 0 && (len(across) == 0 || !slices.ContainsFunc(across, func(r rule) bool { return x >= r.a-1 && x < r.b+1 })) {
+					has[x] = true
+				}
+			}
+		}
+		start, last := -1, -1
+		for x := 0; x <= m.w; x++ {
+			if x < m.w && has[x] {
 				if start >= 0 && float64(x-last) > gap {
 					l.segs = append(l.segs, span{start, last + 1})
 					start = -1
@@ -177,18 +212,26 @@ func linelessCands(m *inkMap, words []Word, ruled []*grid) []tableCand {
 					nl.segs = append(nl.segs, s)
 				}
 			}
+			for _, i := range l.ws {
+				if x, _ := words[i].Box.Center(); x >= float64(col.a) && x < float64(col.b) {
+					nl.ws = append(nl.ws, i)
+				}
+			}
 			sub = append(sub, nl)
 		}
-		out = append(out, blocks(m, sub, lineH, ruled, captions)...)
+		out = append(out, blocks(m, words, sub, lineH, ruled, captions, hs)...)
 	}
 	return out
 }
 
 // blocks finds the table candidates among one page column's lines
 // (steps 2 to 4).
-func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid, captions []raster.Box) []tableCand {
+func blocks(m *inkMap, words []Word, lines []lineT, lineH float64, ruled []*grid, captions []raster.Box, hs []rule) []tableCand {
 	var out []tableCand
-	flush := func(block []lineT, startIdx int) {
+	// flush makes a candidate of a block, the lines from startIdx;
+	// header lines above it join it unless it was parted from a table
+	// there (joinAbove false).
+	flush := func(block []lineT, startIdx int, joinAbove bool) {
 		many := 0
 		for _, l := range block {
 			if len(l.segs) >= 3 {
@@ -206,21 +249,21 @@ func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid, captions []r
 				return
 			}
 		}
-		if many < 3 && !(len(block) >= 3 && captionAbove(captions, box, lineH)) {
-			return
-		}
 		// 3. A column of short things (from the first, second or third
-		// line down: a header may span the body's gutters); or a
-		// caption ("Table 3") just above the block.
+		// line down: a header may span the body's gutters) in lines of
+		// three segments; or a caption ("Table 3") just above the block;
+		// or a column of figures that are data (split.go), which two
+		// columns may have, unless the lines are a printed form's.
 		captioned := captionAbove(captions, box, lineH)
-		short := captioned
-		for k := 0; k <= 2 && 3*k <= len(block) && !short; k++ {
+		figures := len(block) >= 3 && len(dataColumns(words, block)) > 0 && !formLabels(words, block)
+		short := false
+		for k := 0; k <= 2 && 3*k <= len(block) && !short && many >= 3; k++ {
 			short = shortColumn(block[k:], box)
 		}
-		covered := coveredX(block, box)
-		if !short {
+		if !(captioned && len(block) >= 3 || many >= 3 && short || figures) {
 			return
 		}
+		covered := coveredX(block, box)
 		// Header lines over the columns right of the first (a header
 		// cell wraps onto two lines, and the first column's header is
 		// often empty) join the block from above.
@@ -231,7 +274,7 @@ func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid, captions []r
 				break
 			}
 		}
-		for i := startIdx - 1; i >= 0; i-- {
+		for i := startIdx - 1; i >= 0 && joinAbove; i-- {
 			l := lines[i]
 			if len(l.segs) == 0 || box.Y0-l.box.Y1 > 2.2*lineH {
 				break
@@ -249,17 +292,37 @@ func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid, captions []r
 				box = box.Union(raster.Box{X0: float64(s.a), Y0: l.box.Y0, X1: float64(s.b), Y1: l.box.Y1})
 			}
 		}
+		// The rules that belong to the table (one under its header)
+		// are its own: its box holds them, and they part its rows.
+		var own []rule
+		for _, r := range hs {
+			if ruleBelongs(r, box, lineH) {
+				own = append(own, r)
+			}
+		}
+		for _, r := range own {
+			box = box.Union(r.box())
+		}
 		// 4. Virtual rules just outside the block.
 		top := rule{horiz: true, a: int(box.X0), b: int(box.X1) + 1, c0: int(box.Y0) - 4, c1: int(box.Y0) - 3}
 		bottom := rule{horiz: true, a: int(box.X0), b: int(box.X1) + 1, c0: int(box.Y1) + 3, c1: int(box.Y1) + 4}
 		box.Y0, box.Y1 = top.pos(), bottom.pos()
-		out = append(out, tableCand{h: []rule{top, bottom}, box: box, marks: true, captioned: captioned})
+		out = append(out, tableCand{h: append([]rule{top, bottom}, own...), box: box, marks: true,
+			captioned: captioned, figures: figures})
+	}
+	// A block is flushed in parts: two tables stacked a blank band apart
+	// part there (splitBlock).
+	flushParts := func(block []lineT, start int) {
+		for k, part := range splitBlock(words, block) {
+			flush(part, start, k == 0)
+			start += len(part)
+		}
 	}
 	var block []lineT
 	start := 0
 	for i, l := range lines {
 		if n := len(block); n > 0 && (len(l.segs) < 2 || l.box.Y0-block[n-1].box.Y1 > 2.2*lineH) {
-			flush(block, start)
+			flushParts(block, start)
 			block = nil
 		}
 		if len(l.segs) >= 2 {
@@ -269,7 +332,7 @@ func blocks(m *inkMap, lines []lineT, lineH float64, ruled []*grid, captions []r
 			block = append(block, l)
 		}
 	}
-	flush(block, start)
+	flushParts(block, start)
 	return out
 }
 

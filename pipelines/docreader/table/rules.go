@@ -259,8 +259,9 @@ type tableCand struct {
 	// ink alone (a table without rules whose check boxes are white).
 	marks bool
 	// captioned: a table without rules under a caption ("Table 3"),
-	// which may have two columns.
-	captioned bool
+	// which may have two columns; figures: one with a column of figures
+	// that are data (split.go), which may too.
+	captioned, figures bool
 }
 
 // candidates groups rules into possible tables (step 2).

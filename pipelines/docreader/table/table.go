@@ -69,8 +69,9 @@ type (
 // (words.FindLeaders).
 func FindLeaders(ws []Word, taken []bool) []Table { return wd.FindLeaders(ws, taken) }
 
-// ruledGrids finds the page's ruled table grids (steps 1 to 5).
-func ruledGrids(m *inkMap, words []Word) ([]*grid, []raster.Box) {
+// ruledGrids finds the page's ruled table grids (steps 1 to 5); and the
+// page's filled bands and horizontal rules.
+func ruledGrids(m *inkMap, words []Word) ([]*grid, []raster.Box, []rule) {
 	hs, bands := m.rules(true, ruleMinH, ruleMaxThick)
 	// Runs inside a filled band (the gaps between its light letters
 	// leave long dark stretches) are not rules.
@@ -95,7 +96,7 @@ func ruledGrids(m *inkMap, words []Word) ([]*grid, []raster.Box) {
 	}
 	var out []*grid
 	if long < 2 {
-		return out, bands
+		return out, bands, hs
 	}
 	x0, y0 := max(0, int(span.X0)-4), max(0, int(span.Y0)-4)
 	x1, y1 := min(m.w, int(span.X1)+4), min(m.h, int(span.Y1)+4)
@@ -111,15 +112,15 @@ func ruledGrids(m *inkMap, words []Word) ([]*grid, []raster.Box) {
 			out = append(out, g)
 		}
 	}
-	return out, bands
+	return out, bands, hs
 }
 
 // findGrids finds the page's table grids: ruled ones (steps 1 to 5),
 // then tables of whitespace alone away from them (lineless.go).
 func findGrids(img raster.Image, words []Word) []*grid {
 	m := newInkMap(img)
-	out, bands := ruledGrids(m, words)
-	for _, c := range linelessCands(m, words, out) {
+	out, bands, hs := ruledGrids(m, words)
+	for _, c := range linelessCands(m, words, out, hs) {
 		if g := buildGrid(m, c, words, bands); g.rows() >= 1 && g.cols() >= 1 {
 			out = append(out, g)
 		}
@@ -204,7 +205,7 @@ func (g *grid) place(words []Word, taken []bool) (Table, bool) {
 		return Table{}, false
 	case g.method == Stream && fill < minStreamFill:
 		return Table{}, false
-	case g.method == Stream && g.full <= 2 && t.Cols < 3 && !g.captioned:
+	case g.method == Stream && g.full <= 2 && t.Cols < 3 && !g.captioned && !g.figures:
 		// Two rules around two columns of text is more often a framed
 		// example or a note than a table.
 		return Table{}, false
