@@ -343,9 +343,12 @@ func (w *walker) array(k kind) {
 }
 
 // render writes the current path: messages[2].content, meta["a b"].
-func (w *walker) render() string {
+func (w *walker) render() string { return renderPath(w.path) }
+
+// renderPath writes a path: messages[2].content, meta["a b"].
+func renderPath(path []segment) string {
 	var b strings.Builder
-	for _, s := range w.path {
+	for _, s := range path {
 		switch {
 		case s.key == nil:
 			fmt.Fprintf(&b, "[%d]", s.index)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"boxd/problem"
+	"boxd/strictjson"
 )
 
 // Body size limits of the platform routes.
@@ -46,12 +47,15 @@ func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, dst any, le
 	if e != nil {
 		return e
 	}
+	if b := strictjson.BOM(data); b != nil {
+		return badRequest("the body %s", b)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if !lenient {
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(dst); err != nil {
-		return jsonError(err, limit)
+		return jsonError(strictjson.Explain(data, err), limit)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("body has data after its JSON object; send exactly one object")
@@ -128,7 +132,7 @@ func tooLarge(limit int64) *problem.Error {
 func jsonError(err error, limit int64) *problem.Error {
 	var (
 		syntax *json.SyntaxError
-		typ    *json.UnmarshalTypeError
+		named  *strictjson.TypeError
 		mbe    *http.MaxBytesError
 	)
 	if p, ok := problem.As(err); ok { // the body's deadline (limits.go)
@@ -143,55 +147,15 @@ func jsonError(err error, limit int64) *problem.Error {
 		return badRequest("body ends in the middle of its JSON; send a complete JSON object")
 	case errors.As(err, &syntax):
 		return badRequest("body is not valid JSON (at byte %d): %s", syntax.Offset, strings.TrimPrefix(syntax.Error(), "json: "))
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return badRequest("body must be a JSON object, not %s", article(typ.Value))
+	case errors.As(err, &named): // decodeBody's, explained: the path, in JSON's words
+		if named.Path == "" {
+			return badRequest("body must be %s, not %s", strings.Replace(named.Want, "an object", "a JSON object", 1), named.Got)
 		}
-		return badRequest("field %s must be %s, not %s", typ.Field, goTypeName(typ.Type.String()), article(typ.Value))
+		return badRequest("field %s must be %s, not %s", named.Path, named.Want, named.Got)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return badRequest("unknown field %s; remove it", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
 	return badRequest("body: %s", strings.TrimPrefix(err.Error(), "json: "))
-}
-
-func article(jsonKind string) string {
-	switch jsonKind {
-	case "object":
-		return "an object"
-	case "array":
-		return "an array"
-	case "string":
-		return "a string"
-	case "number":
-		return "a number"
-	case "bool":
-		return "a boolean"
-	case "null":
-		return "null"
-	}
-	if strings.HasPrefix(jsonKind, "number ") {
-		return "the number " + strings.TrimPrefix(jsonKind, "number ")
-	}
-	return jsonKind
-}
-
-func goTypeName(t string) string {
-	t = strings.TrimPrefix(t, "*")
-	switch {
-	case t == "string":
-		return "a string"
-	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
-		return "a whole number"
-	case strings.HasPrefix(t, "float"):
-		return "a number"
-	case t == "bool":
-		return "true or false"
-	case strings.HasPrefix(t, "[]"):
-		return "an array"
-	case strings.HasPrefix(t, "map[") || strings.Contains(t, "."):
-		return "an object"
-	}
-	return t
 }
 
 // bearer returns the token of an Authorization: Bearer header ("" if none).

@@ -47,8 +47,17 @@ func TestRetrievalIndexScans(t *testing.T) {
 	}
 	var raw map[string]json.RawMessage
 	_ = json.Unmarshal(s.body, &raw)
-	if v := ts.do(t, call{method: "POST", path: "/retrieval/verify", body: map[string]any{"receipt": raw["receipt"]}}); v.status != 200 || v.json(t)["ok"] != true {
+	var chunks []retrieval.ProvenChunk
+	for _, h := range sr.Results {
+		chunks = append(chunks, retrieval.ProvenChunk{Chunk: h.Chunk, Text: h.Text, Proof: h.Proof})
+	}
+	if v := ts.do(t, call{method: "POST", path: "/retrieval/verify", body: map[string]any{"receipt": raw["receipt"], "chunks": chunks}}); v.status != 200 || v.json(t)["ok"] != true {
 		t.Errorf("verify: %d %s", v.status, v.body)
+	}
+	// The receipt binds each result's anchor: a moved box fails.
+	moved := strings.Replace(string(raw["receipt"]), `"bbox":[`, `"bbox":[1`, 1)
+	if v := ts.do(t, call{method: "POST", path: "/retrieval/verify", body: map[string]any{"receipt": json.RawMessage(moved), "chunks": chunks}}); v.status != 200 || v.json(t)["ok"] != false {
+		t.Errorf("verify a moved box: %d %s", v.status, v.body)
 	}
 
 	tampered := strings.Replace(string(doc), "atorvastatin", "simvastatin", 1)

@@ -148,6 +148,49 @@ func TestReadmeSignedFormats(t *testing.T) {
 		t.Fatalf("read: %d %s", d.status, d.body)
 	}
 	expect("document", d.body, "verified document ", map[string][2]string{"element text": {"Referral", "Reversal"}, "page": {`"width":`, `"width":1`}})
+
+	// A search answer over an index of scans: each result's anchor is in
+	// the receipt's result and in its leaf.
+	sx := ts.do(t, call{method: "POST", path: "/retrieval/index-scans", token: tok,
+		body: map[string]any{"documents": []map[string]any{{"name": "referral <&>", "document": json.RawMessage(d.body)}}, "synthetic": true}})
+	if sx.status != 200 {
+		t.Fatalf("index-scans: %d %s", sx.status, sx.body)
+	}
+	var sxr retrieval.IndexResponse
+	decodeInto(t, sx, &sxr)
+	ss := ts.do(t, call{method: "POST", path: "/retrieval/search", token: tok, body: map[string]any{"index": sxr.Index.Hash, "query": "atorvastatin", "mode": "bm25", "k": 3}})
+	if ss.status != 200 {
+		t.Fatalf("search scans: %d %s", ss.status, ss.body)
+	}
+	var sans retrieval.SearchResponse
+	decodeInto(t, ss, &sans)
+	if len(sans.Results) == 0 || sans.Results[0].Anchor == nil {
+		t.Fatalf("scans search: %s", ss.body)
+	}
+	expect("search scans", ss.body, "verified search "+sans.Receipt.ID+" ", map[string][2]string{
+		"answer anchor": {`"bbox":[`, `"bbox":[9`},
+	})
+	// The receipt signed again over a moved box: the leaf no longer leads
+	// to the corpus root.
+	moved := sans
+	moved.Receipt = &retrieval.SearchReceipt{}
+	*moved.Receipt = *sans.Receipt
+	moved.Results = append([]retrieval.SearchHit{}, sans.Results...)
+	moved.Receipt.Results = append([]retrieval.ReceiptResult{}, sans.Receipt.Results...)
+	a := *sans.Results[0].Anchor
+	a.BBox[0]++
+	moved.Results[0].Anchor, moved.Receipt.Results[0].Anchor = &a, &a
+	var body map[string]json.RawMessage
+	_ = json.Unmarshal(mustMarshalJSON(moved.Receipt), &body)
+	delete(body, "sig")
+	sig, _, err := ts.key.Sign(retrieval.SearchFormat, json.RawMessage(mustMarshalJSON(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved.Receipt.Sig = sig
+	if out, ok := verify("search scans moved", mustMarshalJSON(moved), pub); ok || !strings.Contains(out, "proof") {
+		t.Errorf("a moved box signed again: %s", out)
+	}
 	c := ts.do(t, call{method: "POST", path: "/docreader/chart", token: tok, body: map[string]any{"sample": "km-survival"}})
 	if c.status != 200 {
 		t.Fatalf("chart: %d %s", c.status, c.body)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -69,6 +70,9 @@ func TestRetrievalIndexSearchVerify(t *testing.T) {
 	if !in.Models.Embedder.Loaded || !in.Models.Reranker.Loaded || in.Limits.Documents != 60 || in.Limits.Chunks != 1500 || !in.Reachable || len(in.Samples) == 0 {
 		t.Errorf("info: %s", info.body)
 	}
+	if in.Chunker.MaxTokens != 512 || in.Chunker.RerankMaxTokens < 1 {
+		t.Errorf("info's chunker has no token bounds: %+v", in.Chunker)
+	}
 
 	// Index a sample.
 	r := ts.do(t, call{method: "POST", path: "/retrieval/index", token: tok, body: map[string]any{"sample": "pump-station-manual"}})
@@ -121,8 +125,25 @@ func TestRetrievalIndexSearchVerify(t *testing.T) {
 		decodeInto(t, r, &v)
 		return v
 	}
-	if v := verify(chunks); !v.OK || len(v.Checks) != 3+len(chunks) {
+	if v := verify(chunks); !v.OK || len(v.Checks) != 4+len(chunks) || len(v.Unchecked) != 0 || len(v.OffsetsUnchecked) != 0 {
 		t.Errorf("verify: %+v", v)
+	}
+	// Results left unchecked: ok false, each named in unchecked.
+	if v := verify(chunks[:len(chunks)-1]); v.OK || len(v.Unchecked) != 1 || v.Unchecked[0] != chunks[len(chunks)-1].Chunk {
+		t.Errorf("a result left unchecked: ok %v, unchecked %v", v.OK, v.Unchecked)
+	}
+	// A field nobody signed, added to the receipt: 400 naming it.
+	var forged map[string]any
+	_ = json.Unmarshal(raw, &forged)
+	forged["results"].([]any)[0].(map[string]any)["text"] = "FORGED"
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/verify", body: map[string]any{"receipt": forged, "chunks": chunks}}); r.status != 400 || !strings.Contains(string(r.body), "receipt.results[0].text is not a field") {
+		t.Errorf("an unsigned field: %d %s", r.status, r.body)
+	}
+	// One document twice: 400 naming it.
+	pump := retrieval.Samples["pump-station-manual"]
+	twice := append([]retrieval.Document{{ID: pump[0].ID, Text: "WRONG"}}, pump...)
+	if r := ts.do(t, call{method: "POST", path: "/retrieval/verify", body: map[string]any{"receipt": json.RawMessage(raw), "chunks": chunks, "documents": twice}}); r.status != 400 || !strings.Contains(fmt.Sprint(r.json(t)["error"]), strconv.Quote(pump[0].ID)+" appears twice") {
+		t.Errorf("a document twice: %d %s", r.status, r.body)
 	}
 	bad := append([]retrieval.ProvenChunk(nil), chunks...)
 	bad[0].Text += "!"

@@ -75,7 +75,7 @@ func TestServeRetrieval(t *testing.T) {
 	if err := os.WriteFile(file, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errOut := runCLI(t, "verify", file, "--config", writeConfig(t, "# empty\n"), "--state-dir", state); code != 0 || len(chunks) == 0 || !strings.Contains(out, fmt.Sprintf("verified: search receipt with %d chunks", len(chunks))) {
+	if code, out, errOut := runCLI(t, "verify", file, "--config", writeConfig(t, "# empty\n"), "--state-dir", state); code != 0 || len(chunks) == 0 || !strings.Contains(out, fmt.Sprintf("all %d results checked", len(chunks))) {
 		t.Errorf("boxd verify on the box: exit %d\n%s%s", code, out, errOut)
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)

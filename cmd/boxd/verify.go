@@ -61,6 +61,7 @@ func newVerify() *cobra.Command {
 				Chart     json.RawMessage         `json:"chart"`
 			}
 			_ = json.Unmarshal(raw, &wrapper)
+			var outer json.RawMessage // a GET /receipts/{id} body around the receipt
 			receipt := wrapper.Format == attest.ModelCallFormat
 			var inner struct {
 				V string `json:"v"`
@@ -95,6 +96,7 @@ func newVerify() *cobra.Command {
 			case len(bytes.TrimSpace(wrapper.Record)) > 0:
 				raw = wrapper.Record
 			case !receipt && len(bytes.TrimSpace(wrapper.Receipt)) > 0:
+				outer = outerRecord(raw)
 				raw, receipt = wrapper.Receipt, true
 			}
 			var pub ed25519.PublicKey
@@ -129,7 +131,7 @@ func newVerify() *cobra.Command {
 				return verifyChart(cmd.OutOrStdout(), raw, pub)
 			}
 			if receipt {
-				return verifyReceipt(cmd.OutOrStdout(), raw, pub)
+				return verifyReceipt(cmd.OutOrStdout(), raw, outer, pub)
 			}
 			v := records.Verify(raw, pub)
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
@@ -157,8 +159,10 @@ func newVerify() *cobra.Command {
 // verifyReceipt checks a service.model-call.v1 receipt against pub: the
 // fields it signs (every field but commitment and sig, exactly; an unknown
 // field or a number where the receipt has strings fails), their commitment,
-// the Ed25519 signature, the signer, and the metering.
-func verifyReceipt(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
+// the Ed25519 signature, the signer, and the metering; with outer (the GET
+// /receipts/{id} body around it), that the body's fields are the
+// receipt's (recordChecks).
+func verifyReceipt(out io.Writer, raw, outer []byte, pub ed25519.PublicKey) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var s attest.SignedModelCall
@@ -170,7 +174,12 @@ func verifyReceipt(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
 		fmt.Fprintln(out, "NOT VERIFIED: the receipt cannot be read")
 		return errNotVerified
 	}
-	if err := printChecks(out, attest.CheckModelCall(s, pub)); err != nil {
+	checks := attest.CheckModelCall(s, pub)
+	all := checks
+	if outer != nil {
+		all = append(append([]attest.Check{}, checks...), recordChecks(outer, s, checks)...)
+	}
+	if err := printChecks(out, all); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "verified: receipt %s (%s, weights_root %s), signed by %s\n", s.ID, s.Model, s.WeightsRoot, s.Signer.KeyID)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"boxd/engine/attest"
 	"boxd/pipelines/retrieval"
@@ -30,11 +31,10 @@ type searchInput struct {
 // offsets hold. Input that does not give every result's text and proof is
 // refused (NOT VERIFIED), never "verified" with results unchecked.
 func verifySearch(out io.Writer, in searchInput, pub ed25519.PublicKey) error {
-	var rc retrieval.SearchReceipt
-	if err := json.Unmarshal(in.receipt, &rc); err != nil || rc.V != retrieval.SearchFormat {
-		if err == nil {
-			err = fmt.Errorf("v is %q", rc.V)
-		}
+	// Read as the box wrote it: a field added anywhere in the receipt is
+	// one nobody signed, and refused naming it.
+	rc, err := retrieval.DecodeSearchReceipt(in.receipt)
+	if err != nil {
 		return cannotRead(out, err)
 	}
 	var pre []attest.Check
@@ -49,27 +49,22 @@ func verifySearch(out io.Writer, in searchInput, pub ed25519.PublicKey) error {
 			chunks = append(chunks, retrieval.ProvenChunk{Chunk: h.Chunk, Text: h.Text, Proof: h.Proof})
 		}
 	}
-	checks, err := retrieval.VerifySearch(in.receipt, pub, chunks, in.documents)
+	v, err := retrieval.VerifySearchReport(in.receipt, pub, chunks, in.documents)
 	if err != nil {
 		return cannotRead(out, err)
 	}
-	given := map[string]bool{}
-	for _, c := range chunks {
-		given[c.Chunk] = true
+	checks := append(pre, v.Checks...)
+	if len(v.Unchecked) > 0 {
+		// Said once, at the end, with how to give every result.
+		checks = slices.DeleteFunc(checks, func(c attest.Check) bool { return c.Name == "results" })
 	}
-	var missing []string
-	for _, r := range rc.Results {
-		if !given[r.Chunk] {
-			missing = append(missing, r.Chunk)
-		}
-	}
-	if err := printChecks(out, append(pre, checks...)); err != nil {
+	if err := printChecks(out, checks); err != nil {
 		return err
 	}
-	if len(missing) > 0 {
+	if len(v.Unchecked) > 0 {
 		fmt.Fprintf(out, "NOT VERIFIED: the receipt lists %d results and %d of them (%s) come without their text and proof, so they cannot be checked: "+
 			"give the whole answer POST /retrieval/search returned (each result carries both), or {\"receipt\", \"chunks\": [{\"chunk\", \"text\", \"proof\"}]} with every result\n",
-			len(rc.Results), len(missing), list(missing))
+			len(rc.Results), len(v.Unchecked), list(v.Unchecked))
 		return errNotVerified
 	}
 	if len(rc.Results) == 0 {
@@ -77,8 +72,14 @@ func verifySearch(out io.Writer, in searchInput, pub ed25519.PublicKey) error {
 		return nil
 	}
 	how := "text hash and Merkle proof against the corpus root"
-	if len(in.documents) > 0 {
+	switch {
+	case len(in.documents) == 0:
+		how += "; offsets not checked: no documents given"
+	case len(v.NoOffsets) == 0:
 		how += ", offsets in the documents given"
+	default:
+		how += fmt.Sprintf(", offsets in the documents given for %d of them; the offsets of %s are NOT checked (their documents are not given)",
+			len(rc.Results)-len(v.NoOffsets), list(v.NoOffsets))
 	}
 	fmt.Fprintf(out, "verified: search receipt %s, all %d results checked (%s), signed by %s\n", rc.ID, len(rc.Results), how, rc.Signer.KeyID)
 	return nil

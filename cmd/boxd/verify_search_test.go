@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -14,6 +15,7 @@ import (
 	"boxd/engine/attest"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/retrieval"
+	"boxd/receipts"
 )
 
 // flatEmbedder gives every text the same unit vector (the test searches
@@ -208,6 +210,15 @@ func TestVerifySearchAnswer(t *testing.T) {
 	dropped.Results = dropped.Results[:1]
 	otherIndex := answer()
 	otherIndex.Index.NChunks++
+	forged := withDocs(answer())
+	forged["receipt"].(map[string]any)["results"].([]any)[0].(map[string]any)["text"] = "FORGED"
+	forgedSigner := withDocs(answer())
+	forgedSigner["receipt"].(map[string]any)["signer"].(map[string]any)["note"] = "x"
+	oneDoc := withDocs(answer())
+	oneDoc["documents"] = docs[1:]
+	if res[0].Chunk.Doc != docs[0].ID {
+		t.Fatalf("the first result is in %s", res[0].Chunk.Doc)
+	}
 	partial := map[string]any{"receipt": rc, "chunks": []retrieval.ProvenChunk{{Chunk: answer().Results[0].Chunk, Text: answer().Results[0].Text, Proof: answer().Results[0].Proof}}}
 	for _, tc := range []struct {
 		name string
@@ -215,7 +226,7 @@ func TestVerifySearchAnswer(t *testing.T) {
 		code int
 		want string
 	}{
-		{"the answer", answer(), 0, fmt.Sprintf("verified: search receipt %s, all %d results checked (text hash and Merkle proof against the corpus root)", rc.ID, n)},
+		{"the answer", answer(), 0, fmt.Sprintf("verified: search receipt %s, all %d results checked (text hash and Merkle proof against the corpus root; offsets not checked: no documents given)", rc.ID, n)},
 		{"the answer with its documents", withDocs(answer()), 0, fmt.Sprintf("all %d results checked (text hash and Merkle proof against the corpus root, offsets in the documents given)", n)},
 		{"a result's text changed", changedText, 1, "NOT VERIFIED: chunk " + res[1].Chunk.ID},
 		{"a result's offset changed", movedOffset, 1, "NOT VERIFIED: answer results: the answer's result 1"},
@@ -223,9 +234,62 @@ func TestVerifySearchAnswer(t *testing.T) {
 		{"another index shown", otherIndex, 1, "NOT VERIFIED: answer index"},
 		{"the receipt alone", rc, 1, fmt.Sprintf("NOT VERIFIED: the receipt lists %d results and %d of them", n, n)},
 		{"one chunk of several", partial, 1, fmt.Sprintf("NOT VERIFIED: the receipt lists %d results and %d of them", n, n-1)},
+		{"a field added to the receipt", forged, 1, "receipt.results[0].text is not a field"},
+		{"a field added to the receipt's signer", forgedSigner, 1, "receipt.signer.note is not a field"},
+		{"one document of two", oneDoc, 0, "are NOT checked (their documents are not given)"},
 	} {
 		code, out, _ := runCLI(t, "verify", write(strings.ReplaceAll(tc.name, " ", "-")+".json", tc.file), "--pubkey", key.PublicKeyHex())
 		if code != tc.code || !strings.Contains(out, tc.want) || (tc.code != 0 && strings.Contains(out, "verified:")) {
+			t.Errorf("%s: exit %d, want %d and %q\n%s", tc.name, code, tc.code, tc.want, out)
+		}
+	}
+}
+
+// TestVerifyReceiptsBody: boxd verify on a GET /receipts/{id} body checks
+// that its top-level fields, which are not signed, say what the signed
+// receipt inside says: a changed weights_root (or another restated
+// field, or a field the box does not write) is NOT VERIFIED, naming it.
+func TestVerifyReceiptsBody(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(rand.Reader)
+	key := attest.NewKey(priv)
+	signed, err := attest.IssueModelCall(key, attest.ModelCall{ID: "mc-1", Model: "tiny-embed", WeightsRoot: strings.Repeat("ab", 32),
+		RequestHash: strings.Repeat("cd", 32), OutputHash: strings.Repeat("ef", 32), Params: map[string]string{"kind": "embed"},
+		Usage: attest.NewUsage(15, 0), Created: "1795651871"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := receipts.Record{ID: signed.ID, Model: signed.Model, WeightsRoot: signed.WeightsRoot, RequestHash: signed.RequestHash, OutputHash: signed.OutputHash,
+		Gateway: receipts.GatewaySig{PubKey: signed.Signer.PubKey, Sig: signed.Sig, KeyID: signed.Signer.KeyID},
+		Proof:   receipts.Proof{Format: attest.ModelCallFormat, Verified: true}, Checks: attest.CheckModelCall(signed, key.PublicKey()),
+		Status: receipts.StatusAttested, UpstreamModel: "tiny-embed.gguf", Usage: receipts.Usage{PromptTokens: 15, TotalTokens: 15}, Receipt: signed}
+	body := mustMarshal(rec)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name     string
+		from, to string
+		code     int
+		want     string
+	}{
+		{"as the box wrote it", "", "", 0, "verified: receipt mc-1"},
+		{"weights_root changed", `"weights_root":"abab`, `"weights_root":"0000`, 1, "NOT VERIFIED: record: the body's weights_root is"},
+		{"usage changed", `"prompt_tokens":15`, `"prompt_tokens":16`, 1, "the body's usage.prompt_tokens is 16"},
+		{"status changed", `"status":"attested"`, `"status":"unverified"`, 1, "the body's status is unverified"},
+		{"a field added", `"status":`, `"note":"x","status":`, 1, "the body's note is not a field"},
+		{"a gateway field added", `"gateway":{`, `"gateway":{"note":"x",`, 1, "the body's gateway.note is not a field"},
+	} {
+		b := body
+		if tc.from != "" {
+			b = bytes.Replace(body, []byte(tc.from), []byte(tc.to), 1)
+			if bytes.Equal(b, body) {
+				t.Fatalf("%s: nothing changed", tc.name)
+			}
+		}
+		p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+		if err := os.WriteFile(p, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, out, _ := runCLI(t, "verify", p, "--pubkey", key.PublicKeyHex())
+		if code != tc.code || !strings.Contains(out, tc.want) {
 			t.Errorf("%s: exit %d, want %d and %q\n%s", tc.name, code, tc.code, tc.want, out)
 		}
 	}

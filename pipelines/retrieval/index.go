@@ -64,8 +64,12 @@ type IndexChunk struct {
 	Anchor *Anchor `json:"anchor,omitempty"`
 }
 
-// leaf is the chunk's Merkle leaf in an index of format (proof.Leaf).
+// leaf is the chunk's Merkle leaf in an index of format (proof.Leaf; a
+// scanned document's chunk with its anchor, proof.AnchoredLeaf).
 func (c IndexChunk) leaf(format string) []byte {
+	if c.Anchor != nil {
+		return proof.AnchoredLeaf(format, c.DocSHA256, c.Doc, c.ID, c.ByteStart, c.ByteEnd, c.SHA256, c.Anchor)
+	}
 	return proof.Leaf(format, c.DocSHA256, c.Doc, c.ID, c.ByteStart, c.ByteEnd, c.SHA256)
 }
 

@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"boxd/pipelines/retrieval/bm25"
+	"boxd/pipelines/retrieval/chunker"
 )
 
 // Samples are built-in synthetic corpora ({sample: id} on the index route).
@@ -95,7 +96,12 @@ func (s *Service) Info() Info {
 	const quality = "search quality is the configured weights': random test weights find nothing meaningful"
 	in.Models.Embedder = model(s.EmbedderModel, s.Embedder != nil, "models.embedder.path", quality)
 	in.Models.Reranker = model(s.RerankerModel, s.Reranker != nil, "models.reranker.path", quality)
+	// The chunker as indexes are cut on this box: with the loaded models'
+	// token bounds (max_tokens, rerank_max_tokens), as the index reports.
 	in.Chunker = DefaultChunker
+	if b, err := chunker.Bounded(DefaultChunker, s.counters()); err == nil {
+		in.Chunker = b
+	}
 	in.Search.Candidates, in.Search.RRFK, in.Search.DefaultK = Candidates, RRFK, DefaultK
 	in.Search.Modes = []string{ModeHybrid, ModeDense, ModeBM25}
 	in.Search.BM25.K1, in.Search.BM25.B = bm25.K1, bm25.B

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -107,6 +108,36 @@ func countTokens(m any, texts []string, field string) (int, error) {
 	return total, nil
 }
 
+// sumTokens is the texts' tokens as the model counts them (0 for a model
+// that keeps no count): what an embedding call's receipt signs as
+// prompt_tokens, and /v1/embeddings reports.
+func sumTokens(m any, texts []string) (int, error) {
+	tc, ok := m.(TokenCounter)
+	if !ok {
+		return 0, nil
+	}
+	total := 0
+	for i, t := range texts {
+		n, err := tc.CountTokens(t)
+		if err != nil {
+			return 0, fmt.Errorf("retrieval: count the tokens of text %d: %w", i, err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// rerankTokens is a rerank call's tokens: for each document, those of the
+// query, a space and the document, as the reranker counts them (what
+// /v1/rerank reports and a rerank receipt signs as prompt_tokens).
+func rerankTokens(m any, query string, docs []string) (int, error) {
+	pairs := make([]string, len(docs))
+	for i, d := range docs {
+		pairs[i] = query + " " + d
+	}
+	return sumTokens(m, pairs)
+}
+
 // Embeddings answers POST /v1/embeddings.
 func (s *Service) Embeddings(ctx context.Context, keyID *string, req EmbeddingsRequest) (*EmbeddingsResponse, error) {
 	if err := s.modelCheck(s.EmbedderModel, s.Embedder != nil, req.Model, "models.embedder.path"); err != nil {
@@ -143,7 +174,7 @@ func (s *Service) Embeddings(ctx context.Context, keyID *string, req EmbeddingsR
 	if req.Dimensions != nil && len(vs) > 0 && *req.Dimensions != len(vs[0]) {
 		return nil, problem.New(problem.Invalid, "dimensions %d: this model's vectors have %d (no shortening)", *req.Dimensions, len(vs[0]))
 	}
-	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(vs), map[string]string{"inputs": strconv.Itoa(len(texts)), "api": "openai.embeddings"}, keyID)
+	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(vs), map[string]string{"inputs": strconv.Itoa(len(texts)), "api": "openai.embeddings"}, tokens, keyID)
 	if err != nil {
 		return nil, err
 	}
@@ -223,13 +254,14 @@ func (s *Service) Rerank(ctx context.Context, keyID *string, req RerankRequest) 
 	if req.TopN != nil && (*req.TopN < 1 || *req.TopN > len(docs)) {
 		return nil, problem.New(problem.Invalid, "top_n must be 1 to the number of documents (%d)", len(docs))
 	}
-	tokens := 0
 	for i, d := range docs {
-		n, err := countTokens(s.Reranker, []string{req.Query + " " + d}, "documents")
-		if err != nil {
+		if _, err := countTokens(s.Reranker, []string{req.Query + " " + d}, "documents"); err != nil {
 			return nil, problem.New(problem.Invalid, "documents[%d] with the query is over the model's context: shorten it", i)
 		}
-		tokens += n
+	}
+	tokens, err := rerankTokens(s.Reranker, req.Query, docs)
+	if err != nil {
+		return nil, err
 	}
 	release, err := s.acquire()
 	if err != nil {
@@ -242,7 +274,7 @@ func (s *Service) Rerank(ctx context.Context, keyID *string, req RerankRequest) 
 	}
 	b, _ := json.Marshal(scores)
 	rc, err := s.sign(ctx, "rerank", s.RerankerModel, append([]string{req.Query}, docs...), hashHex(b),
-		map[string]string{"candidates": strconv.Itoa(len(docs)), "api": "rerank"}, keyID)
+		map[string]string{"candidates": strconv.Itoa(len(docs)), "api": "rerank"}, tokens, keyID)
 	if err != nil {
 		return nil, err
 	}

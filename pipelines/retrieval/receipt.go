@@ -11,6 +11,7 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/ids"
+	"boxd/pipelines/docreader/exact"
 	"boxd/pipelines/retrieval/proof"
 )
 
@@ -68,6 +69,9 @@ type ReceiptResult struct {
 	SHA256    string    `json:"sha256"`
 	ScoresPPM ScoresPPM `json:"scores_ppm"`
 	Ranks     Ranks     `json:"ranks"`
+	// Anchor places a scanned document's chunk on its page (an index of
+	// scans only): signed here and, in v2, bound by the chunk's leaf.
+	Anchor *Anchor `json:"anchor,omitempty"`
 }
 
 // ModelCallRef names a model-call receipt the search made.
@@ -143,7 +147,7 @@ func SignSearch(k *attest.Key, ix *Index, query string, p Params, res []Result, 
 	}
 	for _, r := range res {
 		rr := ReceiptResult{Rank: r.Rank, Chunk: r.Chunk.ID, Doc: r.Chunk.Doc, DocSHA256: r.Chunk.DocSHA256,
-			ByteStart: r.Chunk.ByteStart, ByteEnd: r.Chunk.ByteEnd, SHA256: r.Chunk.SHA256}
+			ByteStart: r.Chunk.ByteStart, ByteEnd: r.Chunk.ByteEnd, SHA256: r.Chunk.SHA256, Anchor: r.Chunk.Anchor}
 		if r.HasDense {
 			v := PPM(r.Dense)
 			rr.ScoresPPM.Dense = &v
@@ -180,18 +184,75 @@ type ProvenChunk struct {
 // Check is one verification step (the attest package's).
 type Check = attest.Check
 
-// VerifySearch checks a search receipt: its signature, that this box
-// (pinned) signed it, that the index hash is what its corpus root, chunk
-// count, chunker and embedder give, and for each chunk handed back its
-// text hash and proof against the root, and with the documents its
-// offsets. Every check is listed; the receipt holds when all are OK.
+// SearchVerification is what VerifySearchReport found: every check, and
+// what went unchecked.
+type SearchVerification struct {
+	Receipt SearchReceipt
+	Checks  []Check
+	// Unchecked are the receipt's results (chunk ids) no chunk was given
+	// for: their text and proof are not checked.
+	Unchecked []string
+	// NoOffsets are the results whose offsets were not checked: documents
+	// did not hold their document (all of them when none was sent).
+	NoOffsets []string
+}
+
+// VerifySearch is VerifySearchReport's checks.
 func VerifySearch(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, docs []Document) ([]Check, error) {
+	v, err := VerifySearchReport(raw, pinned, chunks, docs)
+	if err != nil {
+		return nil, err
+	}
+	return v.Checks, nil
+}
+
+// DecodeSearchReceipt reads a search receipt exactly as the box wrote it:
+// every field it has is one the signature covers, so a field added
+// anywhere (at any depth), left out or sent twice is refused, naming it
+// (exact.Decode), never dropped unread.
+func DecodeSearchReceipt(raw []byte) (SearchReceipt, error) {
 	var r SearchReceipt
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("receipt: %w", err)
+	if err := exact.Decode(raw, &r, "receipt"); err != nil {
+		return SearchReceipt{}, err
 	}
 	if r.V != SearchFormat {
-		return nil, fmt.Errorf("receipt v is %q, want %s", r.V, SearchFormat)
+		return SearchReceipt{}, fmt.Errorf("receipt v is %q, want %s", r.V, SearchFormat)
+	}
+	return r, nil
+}
+
+// CheckVerifyDocuments refuses documents sent twice under one id (which
+// one's offsets would be checked?) or without an id.
+func CheckVerifyDocuments(docs []Document) error {
+	seen := map[string]bool{}
+	for i, d := range docs {
+		switch {
+		case d.ID == "":
+			return fmt.Errorf("documents[%d].id is empty: give each document the id it was indexed under", i)
+		case seen[d.ID]:
+			return fmt.Errorf("documents[%d].id %q appears twice: send each document once", i, d.ID)
+		}
+		seen[d.ID] = true
+	}
+	return nil
+}
+
+// VerifySearchReport checks a search receipt: that it is exactly a
+// receipt the box writes (DecodeSearchReceipt), its signature, that this
+// box (pinned) signed it, that the index hash is what its corpus root,
+// chunk count, chunker and embedder give, and for each chunk handed back
+// its text hash and proof against the root (with a scanned document's
+// anchor, in v2, in its leaf), and with the documents its offsets. The
+// "results" check holds only when every result the receipt lists was
+// handed back, once: a receipt whose results went unchecked is not
+// verified. Every check is listed; the receipt holds when all are OK.
+func VerifySearchReport(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, docs []Document) (*SearchVerification, error) {
+	r, err := DecodeSearchReceipt(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckVerifyDocuments(docs); err != nil {
+		return nil, err
 	}
 	out, err := attest.SignatureChecks(SearchFormat, r.searchBody, r.Signer, r.Sig, pinned)
 	if err != nil {
@@ -214,6 +275,32 @@ func VerifySearch(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, do
 	for i := range docs {
 		texts[docs[i].ID] = &docs[i].Text
 	}
+	v := &SearchVerification{Receipt: r}
+	given := map[string]int{}
+	for _, c := range chunks {
+		given[c.Chunk]++
+	}
+	var twice []string
+	for _, res := range r.Results {
+		switch given[res.Chunk] {
+		case 0:
+			v.Unchecked = append(v.Unchecked, res.Chunk)
+		case 1:
+		default:
+			twice = append(twice, res.Chunk)
+		}
+	}
+	switch {
+	case len(v.Unchecked) > 0:
+		add("results", false, fmt.Sprintf("%d of the receipt's %d results (%s) come without their text and proof, so they are not checked: send every result's {chunk, text, proof}",
+			len(v.Unchecked), len(r.Results), listIDs(v.Unchecked)))
+	case len(twice) > 0:
+		add("results", false, fmt.Sprintf("chunks %s are sent more than once: send each result once", listIDs(twice)))
+	case len(r.Results) == 0:
+		add("results", true, "the receipt lists no results")
+	default:
+		add("results", true, fmt.Sprintf("all %d results the receipt lists are handed back", len(r.Results)))
+	}
 	for _, c := range chunks {
 		res, ok := byID[c.Chunk]
 		name := "chunk " + c.Chunk
@@ -226,17 +313,39 @@ func VerifySearch(raw []byte, pinned ed25519.PublicKey, chunks []ProvenChunk, do
 			add(name, false, fmt.Sprintf("the proof is for leaf %d, the chunk id names another", c.Proof.Index))
 			continue
 		}
-		ic := IndexChunk{ID: res.Chunk, Doc: res.Doc, DocSHA256: res.DocSHA256, ByteStart: res.ByteStart, ByteEnd: res.ByteEnd, SHA256: res.SHA256, Text: c.Text}
+		ic := IndexChunk{ID: res.Chunk, Doc: res.Doc, DocSHA256: res.DocSHA256, ByteStart: res.ByteStart, ByteEnd: res.ByteEnd, SHA256: res.SHA256, Text: c.Text, Anchor: res.Anchor}
 		doc := texts[res.Doc]
 		if err := VerifyChunk(r.Index.Format, ic, c.Proof, r.Index.CorpusRoot, r.Index.NChunks, doc); err != nil {
 			add(name, false, err.Error())
 			continue
 		}
 		detail := "its text hashes to its sha256 and its proof leads to the corpus root"
-		if doc != nil {
+		if res.Anchor != nil && r.Index.Format == proof.IndexV2 {
+			detail += " (its anchor in its leaf)"
+		}
+		switch {
+		case doc != nil:
 			detail += "; the document's bytes at its offsets are its text"
+		case len(docs) == 0:
+			detail += "; its offsets are not checked (no documents sent)"
+		default:
+			detail += fmt.Sprintf("; its offsets are NOT checked: documents holds no document %q", res.Doc)
 		}
 		add(name, true, detail)
 	}
-	return out, nil
+	for _, res := range r.Results {
+		if texts[res.Doc] == nil {
+			v.NoOffsets = append(v.NoOffsets, res.Chunk)
+		}
+	}
+	v.Checks = out
+	return v, nil
+}
+
+// listIDs is up to five ids, then how many more.
+func listIDs(ids []string) string {
+	if len(ids) <= 5 {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:5], ", "), len(ids)-5)
 }

@@ -92,7 +92,7 @@ func TestSearchReceiptVerifies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := failed(cs); len(f) > 0 || len(cs) != 3+len(chunks) {
+	if f := failed(cs); len(f) > 0 || len(cs) != 4+len(chunks) { // signature, signer, index_hash, results, one per chunk
 		t.Errorf("%d checks, failed: %v", len(cs), f)
 	}
 }

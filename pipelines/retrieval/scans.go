@@ -224,8 +224,12 @@ func (s *Service) IndexScans(ctx context.Context, owner string, keyID *string, r
 	for i, c := range ix.Chunks {
 		texts[i] = c.Text
 	}
+	tokens, err := sumTokens(s.Embedder, texts)
+	if err != nil {
+		return nil, err
+	}
 	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors),
-		map[string]string{"inputs": strconv.Itoa(len(texts)), "layout_sha256": ix.Layout}, keyID)
+		map[string]string{"inputs": strconv.Itoa(len(texts)), "layout_sha256": ix.Layout}, tokens, keyID)
 	if err != nil {
 		return nil, err
 	}

@@ -203,7 +203,11 @@ func (s *Service) build(ctx context.Context, docs []Document, keyID *string) (*I
 	for i, c := range ix.Chunks {
 		texts[i] = c.Text
 	}
-	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors), map[string]string{"inputs": strconv.Itoa(len(texts))}, keyID)
+	tokens, err := sumTokens(s.Embedder, texts)
+	if err != nil {
+		return nil, ModelCallReceipt{}, err
+	}
+	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors), map[string]string{"inputs": strconv.Itoa(len(texts))}, tokens, keyID)
 	return ix, rc, err
 }
 
@@ -241,8 +245,9 @@ func vectorsHash(vs [][]float32) string {
 
 // sign issues a model call's receipt (service.model-call.v1): the request
 // hash covers the texts (canonical JSON list), the output hash the vectors
-// or scores. Embedding and reranking generate no tokens: usage is 0.
-func (s *Service) sign(ctx context.Context, kind string, m Model, inputs []string, outputHash string, params map[string]string, keyID *string) (ModelCallReceipt, error) {
+// or scores; usage signs the tokens the model read (prompt_tokens, as the
+// peer routes report them) and generated none (completion_tokens 0).
+func (s *Service) sign(ctx context.Context, kind string, m Model, inputs []string, outputHash string, params map[string]string, tokens int, keyID *string) (ModelCallReceipt, error) {
 	if s.Receipts == nil || s.Key == nil {
 		return ModelCallReceipt{}, fmt.Errorf("retrieval: no receipt issuer")
 	}
@@ -257,7 +262,7 @@ func (s *Service) sign(ctx context.Context, kind string, m Model, inputs []strin
 	id := ids.New("mc-", 12)
 	signed, err := s.Receipts.Issue(context.WithoutCancel(ctx), attest.ModelCall{
 		ID: id, Model: m.Ref.Repo, WeightsRoot: m.WeightsRoot, RequestHash: reqHash, OutputHash: outputHash,
-		Params: p, Usage: attest.NewUsage(0, 0), KeyID: keyID,
+		Params: p, Usage: attest.NewUsage(tokens, 0), KeyID: keyID,
 	}, m.File)
 	if err != nil {
 		return ModelCallReceipt{}, fmt.Errorf("retrieval: sign the %s call: %w", kind, err)
@@ -337,8 +342,6 @@ type SearchHit struct {
 	ReceiptResult
 	Text  string `json:"text"`
 	Proof Proof  `json:"proof"`
-	// Anchor places a scanned document's chunk on its page.
-	Anchor *Anchor `json:"anchor,omitempty"`
 }
 
 // SearchResponse is its answer.
@@ -454,7 +457,11 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 	}
 	var refs []ModelCallRef
 	if re, ok := emb.(*recordingEmbedder); ok && re.called {
-		rc, err := s.sign(ctx, "embed", s.EmbedderModel, []string{req.Query}, vectorsHash(re.out), map[string]string{"inputs": "1"}, keyID)
+		tokens, err := sumTokens(s.Embedder, []string{req.Query})
+		if err != nil {
+			return nil, err
+		}
+		rc, err := s.sign(ctx, "embed", s.EmbedderModel, []string{req.Query}, vectorsHash(re.out), map[string]string{"inputs": "1"}, tokens, keyID)
 		if err != nil {
 			return nil, err
 		}
@@ -462,8 +469,12 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 	}
 	if rr != nil && rr.called {
 		b, _ := json.Marshal(rr.scores)
+		tokens, err := rerankTokens(s.Reranker, req.Query, rr.docs)
+		if err != nil {
+			return nil, err
+		}
 		rc, err := s.sign(ctx, "rerank", s.RerankerModel, append([]string{req.Query}, rr.docs...), hashHex(b),
-			map[string]string{"candidates": strconv.Itoa(len(rr.docs))}, keyID)
+			map[string]string{"candidates": strconv.Itoa(len(rr.docs))}, tokens, keyID)
 		if err != nil {
 			return nil, err
 		}
@@ -484,7 +495,7 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 		if err != nil {
 			return nil, err
 		}
-		out.Results = append(out.Results, SearchHit{ReceiptResult: receipt.Results[i], Text: r.Chunk.Text, Proof: pr, Anchor: r.Chunk.Anchor})
+		out.Results = append(out.Results, SearchHit{ReceiptResult: receipt.Results[i], Text: r.Chunk.Text, Proof: pr})
 	}
 	return out, nil
 }
@@ -534,28 +545,45 @@ type VerifyRequest struct {
 	Documents []Document      `json:"documents"`
 }
 
-// VerifyResponse is its answer: ok when every check holds.
+// VerifyResponse is its answer: ok when every check holds, which needs
+// every result the receipt lists handed back in chunks (a result left
+// unchecked fails the "results" check and is listed in unchecked).
 type VerifyResponse struct {
 	OK     bool    `json:"ok"`
 	Checks []Check `json:"checks"`
+	// Unchecked are the receipt's results (chunk ids) sent without their
+	// text and proof: nothing about them was checked.
+	Unchecked []string `json:"unchecked"`
+	// OffsetsUnchecked are the results whose byte offsets were not
+	// checked, their document not being in documents (every result when
+	// no documents were sent; offsets are optional to check).
+	OffsetsUnchecked []string `json:"offsets_unchecked"`
 }
 
-// Verify checks a search receipt against this box's key.
+// Verify checks a search receipt against this box's key. A receipt with
+// a field the box does not write, or documents sent twice under one id,
+// is refused (400) naming it.
 func (s *Service) Verify(req VerifyRequest) (*VerifyResponse, error) {
 	if len(req.Receipt) == 0 || string(req.Receipt) == "null" {
 		return nil, problem.New(problem.Invalid, "receipt is missing: send the search receipt POST /retrieval/search returned")
+	}
+	if err := CheckVerifyDocuments(req.Documents); err != nil {
+		return nil, problem.Wrap(problem.Invalid, err, "%v", err)
 	}
 	var pub ed25519.PublicKey
 	if s.Key != nil {
 		pub = s.Key.PublicKey()
 	}
-	cs, err := VerifySearch(req.Receipt, pub, req.Chunks, req.Documents)
+	v, err := VerifySearchReport(req.Receipt, pub, req.Chunks, req.Documents)
 	if err != nil {
-		return nil, problem.Wrap(problem.Invalid, err, "receipt is not a %s receipt: %v", SearchFormat, err)
+		return nil, problem.Wrap(problem.Invalid, err, "receipt is not a %s receipt as the box wrote it: %v", SearchFormat, err)
 	}
 	ok := true
-	for _, c := range cs {
+	for _, c := range v.Checks {
 		ok = ok && c.OK
 	}
-	return &VerifyResponse{OK: ok, Checks: cs}, nil
+	out := &VerifyResponse{OK: ok, Checks: v.Checks, Unchecked: []string{}, OffsetsUnchecked: []string{}}
+	out.Unchecked = append(out.Unchecked, v.Unchecked...)
+	out.OffsetsUnchecked = append(out.OffsetsUnchecked, v.NoOffsets...)
+	return out, nil
 }

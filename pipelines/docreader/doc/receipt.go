@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 
@@ -247,6 +248,15 @@ func Decode(raw []byte) (*Document, error) {
 	var d Document
 	if err := exact.Decode(raw, &d, "document"); err != nil {
 		return nil, err
+	}
+	// The receipt binds a page's deskew by value and leaves it out at 0,
+	// so -0 (which exact.Decode writes again as -0) would verify in
+	// place of the 0 the box wrote: the box never writes -0 (a page not
+	// turned has 0, a turned one at least raster.MinSkew).
+	for i, p := range d.Pages {
+		if p.Deskew == 0 && math.Signbit(p.Deskew) {
+			return nil, &exact.Error{Path: fmt.Sprintf("document.pages[%d].deskew", i), Problem: "is written -0 where the box writes 0 (send numbers exactly as the box wrote them)"}
+		}
 	}
 	return &d, nil
 }

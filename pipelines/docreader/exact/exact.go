@@ -7,16 +7,22 @@
 // then vouch for fields it never saw, and a key sent twice is read as its
 // last value by it and as its first by other readers. Decode refuses all
 // of that: the value
-// decoded and written again must be the JSON sent, field for field (numbers
-// compared as numbers, object keys in any order, whitespace aside).
+// decoded and written again must be the JSON sent, field for field (object
+// keys in any order, whitespace aside, numbers spelled exactly as
+// encoding/json writes them: 169.5, not 169.50 or 1.695e2; 1e-7, not
+// 0.0000001; attest.Canonical keeps that text, so it is the spelling the
+// box writes and signs).
 package exact
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
+	"strings"
 
 	"boxd/strictjson"
 )
@@ -35,24 +41,36 @@ func (e *Error) Error() string { return e.Path + " " + e.Problem }
 
 // Decode decodes raw into v (a pointer) and checks that v, written as
 // JSON again, is raw. name is the path's root ("document", "chart").
+// Errors name the path of the first value that differs, in JSON's words
+// (never Go's type or field names).
 func Decode(raw []byte, v any, name string) error {
+	if b := strictjson.BOM(raw); b != nil {
+		return &Error{Path: name, Problem: b.Error()}
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var sent any
 	if err := dec.Decode(&sent); err != nil {
 		return fmt.Errorf("%s is not JSON: %w", name, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return &Error{Path: name, Problem: "has data after its JSON value: send exactly one value"}
+	}
 	if _, ok := sent.(map[string]any); !ok {
 		return &Error{Path: name, Problem: "is not a JSON object"}
 	}
 	if e := strictjson.Duplicate(raw); e != nil {
-		p := name
-		if e.Path != "" {
-			p += "." + e.Path
-		}
-		return &Error{Path: p + "." + e.Key, Problem: "appears twice (send each key once)"}
+		return &Error{Path: join(join(name, e.Path), e.Key), Problem: "appears twice (send each key once)"}
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
+	// Numbers in a field of any type stay as sent (json.Number), so that
+	// they are written again as they came and hash as they came.
+	dec = json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		var te *strictjson.TypeError
+		if errors.As(strictjson.Explain(raw, err), &te) {
+			return &Error{Path: join(name, te.Path), Problem: fmt.Sprintf("must be %s, not %s", te.Want, te.Got)}
+		}
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	again, err := json.Marshal(v)
@@ -69,6 +87,18 @@ func Decode(raw []byte, v any, name string) error {
 		return e
 	}
 	return nil
+}
+
+// join appends a path to a root: document.pages[0], document["a b"],
+// document[0].
+func join(root, path string) string {
+	switch {
+	case path == "":
+		return root
+	case strings.HasPrefix(path, "["):
+		return root + path
+	}
+	return root + "." + path
 }
 
 // compare finds the first difference between the JSON sent and the JSON
@@ -121,7 +151,15 @@ func compare(path string, sent, written any) *Error {
 		}
 	case json.Number:
 		w, ok := written.(json.Number)
-		if !ok || !sameNumber(s, w) {
+		switch {
+		case ok && s == w:
+		case ok && sameNumber(s, w):
+			// The value the box wrote, spelled another way: the box's
+			// numbers count exactly as it wrote them (a signed hash
+			// covers their text), so 169.50, 1.695e2 and 0.0000001 for
+			// 1e-7 are refused, not read as the same number.
+			return &Error{Path: path, Problem: fmt.Sprintf("is written %s where the box writes %s (send numbers exactly as the box wrote them)", s, w)}
+		default:
 			return &Error{Path: path, Problem: fmt.Sprintf("is %s where %s is read", s, show(written))}
 		}
 	default: // string, bool, nil
@@ -133,8 +171,7 @@ func compare(path string, sent, written any) *Error {
 }
 
 // sameNumber compares two JSON numbers by value (1.0 and 1 are one
-// number; a number decodes exactly into an integer field, so only a
-// float's writing can differ).
+// number, written two ways).
 func sameNumber(a, b json.Number) bool {
 	if a == b {
 		return true

@@ -68,6 +68,18 @@ func Leaf(format, docSHA256, doc, id string, start, end int, sum string) []byte 
 	return b
 }
 
+// AnchoredLeaf is the leaf of a chunk of a scanned document: in v2 the
+// array Leaf writes with the chunk's anchor object appended (canonical
+// JSON: {"bbox":[x,y,w,h],"document","element","page"}), so that the
+// corpus root binds each chunk's place on its page; v1 (made before it
+// did) is Leaf, the anchor bound by the layout hash alone.
+func AnchoredLeaf(format, docSHA256, doc, id string, start, end int, sum string, anchor any) []byte {
+	if !v2(format) || anchor == nil {
+		return Leaf(format, docSHA256, doc, id, start, end, sum)
+	}
+	return canonical([]any{LeafV2, docSHA256, doc, id, start, end, sum, anchor})
+}
+
 // IndexHash is the index hash: SHA-256 (hex) of the JSON object
 // {"v": index format, "corpus_root", "n_chunks", "chunker", "embedder",
 // "layout_sha256"} (layout_sha256 only for an index of scans). v2: its
