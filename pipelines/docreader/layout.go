@@ -19,7 +19,7 @@ import (
 
 // LayoutRevision names the rules below (kinds, reading order); receipts
 // carry it, and it changes whenever the rules change what they produce.
-const LayoutRevision = "boxd-layout-4" // 3: tables of dot leaders; 4: a form widget's label and value read together, and issue 35's tables (unruled bodies, no rules, kept apart, tight boxes)
+const LayoutRevision = "boxd-layout-5" // 3: tables of dot leaders; 4: a form widget's label and value read together, and issue 35's tables (unruled bodies, no rules, kept apart, tight boxes); 5: printed rows read across a gutter (Label: value, a reference's number, a contents entry's page number), and a lone block on one side no longer joins a band on the other
 
 // word is one word with its box.
 type word struct {
@@ -336,6 +336,7 @@ func classify(rs []*region, pageH int) {
 // headers first and footers last, the body by an XY-cut that keeps
 // columns apart; right to left on a page whose letters mostly are).
 func readingOrder(rs []*region, pageW int) []*region {
+	rs = splitAtPairs(rs)
 	bs := make([]order.Block, len(rs))
 	for i, r := range rs {
 		bs[i] = order.Block{Box: r.box, Size: r.size, Group: r.row}
@@ -390,6 +391,62 @@ func splitAtWidgets(rs []*region, ws []raster.Box) []*region {
 				out = append(out, cur)
 			}
 			k++
+			cur.lines = append(cur.lines, l)
+			cur.box = cur.box.Union(l.box)
+		}
+	}
+	return out
+}
+
+// splitAtPairs cuts text regions into the rows that forms.Pairs reads
+// across a gutter (a printed "Label:" and its value, a reference's
+// number and its text, a contents entry and its page number), and ties
+// the two sides of each row together as one reading unit, as
+// splitAtWidgets does for a widget's label and value. A line that pairs
+// with nothing stays with the row above it in its region (a value that
+// wraps). Regions read in a widget's row, titles, headers, footers,
+// captions, tables and figures are left alone.
+func splitAtPairs(rs []*region) []*region {
+	var lines []forms.TextLine
+	next := 1
+	for i, r := range rs {
+		next = max(next, r.row+1)
+		if r.table != nil || r.image || r.row != 0 || (r.kind != KindText && r.kind != KindListItem) {
+			continue
+		}
+		for _, l := range r.lines {
+			lines = append(lines, forms.TextLine{Box: l.box, Text: l.text(), Region: i})
+		}
+	}
+	if len(lines) < 2 {
+		return rs
+	}
+	pairs := forms.Pairs(lines, rightToLeft(rs))
+	if !slices.ContainsFunc(pairs, func(p int) bool { return p >= 0 }) {
+		return rs
+	}
+	var out []*region
+	k := 0
+	for i, r := range rs {
+		if k >= len(lines) || lines[k].Region != i {
+			out = append(out, r)
+			continue
+		}
+		mine := pairs[k : k+len(r.lines)]
+		k += len(r.lines)
+		if !slices.ContainsFunc(mine, func(p int) bool { return p >= 0 }) {
+			out = append(out, r)
+			continue
+		}
+		var cur *region
+		for j, l := range r.lines {
+			if cur == nil || mine[j] >= 0 {
+				cur = &region{source: r.source, size: r.size, kind: r.kind}
+				if mine[j] >= 0 {
+					cur.row = next + mine[j]
+				}
+				out = append(out, cur)
+			}
 			cur.lines = append(cur.lines, l)
 			cur.box = cur.box.Union(l.box)
 		}

@@ -104,9 +104,12 @@ func containsValue(text, value string) bool {
 var labelValueRE = regexp.MustCompile(`^\s*([\p{L}][\p{L}\p{N} /()#&'.,-]{0,48}?)\s*:\s+(\S.*?)\s*$`)
 
 // Layout finds "Label: value" lines in a page's elements, except
-// where an AcroForm widget already sits.
+// where an AcroForm widget already sits: a line that holds both, or a
+// line that is only a label (labelAcross) and the line printed after
+// it on its baseline across a gap, tied to the element holding the
+// value.
 func Layout(p *doc.Page, widgets []mupdf.Field) []doc.Field {
-	var out []doc.Field
+	out := labelAcross(p, widgets)
 	for _, e := range p.Elements {
 		switch e.Kind {
 		case doc.KindText, doc.KindListItem, doc.KindTitle, doc.KindCell:

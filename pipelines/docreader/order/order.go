@@ -220,30 +220,68 @@ func gutters(band []*Block, minGutter float64) [][2]float64 {
 // joinBands joins adjacent bands that together still have a column
 // gutter, and are at most three lines' height apart: the columns run
 // on, even through a band where only one column has text.
+// A joined group whose columns nowhere stand side by side (no two of
+// them overlap in y: a letter's date at the right, then the address
+// under it at the left) is parted into its bands again, read top to
+// bottom.
 func joinBands(bands [][]*Block, minGutter float64) [][]*Block {
-	out := [][]*Block{bands[0]}
-	for _, b := range bands[1:] {
-		last := out[len(out)-1]
-		bottom, top, size := 0.0, b[0].Box.Y0, 0.0
-		for _, r := range last {
-			bottom = max(bottom, r.Box.Y1)
-			size = max(size, r.Size)
-		}
-		for _, r := range b {
-			top = min(top, r.Box.Y0)
-			size = max(size, r.Size)
-		}
-		// Columns run on across a paragraph break, not across a gap of
-		// several lines (a table's caption under two short columns).
-		if size > 0 && top-bottom > 3*size {
-			out = append(out, b)
+	var out [][]*Block
+	from := 0 // the first band of the current group
+	for i := 1; i <= len(bands); i++ {
+		if i < len(bands) && join(bands[i], bands[from:i], minGutter) {
 			continue
 		}
-		if joined := append(slices.Clone(last), b...); len(gutters(joined, minGutter)) > 0 {
-			out[len(out)-1] = joined
-			continue
+		group := slices.Concat(bands[from:i]...)
+		if i-from > 1 && !sideBySide(group, minGutter) {
+			out = append(out, bands[from:i]...)
+		} else {
+			out = append(out, group)
 		}
-		out = append(out, b)
+		from = i
 	}
 	return out
+}
+
+// join says whether band b runs on from the group of bands before it.
+func join(b []*Block, group [][]*Block, minGutter float64) bool {
+	last := slices.Concat(group...)
+	bottom, top, size := 0.0, b[0].Box.Y0, 0.0
+	for _, r := range last {
+		bottom = max(bottom, r.Box.Y1)
+		size = max(size, r.Size)
+	}
+	for _, r := range b {
+		top = min(top, r.Box.Y0)
+		size = max(size, r.Size)
+	}
+	// Columns run on across a paragraph break, not across a gap of
+	// several lines (a table's caption under two short columns).
+	if size > 0 && top-bottom > 3*size {
+		return false
+	}
+	return len(gutters(append(last, b...), minGutter)) > 0
+}
+
+// sideBySide says whether a joined band's columns stand side by side
+// somewhere (two of them overlap in y). Where none do (a letter's date
+// at the right, the address under it at the left), the bands were
+// blocks one under another, not columns, and are read top to bottom.
+func sideBySide(band []*Block, minGutter float64) bool {
+	cols := splitAxis(band, false, minGutter)
+	span := func(c []*Block) (lo, hi float64) {
+		lo, hi = c[0].Box.Y0, c[0].Box.Y1
+		for _, r := range c {
+			lo, hi = min(lo, r.Box.Y0), max(hi, r.Box.Y1)
+		}
+		return lo, hi
+	}
+	for i := range cols {
+		a0, a1 := span(cols[i])
+		for j := i + 1; j < len(cols); j++ {
+			if b0, b1 := span(cols[j]); min(a1, b1) > max(a0, b0) {
+				return true
+			}
+		}
+	}
+	return false
 }
