@@ -191,7 +191,7 @@ func got(v string) string {
 	case "number":
 		return "a number"
 	case "bool":
-		return "true or false"
+		return "a boolean"
 	case "null":
 		return "null"
 	}

