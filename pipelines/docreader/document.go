@@ -211,15 +211,31 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		}
 		if usableLayer(layer) {
 			p.Source = PageTextLayer
-			rs, trs := findTables(img, regionsFromLayer(layer), SourceParser)
-			rs = splitAtWidgets(rs, forms.OrderWidgets(ws, img.W, img.H))
+			// Tables and unmapped glyphs are OCRed at 288 DPI, from the
+			// page drawn again (once, when first needed).
 			var hi *raster.Image
-			if len(trs) > 0 && rd.ocr != nil {
-				// Tables are OCRed at 288 DPI, from the page drawn again.
-				if _, hi, err = doc.Page(ctx, n, Scale*ocr.RegionScale, rd.pixelLimit()*ocr.RegionScale*ocr.RegionScale); engineProblem(n+1, err) != nil {
-					return info, nil, engineProblem(n+1, err)
+			hiRes := func() (*raster.Image, error) {
+				if hi != nil {
+					return hi, nil
+				}
+				_, h, err := doc.Page(ctx, n, Scale*ocr.RegionScale, rd.pixelLimit()*ocr.RegionScale*ocr.RegionScale)
+				if perr := engineProblem(n+1, err); perr != nil {
+					return nil, perr
 				} else if err != nil {
-					return info, nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
+					return nil, problem.Wrap(problem.Invalid, err, "page %d does not read: %v", n+1, err)
+				}
+				hi = h
+				return hi, nil
+			}
+			rs := regionsFromLayer(layer)
+			if _, err := rd.readUnmapped(ctx, img, hiRes, rs); err != nil {
+				return info, nil, pageError(p.Page, err)
+			}
+			rs, trs := findTables(img, rs, SourceParser)
+			rs = splitAtWidgets(rs, forms.OrderWidgets(ws, img.W, img.H))
+			if len(trs) > 0 && rd.ocr != nil {
+				if _, err := hiRes(); err != nil {
+					return info, nil, err
 				}
 			}
 			if err := rd.checkTables(ctx, img, hi, trs); err != nil {
@@ -386,10 +402,11 @@ func tiffPages(b []byte) int {
 }
 
 // rereadable says whether an element's text is a reading the re-read rule
-// covers: read from pixels (OCR), a region of text, under the threshold.
+// covers: read from pixels (OCR, or a text-layer element with words read
+// from pixels), a region of text, under the threshold.
 // A table's own text is its cells', which are re-read one by one.
 func rereadable(e *Element) bool {
-	return e.Source == SourceOCR && e.Kind != KindTable && e.Kind != KindFigure && reread.Due(e.Text, e.ConfBP)
+	return (e.Source == SourceOCR || e.Source == SourceParserOCR) && e.Kind != KindTable && e.Kind != KindFigure && reread.Due(e.Text, e.ConfBP)
 }
 
 // reread applies the re-read rule to a page read from img.

@@ -19,7 +19,7 @@ import (
 
 // LayoutRevision names the rules below (kinds, reading order); receipts
 // carry it, and it changes whenever the rules change what they produce.
-const LayoutRevision = "boxd-layout-5" // 3: tables of dot leaders; 4: a form widget's label and value read together, and issue 35's tables (unruled bodies, no rules, kept apart, tight boxes); 5: printed rows read across a gutter (Label: value, a reference's number, a contents entry's page number), and a lone block on one side no longer joins a band on the other
+const LayoutRevision = "boxd-layout-6" // 3: tables of dot leaders; 4: a form widget's label and value read together, and issue 35's tables (unruled bodies, no rules, kept apart, tight boxes); 5: printed rows read across a gutter (Label: value, a reference's number, a contents entry's page number), and a lone block on one side no longer joins a band on the other; 6: words whose glyphs the text layer maps to no character (U+FFFD) read from the page's pixels (source parser+ocr)
 
 // word is one word with its box.
 type word struct {
@@ -27,6 +27,9 @@ type word struct {
 	box  raster.Box
 	conf float64 // 0 to 100
 	size float64 // font size in pixels (text layer)
+	// ocr: a text-layer word read from the page's pixels (its glyphs
+	// map to no character in the layer); conf is then Tesseract's.
+	ocr bool
 }
 
 // line is a run of words on one baseline.
@@ -85,7 +88,7 @@ func (r *region) text() string {
 
 // confBP is the mean word confidence in basis points (text layer: 10000).
 func (r *region) confBP() int {
-	if r.source == SourceParser {
+	if r.source == SourceParser && !r.readFromPixels() {
 		return 10000
 	}
 	n, s := 0, 0.0
@@ -485,7 +488,7 @@ func elements(page int, rs []*region) []Element {
 			continue
 		}
 		e := Element{ID: fmt.Sprintf("p%d-e%d", page, len(out)+1), Page: page, Kind: r.kind, BBox: r.box.BBox(),
-			Text: r.text(), Source: r.source, ConfBP: r.confBP(), Lines: []Line{}}
+			Text: r.text(), Source: r.sourceName(), ConfBP: r.confBP(), Lines: []Line{}}
 		if r.image {
 			e.ConfBP = 10000
 		}

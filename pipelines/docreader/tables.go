@@ -257,7 +257,7 @@ func tableElements(page, n int, r *region) []Element {
 		rows[i] = l.text()
 		ls = append(ls, Line{BBox: l.box.BBox(), Text: rows[i]})
 	}
-	te := Element{ID: tid, Page: page, Kind: KindTable, BBox: r.box.BBox(), Text: strings.Join(rows, "\n"), Source: r.source,
+	te := Element{ID: tid, Page: page, Kind: KindTable, BBox: r.box.BBox(), Text: strings.Join(rows, "\n"), Source: r.sourceName(),
 		ConfBP: r.confBP(), Lines: ls,
 		Table: &Table{Rows: tr.t.Rows, Cols: tr.t.Cols, Method: tr.t.Method, NumbersChecked: tr.checked}}
 	out := []Element{te}
@@ -277,7 +277,7 @@ func tableElements(page, n int, r *region) []Element {
 		}
 		cr.lines = []line{l}
 		out = append(out, Element{ID: fmt.Sprintf("p%d-e%d", page, n+1+i), Page: page, Kind: KindCell,
-			BBox: c.Box.BBox(), Text: tr.cellText(c), Source: r.source,
+			BBox: c.Box.BBox(), Text: tr.cellText(c), Source: cr.sourceName(),
 			ConfBP: cr.confBP(), Lines: cellLines(tr, c), Cell: cell})
 	}
 	return out

@@ -52,6 +52,8 @@ const (
 	KindCell     = doc.KindCell
 	SourceParser = doc.SourceParser
 	SourceOCR    = doc.SourceOCR
+	// SourceParserOCR: the text layer, some words read from pixels.
+	SourceParserOCR = doc.SourceParserOCR
 )
 
 // DecodeDocument reads a document exactly as the reader wrote it, every

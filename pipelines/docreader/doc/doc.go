@@ -21,7 +21,7 @@ type Element struct {
 	BBox   [4]int `json:"bbox"` // [x, y, width, height] in page-raster pixels
 	Order  int    `json:"order"`
 	Text   string `json:"text"`
-	Source string `json:"source"`  // parser or ocr
+	Source string `json:"source"`  // parser, ocr or parser+ocr
 	ConfBP int    `json:"conf_bp"` // mean confidence, basis points
 	// Lines are the element's lines with their boxes (beyond the
 	// contract's fields: a citation can point at one line).
@@ -180,4 +180,9 @@ const (
 const (
 	SourceParser = "parser" // the PDF's text layer
 	SourceOCR    = "ocr"    // Tesseract over the page raster
+	// SourceParserOCR is text from the PDF's text layer in which some
+	// words were read from the page's pixels: their glyphs map to no
+	// character in the layer (a font without a usable ToUnicode map),
+	// which MuPDF writes as U+FFFD.
+	SourceParserOCR = "parser+ocr"
 )

@@ -1,0 +1,123 @@
+package docreader
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"boxd/pipelines/docreader/raster"
+)
+
+// Unmapped glyphs. A PDF font without a usable ToUnicode map (a CID font
+// with Identity-H encoding and no map, a simple font whose glyph names
+// are not standard) leaves MuPDF no character for its glyphs: it writes
+// U+FFFD. MuPDF's FZ_STEXT_USE_CID_FOR_UNKNOWN_UNICODE would give the
+// character code instead, which is the letter for some simple fonts and
+// a glyph number (wrong letters, signed as read) for CID fonts, and
+// nothing in the file says which. So the words holding U+FFFD are read
+// from the page's pixels, as Ghostscript's and PyMuPDF's users route
+// unmapped text to OCR; the element says so (source parser+ocr, its
+// conf_bp the mean over its words with Tesseract's confidence for those).
+
+// hasUnmapped says whether a word holds a glyph the text layer maps to
+// no character.
+func hasUnmapped(s string) bool { return strings.ContainsRune(s, utf8.RuneError) }
+
+// readFromPixels says whether any of the region's words was read from
+// the page's pixels.
+func (r *region) readFromPixels() bool {
+	for _, l := range r.lines {
+		for _, w := range l.words {
+			if w.ocr {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sourceName is the region's source as elements name it: the text
+// layer's with some words read from pixels is parser+ocr.
+func (r *region) sourceName() string {
+	if r.source == SourceParser && r.readFromPixels() {
+		return SourceParserOCR
+	}
+	return r.source
+}
+
+// unmappedPad is the margin (page-raster pixels) a word's box is widened
+// by when Tesseract's words are matched to it.
+const unmappedPad = 3
+
+// readUnmapped reads from the page's pixels the text-layer words that
+// hold U+FFFD: one Tesseract reading (one block of text, at twice the
+// page's scale from hi) of each region's lines that hold such words;
+// each such word takes the words Tesseract found within its box, joined
+// by spaces (an unmapped space glyph is U+FFFD too, so one layer word
+// can be several), and their mean confidence. A word Tesseract finds
+// nothing in keeps its U+FFFD with confidence 0. Without OCR on the box
+// the words are left as the layer has them. It returns how many words
+// were read.
+func (rd *reader) readUnmapped(ctx context.Context, img *raster.Image, hi func() (*raster.Image, error), rs []*region) (int, error) {
+	if rd.ocr == nil {
+		return 0, nil
+	}
+	const dpi = Scale * 72
+	n := 0
+	for _, r := range rs {
+		if r.image {
+			continue
+		}
+		var box raster.Box
+		for _, l := range r.lines {
+			for _, w := range l.words {
+				if hasUnmapped(w.text) {
+					box = box.Union(l.box)
+					break
+				}
+			}
+		}
+		if box.Empty() {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
+		h, err := hi()
+		if err != nil {
+			return n, err
+		}
+		ws, err := rd.ocr.ReadBlock(ctx, img, h, box, dpi)
+		if err != nil {
+			return n, err
+		}
+		for li := range r.lines {
+			l := &r.lines[li]
+			for wi := range l.words {
+				w := &l.words[wi]
+				if !hasUnmapped(w.text) {
+					continue
+				}
+				in := raster.Box{X0: w.box.X0 - unmappedPad, Y0: w.box.Y0 - unmappedPad, X1: w.box.X1 + unmappedPad, Y1: w.box.Y1 + unmappedPad}
+				var parts []string
+				conf := 0.0
+				for _, o := range ws {
+					cx, cy := (o.Box.X0+o.Box.X1)/2, (o.Box.Y0+o.Box.Y1)/2
+					if cx >= in.X0 && cx <= in.X1 && cy >= in.Y0 && cy <= in.Y1 && strings.TrimSpace(o.Text) != "" {
+						parts = append(parts, o.Text)
+						conf += o.Conf
+					}
+				}
+				w.ocr = true
+				n++
+				if len(parts) == 0 {
+					w.conf = 0
+					continue
+				}
+				w.text = strings.Join(parts, " ")
+				w.conf = conf / float64(len(parts))
+			}
+		}
+	}
+	return n, nil
+}
