@@ -198,7 +198,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"origins": "https://x.example", "allowed_hosts": "box.lan,10.0.0.5", "admin_secret": "0123456789abcdef0", "admin_secret_file": "",
 		"shutdown_grace_s": "5", "log.level": "debug", "log.format": "text",
 		"limits.sessions_per_address_per_hour": "11", "limits.sessions_per_hour": "12", "limits.session_lifetime_s": "600",
-		"limits.live_cap": "2", "limits.audio_budget_s": "60", "limits.token_budget": "99", "limits.stop_reserve_tokens": "10",
+		"limits.live_cap": "2", "limits.audio_budget_s": "60", "limits.token_budget": "99", "limits.stop_reserve_tokens": "10", "limits.require_synthetic": "true",
 		"limits.demo_concurrent_calls": "3", "limits.live_idle_s": "30", "limits.live_speech_idle_s": "90", "limits.body_memory_mb": "64", "limits.demo_model_calls": "1",
 		"limits.body_read_floor_s": "2", "limits.body_read_min_bytes_per_s": "2048", "limits.connections_per_address": "3",
 		"limits.connections": "40", "limits.record_verifications": "1", "limits.admin_failures_per_minute": "5",

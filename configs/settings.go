@@ -101,6 +101,10 @@ type Limits struct {
 	AudioBudgetS              int
 	TokenBudget               int
 	StopReserveTokens         int
+	// RequireSynthetic: routes that take the caller's own data (a file,
+	// documents, a page's HTML) need synthetic: true
+	// (limits.require_synthetic; on for hosted demo deployments).
+	RequireSynthetic bool
 }
 
 // Bounds hold what the box allows one client against hostile or broken
@@ -368,6 +372,8 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Limits.TokenBudget }},
 	{key: "limits.stop_reserve_tokens", kind: kindInt, def: 2000, min: 0, max: 100000, usage: "tokens a live session keeps back for its stop artifact",
 		field: func(c *Config) any { return &c.Limits.StopReserveTokens }},
+	{key: "limits.require_synthetic", kind: kindBool, def: false, usage: "routes that take the caller's own data (documents, files, a page's HTML) need synthetic: true, confirming it holds no real personal or confidential data: on for a hosted demo deployment, off for a box serving its own office",
+		field: func(c *Config) any { return &c.Limits.RequireSynthetic }},
 	{key: "limits.demo_concurrent_calls", kind: kindInt, def: 2, min: 1, max: 64, usage: "model calls (chat completions) one demo token may run at once; more answer 429",
 		field: func(c *Config) any { return &c.Bounds.DemoConcurrentCalls }},
 	{key: "limits.live_idle_s", kind: kindInt, def: 60, min: 5, max: 3600, usage: "seconds a live socket may send no audio before it is closed (4408) to free its live slot",

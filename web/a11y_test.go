@@ -127,7 +127,6 @@ func TestA11yRefusals(t *testing.T) {
 	}{
 		{"nothing", map[string]any{}, 400, "exactly one of"},
 		{"two sources", map[string]any{"html": "<p>x</p>", "synthetic": true, "sample_id": "clean-shop"}, 400, "exactly one of"},
-		{"html not synthetic", map[string]any{"html": "<p>x</p>"}, 400, "synthetic must be true"},
 		{"html too long", map[string]any{"html": strings.Repeat("a", 400_001), "synthetic": &yes}, 413, "at most 400000"},
 		{"unknown sample", map[string]any{"sample_id": "shop"}, 404, "no sample"},
 		{"urls on a demo session", map[string]any{"urls": []string{"https://shop.example/"}}, 403, "a demo session may audit the samples and pasted HTML only"},

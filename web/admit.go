@@ -37,7 +37,9 @@ const (
 //  2. 400 / 413 / 415: the JSON body (Body, Lenient);
 //  3. 403: the token's vertical against the route's (Verticals) and the
 //     one the body names (VerticalOf);
-//  4. validation of the body (Validate: 400, 404, 413, ...);
+//  4. validation of the body (Validate: 400, 404, 413, ...), then
+//     limits.require_synthetic for a body carrying the caller's own data
+//     (synthetic.go: 400);
 //  5. 409: one run at a time per demo token (OneRun);
 //  6. 402: budget before the start (MinTokens, TokensFor, Audio);
 //  7. 503: a box-wide busy limit (declareGated); 409 / 429: a live slot
@@ -224,12 +226,17 @@ func admit[Req any](s *Server, d Declared[Req], w http.ResponseWriter, r *http.R
 			}
 		}
 	}
-	// 4. Validation.
+	// 4. Validation, then the operator's synthetic rule
+	// (limits.require_synthetic) for a body carrying the caller's data.
 	if d.Validate != nil {
 		if err := d.Validate(req); err != nil {
 			writeProblem(w, err)
 			return
 		}
+	}
+	if err := s.checkSynthetic(req); err != nil {
+		writeProblem(w, err)
+		return
 	}
 	pr := a.Principal
 	// 5. One run per demo token.

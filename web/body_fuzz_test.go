@@ -199,13 +199,13 @@ func FuzzVerifyRoutes(f *testing.F) {
 		Pages: []doc.Page{{Page: 1, Width: 10, Height: 10, Source: doc.PageTextLayer, PixelSHA256: strings.Repeat("b", 64),
 			Elements: []doc.Element{{ID: "p1-e1", Page: 1, Kind: doc.KindText, BBox: [4]int{1, 1, 5, 5}, Text: "Hello", Source: doc.SourceParser, ConfBP: 10000}}}},
 		Fields: []doc.Field{}, Models: []doc.ModelRef{}}
-	if err := doc.Sign(key, d, doc.Revisions{Parser: "mupdf", Layout: "1", OCR: "none"}, nil); err != nil {
+	if err := doc.Sign(key, d, doc.Revisions{Parser: "mupdf", Layout: "1", OCR: "none"}, nil, true); err != nil {
 		f.Fatal(err)
 	}
 	docJSON, _ := json.Marshal(map[string]any{"document": d})
 	cr := &chart.Result{ID: "ch_1", Image: chart.Image{SHA256: strings.Repeat("c", 64), Type: "image/png", Width: 4, Height: 4, PixelSHA256: strings.Repeat("d", 64)},
 		Method: "geometry", ConfBP: 9000, Chart: &chart.Chart{}, Models: []any{}, Receipts: []chart.ModelCallRef{}}
-	if err := chart.Sign(key, cr, chart.Revisions{Chart: "1", OCR: "none"}); err != nil {
+	if err := chart.Sign(key, cr, chart.Revisions{Chart: "1", OCR: "none"}, true); err != nil {
 		f.Fatal(err)
 	}
 	chartJSON, _ := json.Marshal(map[string]any{"chart": cr})

@@ -80,7 +80,6 @@ func TestDocreaderChartRoutes(t *testing.T) {
 		{"unknown method", tok, map[string]any{"sample": "km-survival", "method": "guess"}, 400, "hybrid, model or geometry"},
 		{"model method", tok, map[string]any{"sample": "km-survival", "method": "model"}, 503, "vision model"},
 		{"unknown sample", tok, map[string]any{"sample": "nope"}, 404, "km-survival"},
-		{"not synthetic", tok, map[string]any{"image_b64": base64.StdEncoding.EncodeToString(chartPNG)}, 400, "synthetic must be true"},
 		{"over 12 MB", tok, map[string]any{"image_b64": base64.StdEncoding.EncodeToString(make([]byte, 12<<20+1)), "synthetic": true}, 413, "image_b64"},
 		{"no axes", tok, map[string]any{"image_b64": base64.StdEncoding.EncodeToString(blankPNG(t)), "synthetic": true, "method": "geometry"}, 422, "could not be calibrated"},
 	} {

@@ -88,7 +88,6 @@ func TestDocreaderRoutes(t *testing.T) {
 		{"bad base64", tok, `{"file_b64": "!!!not base64", "synthetic": true}`, 400, "file_b64"},
 		{"unknown type", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString([]byte("just some text")), "synthetic": true}, 415, "not a PDF"},
 		{"empty file", tok, map[string]any{"file_b64": "", "synthetic": true}, 400, "empty"},
-		{"not synthetic", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString(pdf.body)}, 400, "synthetic must be true"},
 		{"unknown field", tok, map[string]any{"sample": "born-digital", "pages": 3}, 400, "pages"},
 		{"unknown sample", tok, map[string]any{"sample": "nope"}, 404, "born-digital"},
 		{"schema not a schema", tok, map[string]any{"sample": "born-digital", "schema": []string{"name"}}, 400, "schema must be a JSON schema object"},

@@ -70,7 +70,6 @@ func TestHCCReadChart(t *testing.T) {
 		{"no token", "", map[string]any{"sample": "scanned-chart"}, 401, "Bearer"},
 		{"bad base64", tok, `{"file_b64": "!!!", "synthetic": true}`, 400, "file_b64"},
 		{"unknown type", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString([]byte("plain words")), "synthetic": true}, 415, "not a PDF"},
-		{"not synthetic", tok, map[string]any{"file_b64": base64.StdEncoding.EncodeToString([]byte("%PDF-1.4"))}, 400, "synthetic must be true"},
 		{"unknown sample", tok, map[string]any{"sample": "nope"}, 404, "scanned-chart"},
 		{"unknown field", tok, map[string]any{"sample": "scanned-chart", "charts": true}, 400, "charts"},
 	} {

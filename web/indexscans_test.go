@@ -68,7 +68,6 @@ func TestRetrievalIndexScans(t *testing.T) {
 	}{
 		{"changed after reading", map[string]any{"documents": []map[string]any{{"name": "referral", "document": json.RawMessage(tampered)}}, "synthetic": true}, "element"},
 		{"twice", map[string]any{"documents": []map[string]any{{"name": "a", "document": doc}, {"name": "a", "document": doc}}, "synthetic": true}, "appears twice"},
-		{"not synthetic", map[string]any{"documents": []map[string]any{{"name": "a", "document": doc}}}, "synthetic must be true"},
 		{"not a document", map[string]any{"documents": []map[string]any{{"name": "a", "document": map[string]any{"id": "x"}}}, "synthetic": true}, "does not verify"},
 	} {
 		if r := ts.do(t, call{method: "POST", path: "/retrieval/index-scans", token: tok, body: c.body}); r.status != 400 || !strings.Contains(string(r.body), c.says) {

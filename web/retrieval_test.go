@@ -1,6 +1,7 @@
 package web
 
 import (
+	"boxd/configs"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +25,13 @@ import (
 // reranker loaded, and a clock the test moves.
 func retrievalServer(t *testing.T, wrap func(retrieval.Embedder) retrieval.Embedder) (*testServer, *time.Time) {
 	t.Helper()
+	return retrievalServerWith(t, nil, wrap)
+}
+
+// retrievalServerWith is retrievalServer with a configuration (nil: the
+// defaults).
+func retrievalServerWith(t *testing.T, cfg *configs.Config, wrap func(retrieval.Embedder) retrieval.Embedder) (*testServer, *time.Time) {
+	t.Helper()
 	ctx := context.Background()
 	emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.EmbedFile)})
 	if err != nil {
@@ -36,7 +44,7 @@ func retrievalServer(t *testing.T, wrap func(retrieval.Embedder) retrieval.Embed
 	}
 	t.Cleanup(rr.Close)
 	now := time.Now()
-	ts := start(t, nil, Probes{}, func(s *Server) {
+	ts := start(t, cfg, Probes{}, func(s *Server) {
 		var e retrieval.Embedder = emb
 		if wrap != nil {
 			e = wrap(emb)
@@ -189,7 +197,6 @@ func TestRetrievalBadInput(t *testing.T) {
 		msg        string
 	}{
 		{"no documents", "/retrieval/index", map[string]any{"synthetic": true}, 400, "documents is empty"},
-		{"not synthetic", "/retrieval/index", map[string]any{"documents": []any{doc("a")}}, 400, "synthetic must be true"},
 		{"61 documents", "/retrieval/index", map[string]any{"documents": many, "synthetic": true}, 413, "at most 60"},
 		{"duplicate ids", "/retrieval/index", map[string]any{"documents": []any{doc("a"), doc("a")}, "synthetic": true}, 400, "appears twice"},
 		{"unknown sample", "/retrieval/index", map[string]any{"sample": "nope"}, 404, "no sample"},

@@ -39,7 +39,7 @@ func TestVerifyNumbersAsWritten(t *testing.T) {
 	r := &chart.Result{ID: "ch_1", Image: chart.Image{SHA256: strings.Repeat("c", 64), Type: "image/png", Width: 4, Height: 4, PixelSHA256: strings.Repeat("d", 64)},
 		Method: "geometry", ConfBP: 9000, Chart: &chart.Chart{Type: "kaplan_meier", Series: []chart.Series{{Name: "A", Steps: []chart.Step{}, Median: &median}}},
 		Models: []any{}, Receipts: []chart.ModelCallRef{}}
-	if err := chart.Sign(key, r, chart.Revisions{Chart: "1", OCR: "none"}); err != nil {
+	if err := chart.Sign(key, r, chart.Revisions{Chart: "1", OCR: "none"}, true); err != nil {
 		t.Fatal(err)
 	}
 	docJSON, _ := json.Marshal(d)

@@ -63,8 +63,18 @@ type Request struct {
 	Stream    bool     `json:"stream"`
 }
 
-// Validate checks the body: exactly one source, the HTML's bound and
-// its synthetic confirmation, a known sample, one to five URLs.
+// SyntheticClaim names the caller's own page the body carries (html;
+// none for URLs or a sample) and its synthetic flag
+// (limits.require_synthetic, applied at admission).
+func (r *Request) SyntheticClaim() (string, *bool) {
+	if r.HTML == "" {
+		return "", nil
+	}
+	return "html", r.Synthetic
+}
+
+// Validate checks the body: exactly one source, the HTML's bound, a
+// known sample, one to five URLs.
 func (r *Request) Validate() error {
 	n := 0
 	for _, set := range []bool{len(r.URLs) > 0, r.HTML != "", r.SampleID != ""} {
@@ -74,11 +84,9 @@ func (r *Request) Validate() error {
 	}
 	switch {
 	case n != 1:
-		return problem.New(problem.Invalid, "send exactly one of urls (1 to 5 pages on one verified origin), html (one page, with synthetic: true) or sample_id (%s, %s or %s)", SampleShopWithIssues, SampleCleanShop, SampleProductPage)
+		return problem.New(problem.Invalid, "send exactly one of urls (1 to 5 pages on one verified origin), html (one page) or sample_id (%s, %s or %s)", SampleShopWithIssues, SampleCleanShop, SampleProductPage)
 	case r.HTML != "" && utf8.RuneCountInString(r.HTML) > MaxHTMLChars:
 		return problem.New(problem.TooLarge, "html holds %d characters; at most %d are audited", utf8.RuneCountInString(r.HTML), MaxHTMLChars)
-	case r.HTML != "" && (r.Synthetic == nil || !*r.Synthetic):
-		return problem.New(problem.Invalid, "synthetic must be true with html: it confirms the page holds no personal data")
 	case r.SampleID != "" && Sample(r.SampleID) == "":
 		return problem.New(problem.NotFound, "no sample %q; the samples are %s, %s and %s", r.SampleID, SampleShopWithIssues, SampleCleanShop, SampleProductPage)
 	case len(r.URLs) > MaxURLs:
@@ -320,7 +328,7 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 		out.Advisories = []findings.Finding{}
 	}
 	out.Summary = findings.Summarize(out.Findings, out.Advisories, len(pages))
-	if out.Record, err = s.record(out); err != nil {
+	if out.Record, err = s.record(out, req); err != nil {
 		return nil, fmt.Errorf("a11y: sign the record: %w", err)
 	}
 	out.ElapsedS = float64(time.Since(start).Milliseconds()) / 1000
@@ -555,14 +563,19 @@ func (s *Service) notChecked(req Request, pageErrors []string, judged []judge.Su
 }
 
 // record signs the audit: its findings, advisories, what was and was not
-// checked, one entry each.
-func (s *Service) record(out *Result) (*attest.Record, error) {
+// checked, one entry each; for a page sent as html, its meta says what
+// the caller said of it (synthetic: true or false).
+func (s *Service) record(out *Result, req Request) (*attest.Record, error) {
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
-	b := attest.NewRecord(RecordKind, out.ID, map[string]string{"rule_engine": "axe-core " + out.Checked.RuleEngine.Version,
-		"rule_engine_sha256": out.Checked.RuleEngine.SHA256, "pages": strconv.Itoa(out.Checked.Pages)})
+	meta := map[string]string{"rule_engine": "axe-core " + out.Checked.RuleEngine.Version,
+		"rule_engine_sha256": out.Checked.RuleEngine.SHA256, "pages": strconv.Itoa(out.Checked.Pages)}
+	if req.HTML != "" {
+		meta["synthetic"] = strconv.FormatBool(req.Synthetic != nil && *req.Synthetic)
+	}
+	b := attest.NewRecord(RecordKind, out.ID, meta)
 	for _, e := range []struct {
 		typ string
 		v   any

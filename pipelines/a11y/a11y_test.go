@@ -144,6 +144,9 @@ func TestContrastFromPixels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := out.Record.Meta["synthetic"]; got != "true" {
+		t.Errorf("the record's meta synthetic is %q for a page sent with synthetic: true", got)
+	}
 	var faint *findings.Finding
 	for i, f := range out.Findings {
 		if f.Element.Selector == "#faint" {

@@ -63,6 +63,16 @@ type ChartRequest struct {
 	Hint      string         `json:"hint"`
 }
 
+// SyntheticClaim names the caller's own data the body carries
+// (image_b64; none for a sample) and its synthetic flag
+// (limits.require_synthetic).
+func (r *ChartRequest) SyntheticClaim() (string, *bool) {
+	if r.File == "" {
+		return "", nil
+	}
+	return "image_b64", r.Synthetic
+}
+
 // Validate checks the body before the image is read.
 func (r *ChartRequest) Validate() error {
 	hasFile := r.File != ""
@@ -70,11 +80,9 @@ func (r *ChartRequest) Validate() error {
 	case hasFile && r.Sample != "":
 		return problem.New(problem.Invalid, "send image_b64 or sample, not both")
 	case !hasFile && r.Sample == "":
-		return problem.New(problem.Invalid, "send image_b64 (a base64 PNG, JPEG or WebP chart, with synthetic: true) or sample (%s, %s, %s or %s)", SampleChart, SampleForest, SampleBar, SampleLine)
+		return problem.New(problem.Invalid, "send image_b64 (a base64 PNG, JPEG or WebP chart) or sample (%s, %s, %s or %s)", SampleChart, SampleForest, SampleBar, SampleLine)
 	case r.Sample != "" && chartSamples[r.Sample] == nil:
 		return problem.New(problem.NotFound, "no chart sample %q; the chart samples are %s, %s, %s and %s", r.Sample, SampleChart, SampleForest, SampleBar, SampleLine)
-	case hasFile && (r.Synthetic == nil || !*r.Synthetic):
-		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public charts only")
 	case r.Method != "" && r.Method != MethodHybrid && r.Method != MethodModel && r.Method != MethodGeometry:
 		return problem.New(problem.Invalid, "method %q: use hybrid, model or geometry", r.Method)
 	case utf8.RuneCountInString(r.Hint) > MaxHintChars:
@@ -145,7 +153,7 @@ func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, e
 	if err != nil {
 		return nil, err
 	}
-	if err := chart.Sign(s.Key, r, rev); err != nil {
+	if err := chart.Sign(s.Key, r, rev, req.File == "" || (req.Synthetic != nil && *req.Synthetic)); err != nil {
 		return nil, fmt.Errorf("docreader: sign the chart: %w", err)
 	}
 	s.Log.Info("docreader chart", "result", r.ID, "image_sha256", r.Image.SHA256, "method", r.Method, "series", len(r.Chart.Series), "flagged", r.Chart.Flagged, "receipt", r.Receipt.ID)

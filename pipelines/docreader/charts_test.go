@@ -84,7 +84,7 @@ func TestChartsInDocuments(t *testing.T) {
 		}
 		d := &Document{ID: "doc-1", Pages: pages, Fields: []Field{}, Models: []ModelRef{}, Charts: rd.charts}
 		k := testKey(4)
-		if err := sign(k, d, Revisions{}, nil); err != nil {
+		if err := sign(k, d, Revisions{}, nil, true); err != nil {
 			t.Fatal(err)
 		}
 		if cs, _ := Verify(d, k.PublicKey()); !allOK(cs) {

@@ -106,12 +106,12 @@ func fuzzSigned(f *testing.F, k *attest.Key) (*Document, *chart.Result) {
 			}}},
 		Fields: []Field{{ID: "p1-f1", Name: "Name", Type: "label_value", Value: "Ana", Page: 1, BBox: [4]int{1, 3, 5, 2}, Element: "p1-e2", Source: FieldLayout, ValueIn: ValueInElement}},
 		Models: []ModelRef{}}
-	if err := sign(k, d, Revisions{Parser: "mupdf-1", Layout: "1", OCR: "none"}, nil); err != nil {
+	if err := sign(k, d, Revisions{Parser: "mupdf-1", Layout: "1", OCR: "none"}, nil, true); err != nil {
 		f.Fatal(err)
 	}
 	c := &chart.Result{ID: "ch_1", Image: chart.Image{SHA256: strings.Repeat("c", 64), Type: TypePNG, Width: 4, Height: 4, PixelSHA256: strings.Repeat("d", 64)},
 		Method: MethodGeometry, ConfBP: 9000, Chart: &chart.Chart{}, Models: []any{}, Receipts: []chart.ModelCallRef{}}
-	if err := chart.Sign(k, c, chart.Revisions{Chart: "1", OCR: "none"}); err != nil {
+	if err := chart.Sign(k, c, chart.Revisions{Chart: "1", OCR: "none"}, true); err != nil {
 		f.Fatal(err)
 	}
 	return d, c

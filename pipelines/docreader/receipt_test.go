@@ -5,6 +5,8 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,8 @@ import (
 	"boxd/engine/attest"
 	"boxd/pipelines/docreader/ocr"
 	"boxd/problem"
+
+	"github.com/go-pdf/fpdf"
 )
 
 func testKey(seed byte) *attest.Key {
@@ -133,8 +137,6 @@ func TestReadRequestValidation(t *testing.T) {
 		{"nothing", ReadRequest{}, problem.Invalid, "send file_b64"},
 		{"both", ReadRequest{File: f, Sample: SampleBornDigital}, problem.Invalid, "not both"},
 		{"unknown sample", ReadRequest{Sample: "nope"}, problem.NotFound, "no sample"},
-		{"not synthetic", ReadRequest{File: f, Synthetic: &no}, problem.Invalid, "synthetic must be true"},
-		{"synthetic missing", ReadRequest{File: f}, problem.Invalid, "synthetic must be true"},
 		{"schema not an object", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`["name"]`)}, problem.Invalid, "schema must be a JSON schema object"},
 		{"schema too large", ReadRequest{File: f, Synthetic: &yes, Schema: json.RawMessage(`{"description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`)}, problem.Invalid, "at most"},
 	} {
@@ -142,9 +144,71 @@ func TestReadRequestValidation(t *testing.T) {
 			t.Errorf("%s: %v, want %v saying %q", c.name, err, c.kind, c.says)
 		}
 	}
-	for _, r := range []ReadRequest{{File: f, Synthetic: &yes}, {Sample: SampleScanned}} {
+	// synthetic is the operator's rule (limits.require_synthetic),
+	// applied at admission: the body itself is valid either way.
+	for _, r := range []ReadRequest{{File: f, Synthetic: &yes}, {File: f, Synthetic: &no}, {File: f}, {Sample: SampleScanned}} {
 		if err := r.Validate(); err != nil {
 			t.Errorf("%+v: %v", r, err)
+		}
+	}
+	for _, c := range []struct {
+		r     ReadRequest
+		field string
+		flag  *bool
+	}{
+		{ReadRequest{File: f, Synthetic: &yes}, "file_b64", &yes},
+		{ReadRequest{File: f}, "file_b64", nil},
+		{ReadRequest{Sample: SampleScanned}, "", nil},
+		{ReadRequest{File: f, ForRoute: "fill"}, "", nil},
+	} {
+		if field, flag := c.r.SyntheticClaim(); field != c.field || flag != c.flag {
+			t.Errorf("%+v: claim %q %v, want %q %v", c.r, field, flag, c.field, c.flag)
+		}
+	}
+}
+
+// TestReceiptRecordsSynthetic: the signed receipt says what the caller
+// said of the file (a sample is synthetic; a file sent without
+// synthetic: true is recorded false), and the value is signed.
+func TestReceiptRecordsSynthetic(t *testing.T) {
+	k := testKey(1)
+	s := &Service{Key: k}
+	data := pdfBytes(t, func() *fpdf.Fpdf {
+		p := fpdf.New("P", "pt", "Letter", "")
+		p.AddPage()
+		p.SetFont("Helvetica", "", 12)
+		p.Text(72, 100, "A clinic's own letter")
+		return p
+	}())
+	file := filepath.Join(t.TempDir(), "upload")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	yes, no := true, false
+	for _, c := range []struct {
+		r    ReadRequest
+		want bool
+	}{
+		{ReadRequest{Sample: SampleBornDigital}, true},
+		{ReadRequest{File: file, Synthetic: &yes}, true},
+		{ReadRequest{File: file, Synthetic: &no}, false},
+		{ReadRequest{File: file}, false},
+	} {
+		d, err := s.Read(context.Background(), c.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Receipt.Synthetic; got == nil || *got != c.want {
+			t.Errorf("%+v: receipt synthetic %v, want %v", c.r, got, c.want)
+		}
+		if bad := failedChecks(t, d, k.PublicKey()); len(bad) != 0 {
+			t.Errorf("%+v: %v", c.r, bad)
+		}
+		tampered := *d
+		flip := !c.want
+		tampered.Receipt.Synthetic = &flip
+		if bad := failedChecks(t, &tampered, k.PublicKey()); len(bad) == 0 {
+			t.Errorf("synthetic flipped in the receipt still verifies")
 		}
 	}
 }
@@ -198,4 +262,20 @@ func TestOCRStartRetried(t *testing.T) {
 	if o2, _ := s.tesseract(); o2 != o || calls != 2 {
 		t.Errorf("a working start was not kept (%d starts)", calls)
 	}
+}
+
+// failedChecks are the names of the checks d fails.
+func failedChecks(t *testing.T, d *Document, pinned ed25519.PublicKey) []string {
+	t.Helper()
+	cs, err := Verify(d, pinned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range cs {
+		if !c.OK {
+			out = append(out, c.Name)
+		}
+	}
+	return out
 }

@@ -55,6 +55,23 @@ type ReadRequest struct {
 
 func (r *ReadRequest) hasSchema() bool { return len(r.Schema) > 0 && string(r.Schema) != "null" }
 
+// SyntheticClaim names the caller's own data the body carries (file_b64;
+// none for a sample, or for a file another route read under its own
+// terms) and its synthetic flag, for the operator's rule
+// (limits.require_synthetic, applied at admission).
+func (r *ReadRequest) SyntheticClaim() (string, *bool) {
+	if r.File == "" || r.ForRoute != "" {
+		return "", nil
+	}
+	return "file_b64", r.Synthetic
+}
+
+// confirmedSynthetic is what the receipt records: a sample is synthetic;
+// a file is when its caller said so.
+func (r *ReadRequest) confirmedSynthetic() bool {
+	return r.File == "" || (r.Synthetic != nil && *r.Synthetic)
+}
+
 // Validate checks what can be checked before the file is read.
 func (r *ReadRequest) Validate() error {
 	hasFile := r.File != ""
@@ -62,11 +79,9 @@ func (r *ReadRequest) Validate() error {
 	case hasFile && r.Sample != "":
 		return problem.New(problem.Invalid, "send file_b64 or sample, not both")
 	case !hasFile && r.Sample == "":
-		return problem.New(problem.Invalid, "send file_b64 (a base64 PDF, PNG, JPEG, WebP or TIFF file, with synthetic: true) or sample (one of %s)", strings.Join(SampleIDs, ", "))
+		return problem.New(problem.Invalid, "send file_b64 (a base64 PDF, PNG, JPEG, WebP or TIFF file) or sample (one of %s)", strings.Join(SampleIDs, ", "))
 	case r.Sample != "" && !slices.Contains(SampleIDs, r.Sample):
 		return problem.New(problem.NotFound, "no sample %q; the samples are %s", r.Sample, strings.Join(SampleIDs, ", "))
-	case hasFile && r.ForRoute == "" && (r.Synthetic == nil || !*r.Synthetic):
-		return problem.New(problem.Invalid, "synthetic must be true: the reader takes synthetic or public documents only (real confidential documents belong on a self-hosted box)")
 	case r.hasSchema():
 		return validSchema(r.Schema)
 	}
@@ -259,7 +274,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 		d.Mapped = m
 		d.Models = append(d.Models, ModelRef{Role: "schema", Repo: s.Chat.ModelID, Revision: s.Chat.WeightsRoot})
 	}
-	if err := sign(s.Key, d, s.revisions(), calls); err != nil {
+	if err := sign(s.Key, d, s.revisions(), calls, req.confirmedSynthetic()); err != nil {
 		return nil, fmt.Errorf("docreader: sign: %w", err)
 	}
 	n := 0

@@ -63,8 +63,8 @@ func DecodeDocument(raw []byte) (*Document, error) { return doc.Decode(raw) }
 // Verify checks a document against its receipt (doc.Verify).
 func Verify(d *Document, pinned ed25519.PublicKey) ([]Check, error) { return doc.Verify(d, pinned) }
 
-func sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error {
-	return doc.Sign(k, d, rev, calls)
+func sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef, synthetic bool) error {
+	return doc.Sign(k, d, rev, calls, synthetic)
 }
 
 func receiptPages(ps []Page) []ReceiptPage { return doc.ReceiptPages(ps) }

@@ -49,6 +49,12 @@ type Request struct {
 	Sample    string         `json:"sample"`
 }
 
+// SyntheticClaim names the caller's chart (file_b64; none for a sample)
+// and its synthetic flag (limits.require_synthetic).
+func (r *Request) SyntheticClaim() (string, *bool) {
+	return (&docreader.ReadRequest{File: r.File, Synthetic: r.Synthetic, Sample: r.Sample}).SyntheticClaim()
+}
+
 // Validate checks the body before anything is read.
 func (r *Request) Validate() error {
 	return (&docreader.ReadRequest{File: r.File, Synthetic: r.Synthetic, Sample: r.Sample}).Validate()

@@ -26,8 +26,10 @@ import (
 // (an element over MaxChars is cut by Cut's rules, every piece keeping
 // the element's anchor).
 // boxd-elements-2 cuts a piece over the models' token bounds again as
-// chunker.CutCounted does (the service adds the bounds).
-var ElementChunker = ChunkerSettings{Version: "boxd-elements-2", MaxChars: 1200}
+// chunker.CutCounted does (the service adds the bounds); boxd-elements-3
+// cuts only between grapheme clusters, as boxd-chunker-3 does (indexes of
+// scans are not kept, so none is cut again by the older rules).
+var ElementChunker = ChunkerSettings{Version: chunker.ElementsV3, MaxChars: 1200}
 
 // Anchor places a chunk of a scanned document on its page.
 type Anchor struct {
@@ -70,6 +72,15 @@ type IndexScansRequest struct {
 	Synthetic *bool          `json:"synthetic"`
 }
 
+// SyntheticClaim names the caller's documents and the body's synthetic
+// flag (limits.require_synthetic, applied at admission).
+func (r *IndexScansRequest) SyntheticClaim() (string, *bool) {
+	if len(r.Documents) == 0 {
+		return "", nil
+	}
+	return "documents", r.Synthetic
+}
+
 // Validate checks the body's shape (400, 413).
 func (r *IndexScansRequest) Validate() error {
 	switch {
@@ -77,8 +88,6 @@ func (r *IndexScansRequest) Validate() error {
 		return problem.New(problem.Invalid, "documents is empty: send 1 to %d documents {name, document}, each document as POST /docreader/read returned it", MaxDocuments)
 	case len(r.Documents) > MaxDocuments:
 		return problem.New(problem.TooLarge, "%d documents: at most %d per index", len(r.Documents), MaxDocuments)
-	case r.Synthetic == nil || !*r.Synthetic:
-		return problem.New(problem.Invalid, "synthetic must be true: retrieval takes synthetic or public documents only")
 	}
 	seen := map[string]bool{}
 	for i, d := range r.Documents {
@@ -229,7 +238,7 @@ func (s *Service) IndexScans(ctx context.Context, owner string, keyID *string, r
 		return nil, err
 	}
 	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors),
-		map[string]string{"inputs": strconv.Itoa(len(texts)), "layout_sha256": ix.Layout}, tokens, keyID)
+		map[string]string{"inputs": strconv.Itoa(len(texts)), "layout_sha256": ix.Layout, "synthetic": strconv.FormatBool(isTrue(req.Synthetic))}, tokens, keyID)
 	if err != nil {
 		return nil, err
 	}

@@ -80,7 +80,6 @@ func TestIndexScansRefusals(t *testing.T) {
 		says string
 	}{
 		{"empty", IndexScansRequest{Synthetic: &yes}, problem.Invalid, "documents is empty"},
-		{"not synthetic", IndexScansRequest{Documents: []ScanDocument{{Name: "a", Document: doc}}, Synthetic: &no}, problem.Invalid, "synthetic must be true"},
 		{"no name", IndexScansRequest{Documents: []ScanDocument{{Document: doc}}, Synthetic: &yes}, problem.Invalid, "name must be"},
 		{"twice", IndexScansRequest{Documents: []ScanDocument{{Name: "a", Document: doc}, {Name: "a", Document: doc}}, Synthetic: &yes}, problem.Invalid, "appears twice"},
 		{"no document", IndexScansRequest{Documents: []ScanDocument{{Name: "a"}}, Synthetic: &yes}, problem.Invalid, "document is missing"},
@@ -89,6 +88,15 @@ func TestIndexScansRefusals(t *testing.T) {
 		if err := c.r.Validate(); !problem.Is(err, c.kind) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: %v", c.name, err)
 		}
+	}
+	// synthetic is the operator's rule, applied at admission: valid
+	// either way, and claimed for the documents.
+	mine := IndexScansRequest{Documents: []ScanDocument{{Name: "a", Document: doc}}, Synthetic: &no}
+	if err := mine.Validate(); err != nil {
+		t.Errorf("synthetic false: %v", err)
+	}
+	if f, flag := mine.SyntheticClaim(); f != "documents" || flag != &no {
+		t.Errorf("claim %q %v", f, flag)
 	}
 	s := &Service{}
 	req := IndexScansRequest{Documents: []ScanDocument{{Name: "a", Document: doc}}, Synthetic: &yes}

@@ -120,6 +120,16 @@ type IndexRequest struct {
 // shape of the platform's receipt events).
 type ModelCallReceipt = run.ReceiptBody
 
+// SyntheticClaim names the caller's documents (none for a sample) and
+// the body's synthetic flag (limits.require_synthetic, applied at
+// admission).
+func (r *IndexRequest) SyntheticClaim() (string, *bool) {
+	if len(r.Documents) == 0 {
+		return "", nil
+	}
+	return "documents", r.Synthetic
+}
+
 // IndexResponse is its answer.
 type IndexResponse struct {
 	Index *Index `json:"index"`
@@ -131,15 +141,12 @@ type IndexResponse struct {
 }
 
 // Check validates a request's documents (400, 413).
-func checkDocuments(docs []Document, synthetic *bool) error {
+func checkDocuments(docs []Document) error {
 	if len(docs) == 0 {
 		return problem.New(problem.Invalid, "documents is empty: send 1 to %d documents {id, title, text}, or a sample id", MaxDocuments)
 	}
 	if len(docs) > MaxDocuments {
 		return problem.New(problem.TooLarge, "%d documents: at most %d per index", len(docs), MaxDocuments)
-	}
-	if synthetic == nil || !*synthetic {
-		return problem.New(problem.Invalid, "synthetic must be true: retrieval takes synthetic or public documents only (real confidential documents belong on a self-hosted box's own deployment, not a hosted one)")
 	}
 	seen := map[string]bool{}
 	for i, d := range docs {
@@ -161,8 +168,11 @@ func checkDocuments(docs []Document, synthetic *bool) error {
 	return nil
 }
 
+// isTrue says whether an optional flag was sent true.
+func isTrue(b *bool) bool { return b != nil && *b }
+
 // documents resolves a request's documents or sample.
-func documents(docs []Document, synthetic *bool, sample string) ([]Document, error) {
+func documents(docs []Document, sample string) ([]Document, error) {
 	if sample != "" {
 		if len(docs) > 0 {
 			return nil, problem.New(problem.Invalid, "send documents or sample, not both")
@@ -173,14 +183,16 @@ func documents(docs []Document, synthetic *bool, sample string) ([]Document, err
 		}
 		return d, nil
 	}
-	if err := checkDocuments(docs, synthetic); err != nil {
+	if err := checkDocuments(docs); err != nil {
 		return nil, err
 	}
 	return docs, nil
 }
 
 // build cuts, indexes and embeds documents, signing the embedding call.
-func (s *Service) build(ctx context.Context, docs []Document, keyID *string) (*Index, ModelCallReceipt, error) {
+// build indexes docs; synthetic is what the caller said of them, signed
+// in the embedding call's receipt (params.synthetic).
+func (s *Service) build(ctx context.Context, docs []Document, keyID *string, synthetic bool) (*Index, ModelCallReceipt, error) {
 	if s.Embedder == nil {
 		return nil, ModelCallReceipt{}, problem.New(problem.Unavailable, "no embedding model is configured on this box (models.embedder.path): retrieval cannot index")
 	}
@@ -207,7 +219,7 @@ func (s *Service) build(ctx context.Context, docs []Document, keyID *string) (*I
 	if err != nil {
 		return nil, ModelCallReceipt{}, err
 	}
-	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors), map[string]string{"inputs": strconv.Itoa(len(texts))}, tokens, keyID)
+	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors), map[string]string{"inputs": strconv.Itoa(len(texts)), "synthetic": strconv.FormatBool(synthetic)}, tokens, keyID)
 	return ix, rc, err
 }
 
@@ -272,7 +284,7 @@ func (s *Service) sign(ctx context.Context, kind string, m Model, inputs []strin
 
 // Index builds an index for owner and holds it for an hour.
 func (s *Service) Index(ctx context.Context, owner string, keyID *string, req IndexRequest) (*IndexResponse, error) {
-	docs, err := documents(req.Documents, req.Synthetic, req.Sample)
+	docs, err := documents(req.Documents, req.Sample)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +297,7 @@ func (s *Service) Index(ctx context.Context, owner string, keyID *string, req In
 		return nil, err
 	}
 	defer release()
-	ix, rc, err := s.build(ctx, docs, keyID)
+	ix, rc, err := s.build(ctx, docs, keyID, req.Sample != "" || isTrue(req.Synthetic))
 	if err != nil {
 		return nil, err
 	}
@@ -335,6 +347,15 @@ type SearchRequest struct {
 	Rerank    *bool      `json:"rerank"`
 	Mode      string     `json:"mode"`
 	notUTF8   []string   // input.go
+}
+
+// SyntheticClaim names the documents to index on the spot, if any, and
+// the body's synthetic flag (limits.require_synthetic).
+func (r *SearchRequest) SyntheticClaim() (string, *bool) {
+	if len(r.Documents) == 0 {
+		return "", nil
+	}
+	return "documents", r.Synthetic
 }
 
 // SearchHit is one ranked chunk in the answer.
@@ -414,7 +435,7 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 		if h, err = s.lookup(owner, req.Index); err != nil {
 			return nil, err
 		}
-	} else if err := checkDocuments(req.Documents, req.Synthetic); err != nil {
+	} else if err := checkDocuments(req.Documents); err != nil {
 		return nil, err
 	}
 	release, err := s.acquire()
@@ -423,7 +444,7 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 	}
 	defer release()
 	if h == nil {
-		ix, rc, err := s.build(ctx, req.Documents, keyID)
+		ix, rc, err := s.build(ctx, req.Documents, keyID, isTrue(req.Synthetic))
 		if err != nil {
 			return nil, err
 		}

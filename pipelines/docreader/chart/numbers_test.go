@@ -21,7 +21,7 @@ func TestChartNumbersAsWritten(t *testing.T) {
 	r.Chart.Series[0].Median = &median
 	r.Chart.Series[0].PrintedMedian = &printed
 	r.Chart.HazardRatio.Value = hr
-	if err := Sign(k, &r, Revisions{Chart: Revision, OCR: "tesseract"}); err != nil {
+	if err := Sign(k, &r, Revisions{Chart: Revision, OCR: "tesseract"}, true); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := json.Marshal(r)

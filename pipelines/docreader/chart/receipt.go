@@ -43,10 +43,14 @@ type receiptBody struct {
 	// sha256 of its models' canonical JSON ("" for none). They are left
 	// out when empty so that receipts signed before them keep their
 	// signatures; such a receipt binds no conf_bp, and Verify refuses it.
-	ConfBP *int          `json:"conf_bp,omitempty"`
-	Note   string        `json:"note,omitempty"`
-	Models string        `json:"models_sha256,omitempty"`
-	Signer attest.Signer `json:"signer"`
+	ConfBP *int   `json:"conf_bp,omitempty"`
+	Note   string `json:"note,omitempty"`
+	Models string `json:"models_sha256,omitempty"`
+	// Synthetic is what the caller said of the image: true when it sent
+	// synthetic: true or read a built-in sample, false otherwise; left
+	// out of receipts signed before it was recorded.
+	Synthetic *bool         `json:"synthetic,omitempty"`
+	Signer    attest.Signer `json:"signer"`
 }
 
 // Revisions name what read the chart.
@@ -96,8 +100,9 @@ type Result struct {
 	Receipt  Receipt        `json:"receipt"`
 }
 
-// Sign binds the result to its image and signs it.
-func Sign(k *attest.Key, r *Result, rev Revisions) error {
+// Sign binds the result to its image and signs it; synthetic is what the
+// caller said of the image.
+func Sign(k *attest.Key, r *Result, rev Revisions, synthetic bool) error {
 	h, err := chartHash(r.Chart)
 	if err != nil {
 		return err
@@ -108,7 +113,7 @@ func Sign(k *attest.Key, r *Result, rev Revisions) error {
 	}
 	conf := r.ConfBP
 	b := receiptBody{V: ReceiptFormat, ID: ids.New("dcr-", 12), Result: r.ID, Image: r.Image, Method: r.Method, Revisions: rev,
-		Chart: h, ModelCalls: append([]ModelCallRef{}, r.Receipts...), ConfBP: &conf, Note: r.Note, Models: mh, Signer: k.Signer()}
+		Chart: h, ModelCalls: append([]ModelCallRef{}, r.Receipts...), ConfBP: &conf, Note: r.Note, Models: mh, Synthetic: &synthetic, Signer: k.Signer()}
 	sig, _, err := k.Sign(ReceiptFormat, b)
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func TestReceiptRejectsTampering(t *testing.T) {
 		r := &Result{ID: "chart-1", Method: "geometry", Image: Image{SHA256: "aa", Type: "image/png", Width: 10, Height: 10, PixelSHA256: "bb"},
 			Chart:    &Chart{Type: "kaplan_meier", Series: []Series{{Name: "Arm A", Median: &m, Steps: []Step{{0, 1}}}}, AtRisk: []RiskRow{{Label: "Arm A", Times: []float64{0, 6}, Counts: []int{100, 80}}}},
 			Receipts: []ModelCallRef{}}
-		if err := Sign(k, r, Revisions{Chart: Revision, OCR: "tesseract"}); err != nil {
+		if err := Sign(k, r, Revisions{Chart: Revision, OCR: "tesseract"}, true); err != nil {
 			t.Fatal(err)
 		}
 		return r

@@ -37,7 +37,7 @@ func TestEveryChartFieldUnderTheSignature(t *testing.T) {
 	k := key(2)
 	var r Result
 	exacttest.Fill(&r, "Receipt")
-	if err := Sign(k, &r, Revisions{Chart: Revision, OCR: "tesseract"}); err != nil {
+	if err := Sign(k, &r, Revisions{Chart: Revision, OCR: "tesseract"}, true); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := json.Marshal(r)
@@ -72,7 +72,7 @@ func TestEveryChartFieldUnderTheSignature(t *testing.T) {
 func TestOlderChartReceiptsRefused(t *testing.T) {
 	k := key(3)
 	r := &Result{ID: "chart-1", Method: "geometry", Chart: &Chart{Type: "kaplan_meier"}, Receipts: []ModelCallRef{}, Models: []any{}}
-	if err := Sign(k, r, Revisions{}); err != nil {
+	if err := Sign(k, r, Revisions{}, true); err != nil {
 		t.Fatal(err)
 	}
 	old := r.Receipt.receiptBody

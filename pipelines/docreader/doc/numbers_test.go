@@ -26,7 +26,7 @@ func TestDeskewAsWritten(t *testing.T) {
 		var d Document
 		exacttest.Fill(&d, "Receipt")
 		d.Pages[0].Deskew = c.deskew
-		if err := Sign(k, &d, Revisions{Parser: "p", OCR: "o", Layout: "l"}, nil); err != nil {
+		if err := Sign(k, &d, Revisions{Parser: "p", OCR: "o", Layout: "l"}, nil, true); err != nil {
 			t.Fatal(err)
 		}
 		raw, err := json.Marshal(d)

@@ -79,9 +79,15 @@ type receiptBody struct {
 	// (left out otherwise, so receipts of documents without them read as
 	// before). Receipts signed before they were bound do not verify a
 	// document that has either: nothing in a document is left unsigned.
-	Reread        string        `json:"reread_sha256,omitempty"`
-	ChartsByModel string        `json:"charts_by_model_sha256,omitempty"`
-	Signer        attest.Signer `json:"signer"`
+	Reread        string `json:"reread_sha256,omitempty"`
+	ChartsByModel string `json:"charts_by_model_sha256,omitempty"`
+	// Synthetic is what the caller said of the file: true when it sent
+	// synthetic: true or read a built-in sample, false when it sent its
+	// own file without (a self-hosted box takes real documents unless
+	// its operator sets limits.require_synthetic). Left out of receipts
+	// signed before it was recorded, which verify as they did.
+	Synthetic *bool         `json:"synthetic,omitempty"`
+	Signer    attest.Signer `json:"signer"`
 }
 
 // Receipt is the signed document receipt.
@@ -185,8 +191,9 @@ func fieldHashes(fs []Field) ([]HashRef, error) {
 	return out, nil
 }
 
-// Sign builds and signs d's receipt.
-func Sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error {
+// Sign builds and signs d's receipt; synthetic is what the caller said
+// of the file (see receiptBody.Synthetic).
+func Sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef, synthetic bool) error {
 	els, err := elementHashes(d.Pages)
 	if err != nil {
 		return err
@@ -213,7 +220,7 @@ func Sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef) error
 	}
 	b := receiptBody{V: ReceiptFormat, ID: ids.New("drr-", 12), Document: d.ID, File: d.File, Pages: ReceiptPages(d.Pages),
 		Revisions: rev, Elements: els, Fields: fs, ModelCalls: append([]ModelCallRef{}, calls...), Mapped: mh, Charts: ch,
-		Reread: rh, ChartsByModel: bh, Signer: k.Signer()}
+		Reread: rh, ChartsByModel: bh, Synthetic: &synthetic, Signer: k.Signer()}
 	if len(d.Models) > 0 {
 		b.Models = append([]ModelRef{}, d.Models...)
 	}

@@ -41,7 +41,7 @@ func signedDocument(t *testing.T, k *attest.Key) []byte {
 	t.Helper()
 	var d Document
 	exacttest.Fill(&d, "Receipt")
-	if err := Sign(k, &d, Revisions{Parser: "p", OCR: "o", Layout: "l"}, []ModelCallRef{{ID: "mc-1", Kind: "reread"}}); err != nil {
+	if err := Sign(k, &d, Revisions{Parser: "p", OCR: "o", Layout: "l"}, []ModelCallRef{{ID: "mc-1", Kind: "reread"}}, true); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := json.Marshal(d)
@@ -157,7 +157,7 @@ func TestDecodeTakesTheDocumentAsWritten(t *testing.T) {
 func TestOlderReceiptsBindNoSummaries(t *testing.T) {
 	k := testKey()
 	d := Document{ID: "doc-1", File: FileInfo{SHA256: "x", Type: "pdf", Bytes: 1, Pages: 1}, Pages: []Page{}, Fields: []Field{}, Models: []ModelRef{}}
-	if err := Sign(k, &d, Revisions{}, nil); err != nil {
+	if err := Sign(k, &d, Revisions{}, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := json.Marshal(d)
