@@ -171,13 +171,32 @@ kits:
 	cd kits/python && python3 -m unittest discover -s tests
 	python3 -m unittest discover -s gpu/check -p '*_test.py'
 
+# The packages run in two streams at once, each one package at a time:
+# those that drive chromium (the browser, the audits, the form filler, and
+# web, whose route tests drive it too), whose time is largely the page's
+# own waits (motion watches, timeouts, the keyboard pass), beside the rest,
+# whose model tests keep every CPU busy. Two model packages at once would
+# only slow each other; a browser package beside one mostly fills its
+# waits. The browser stream's output follows the other's.
+UNIT_BROWSER_RE := ^boxd/(web|engine/browser|pipelines/a11y|pipelines/fill)(/|$$)
+UNIT_BROWSER_LOG := $(CURDIR)/.unit-browser.log
 unit: headers
 	@if [ "$${CI:-}" = true ] && [ ! -f "$(MODELS_DIR)/stories260K.gguf" ]; then \
 	  echo "test: CI=true but the test models are missing from $(MODELS_DIR)"; exit 1; fi
-	@# Build every test binary in parallel, then run the packages one at a
-	@# time: model tests use all CPUs, and two at once only slow each other.
+	@# Build every test binary in parallel first.
 	$(GO) test -count=1 -run '^$$' ./... >/dev/null
-	$(GO) test -p 1 -count=1 -timeout $(TEST_TIMEOUT) ./...
+	@pkgs=$$($(GO) list ./...); \
+	  browser=$$(grep -E '$(UNIT_BROWSER_RE)' <<<"$$pkgs"); rest=$$(grep -vE '$(UNIT_BROWSER_RE)' <<<"$$pkgs"); \
+	  echo "unit: $$(wc -w <<<"$$rest") packages, and beside them $$(wc -w <<<"$$browser") browser packages (output after)"; \
+	  start=$$(date +%s); \
+	  ( r=0; $(GO) test -p 1 -count=1 -timeout $(TEST_TIMEOUT) $$browser >$(UNIT_BROWSER_LOG) 2>&1 || r=$$?; \
+	    echo "browser stream: $$(( $$(date +%s) - start )) s" >>$(UNIT_BROWSER_LOG); exit $$r ) & bpid=$$!; \
+	  rc=0; $(GO) test -p 1 -count=1 -timeout $(TEST_TIMEOUT) $$rest || rc=$$?; \
+	  echo "rest: $$(( $$(date +%s) - start )) s"; \
+	  brc=0; wait $$bpid || brc=$$?; \
+	  echo "--- browser stream ---"; cat $(UNIT_BROWSER_LOG); \
+	  if grep -qE '^(FAIL|panic:)' $(UNIT_BROWSER_LOG); then brc=1; fi; \
+	  [ $$rc = 0 ] && [ $$brc = 0 ]
 
 ## lint: gofmt, go vet and staticcheck
 lint: headers tools
