@@ -28,7 +28,7 @@ func (s *Server) newA11y() *a11y.Service {
 	svc := &a11y.Service{Key: s.key, Log: s.log, Now: s.now, Chat: s.chat}
 	// One tab audits every page of a request: a minute a page (the
 	// motion watch alone takes 6 s of one).
-	svc.Browser, svc.BrowserErr = browser.NewPool(browser.Options{Slots: 2, TabTimeout: 5 * time.Minute})
+	svc.Browser, svc.BrowserErr = browser.NewPool(browser.Options{Slots: 2, TabTimeout: 5 * time.Minute, Log: s.log})
 	svc.Axe, svc.AxeErr = axe.Load(s.cfg.A11y.AxeDir)
 	if crit, err := axe.LoadCriteria(s.cfg.DataDir); err == nil {
 		svc.Criteria = crit

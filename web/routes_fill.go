@@ -33,7 +33,7 @@ type FillAnswer struct {
 // newFill makes the form filler: its own browser pool (fresh profile per
 // run), the chat model, the box's key; runs kept 24 hours.
 func (s *Server) newFill() {
-	p, err := browser.NewPool(browser.Options{Slots: 2})
+	p, err := browser.NewPool(browser.Options{Slots: 2, Log: s.log})
 	s.fill = &fill.Service{Browser: p, Chat: s.chat, Reader: s.docreader, Key: s.key, Now: s.now, Log: s.log, Inbox: &fill.Inbox{}}
 	s.fillErr = err
 	s.fillGate = make(chan struct{}, fillSlots)

@@ -18,8 +18,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -151,6 +153,9 @@ type Options struct {
 	MemoryMB int
 	// Width and Height are the viewport (0: 1280 × 900).
 	Width, Height int
+	// Log receives the one warning a pool gives when chromium cannot run
+	// its own sandbox here (nil: slog.Default()).
+	Log *slog.Logger
 }
 
 // Pool starts tabs.
@@ -159,6 +164,10 @@ type Pool struct {
 	slot    chan struct{}
 	waiting atomic.Int64
 	limit   *memoryLimit // nil: no memory bound (MemoryMB -1)
+	// own: chromium runs its own sandbox (ownsandbox.go); ownWhy says why
+	// not.
+	own    bool
+	ownWhy string
 }
 
 // NewPool finds chromium and makes a pool; ErrNoBrowser when there is
@@ -203,6 +212,14 @@ func NewPool(o Options) (*Pool, error) {
 			return nil, err
 		}
 		p.limit = l
+	}
+	p.own, p.ownWhy = ownSandbox(os.Geteuid(), userNamespaces)
+	if !p.own {
+		log := o.Log
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("chromium runs without its own sandbox (--no-sandbox); boxd's network walls still hold", "why", p.ownWhy)
 	}
 	return p, nil
 }
@@ -275,12 +292,14 @@ func (p *Pool) Open(ctx context.Context, pol Policy) (*Tab, error) {
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(p.o.Binary),
-		chromedp.NoSandbox, // as root in a container; the page is also walled by the policy
 		chromedp.Flag("disable-gpu", true),
 		chromedp.Flag("renderer-process-limit", "1"),
 		chromedp.Flag("js-flags", fmt.Sprintf("--max-old-space-size=%d", p.o.HeapMB)),
 		chromedp.WindowSize(cmp.Or(pol.Width, p.o.Width), cmp.Or(pol.Height, p.o.Height)),
 	)
+	if !p.own {
+		opts = append(opts, chromedp.NoSandbox) // ownsandbox.go: root, or no user namespaces
+	}
 	opts = append(opts, sb.options()...)
 	opts = append(opts, chromedp.ModifyCmdFunc(p.limit.apply))
 	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), p.o.TabTimeout)
