@@ -478,6 +478,27 @@ func TestModelsInspect(t *testing.T) {
 		}
 	}
 
+	// README's sample is this output, line for line (the file's path
+	// aside).
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "$ boxd models inspect ../shared/models/stories260K.gguf\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !ok {
+		t.Fatal("README has no models inspect sample")
+	}
+	gotLines, wantLines := strings.Split(strings.TrimSpace(out.String()), "\n"), strings.Split(strings.TrimSpace(block), "\n")
+	if len(gotLines) != len(wantLines) {
+		t.Errorf("README's sample has %d lines, the output %d:\n%s", len(wantLines), len(gotLines), out.String())
+	}
+	for i := range min(len(gotLines), len(wantLines)) {
+		if !strings.HasPrefix(gotLines[i], "file ") && gotLines[i] != wantLines[i] {
+			t.Errorf("README's sample says %q where the output says %q", wantLines[i], gotLines[i])
+		}
+	}
+
 	out.Reset()
 	if code := run(context.Background(), []string{"models", "inspect", "--json", model}, &out, io.Discard); code != 0 {
 		t.Fatalf("--json exit %d", code)
