@@ -14,6 +14,7 @@ require (
 	github.com/openai/openai-go/v3 v3.98.0
 	github.com/otiai10/gosseract/v2 v2.4.1
 	github.com/prometheus/client_golang v1.25.0
+	github.com/rivo/uniseg v0.4.7
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10

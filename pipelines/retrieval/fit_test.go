@@ -71,7 +71,7 @@ func TestChunksFitTheModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := out.Index
-	if ix.Chunker.MaxTokens != 512 || ix.Chunker.RerankMaxTokens != 512-chunker.QueryTokens || ix.Chunker.Version != "boxd-chunker-2" {
+	if ix.Chunker.MaxTokens != 512 || ix.Chunker.RerankMaxTokens != 512-chunker.QueryTokens || ix.Chunker.Version != chunker.V3 {
 		t.Fatalf("chunker %+v", ix.Chunker)
 	}
 	if len(ix.Chunks) <= len(plain.Chunks) {

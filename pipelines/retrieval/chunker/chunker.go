@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -18,7 +17,9 @@ import (
 type Settings struct {
 	// Version names the cutting rules below; it changes whenever they do.
 	Version string `json:"version"`
-	// MaxChars is the most characters (Unicode code points) in a chunk.
+	// MaxChars is the most characters (Unicode code points) in a chunk
+	// (boxd-chunker-3: but for a single grapheme cluster longer than
+	// that, a chunk of its own).
 	MaxChars int `json:"max_chars"`
 	// MaxTokens is the most tokens in a chunk as the embedder counts them
 	// (its special tokens included): the embedder's context, so that it
@@ -32,9 +33,31 @@ type Settings struct {
 	RerankMaxTokens int `json:"rerank_max_tokens,omitempty"`
 }
 
-// Default is the contract's chunker: at most 1,200 characters (the
-// service adds the models' token bounds, Bounded).
-var Default = Settings{Version: "boxd-chunker-2", MaxChars: 1200}
+// Versions of the cutting rules (Cut). Indexes cut by an older version
+// are cut again by its rules (an index kept on disk is re-cut at start),
+// so a version's rules never change.
+const (
+	V1 = "boxd-chunker-1" // MaxChars, in code points
+	V2 = "boxd-chunker-2" // and the models' token bounds
+	V3 = "boxd-chunker-3" // and no cut inside a grapheme cluster
+)
+
+// Default is the contract's chunker: at most 1,200 characters, cut only
+// between grapheme clusters (the service adds the models' token bounds,
+// Bounded).
+var Default = Settings{Version: V3, MaxChars: 1200}
+
+// ElementsV3 is the version of retrieval's chunker of scanned documents'
+// elements (one chunk per element) that cuts an element as V3 does.
+const ElementsV3 = "boxd-elements-3"
+
+// graphemeVersions cut only between extended grapheme clusters.
+var graphemeVersions = map[string]bool{V3: true, ElementsV3: true}
+
+// Graphemes reports whether a chunker version cuts only between extended
+// grapheme clusters (boxd-chunker-3 and later); the versions before cut
+// between code points.
+func Graphemes(version string) bool { return graphemeVersions[version] }
 
 // QueryTokens is the room a reranker's bound leaves for the query: a
 // chunk takes at most the reranker's context less this many tokens.
@@ -93,7 +116,7 @@ func (e *TokenError) Error() string {
 		e.Doc, e.ByteStart, e.ByteEnd, e.Tokens, e.Model, e.Limit)
 }
 
-// Cut splits text into chunks by the rules of boxd-chunker-1 and -2:
+// Cut splits text into chunks by the rules of boxd-chunker-1, -2 and -3:
 //
 //   - Paragraphs are separated by a blank line (a line break, then only
 //     spaces or tabs, then another line break; "\r\n" counts as one).
@@ -111,12 +134,22 @@ func (e *TokenError) Error() string {
 //   - Every chunk is trimmed of white space at both ends; the white space
 //     between chunks belongs to none (no overlap). A document of only
 //     white space has no chunks.
-//   - boxd-chunker-2 only: a chunk over MaxTokens (as the embedder counts
-//     it) or RerankMaxTokens (as the reranker counts it) is cut again by
-//     the rules above with half the characters (MaxChars / 2, rounded
-//     down), and its pieces the same way, until every piece fits; a
-//     single character that does not fit is an error (TokenError), never
-//     a chunk the model would read cut.
+//   - boxd-chunker-2 and -3: a chunk over MaxTokens (as the embedder
+//     counts it) or RerankMaxTokens (as the reranker counts it) is cut
+//     again by the rules above with half the characters (MaxChars / 2,
+//     rounded down), and its pieces the same way, until every piece fits;
+//     a single character that does not fit is an error (TokenError),
+//     never a chunk the model would read cut.
+//   - boxd-chunker-3 (Graphemes): a character above is an extended
+//     grapheme cluster (Unicode UAX #29, as github.com/rivo/uniseg v0.4.7
+//     finds them in the whole document), so that no chunk starts or ends
+//     inside one (a ZWJ emoji sequence, a flag, a letter and its combining
+//     marks, a Hangul syllable of jamo, "\r\n"). MaxChars still counts code
+//     points: a run is cut after the last whole cluster within MaxChars
+//     (a single cluster longer than MaxChars is a chunk of its own, never
+//     cut); a sentence end inside a cluster ends the sentence after that
+//     cluster; white space is a cluster of white-space code points only (a
+//     space carrying a combining mark is not white space and is kept).
 //
 // Cut takes settings without token bounds (CutCounted counts them). text
 // must be valid UTF-8. The result is deterministic.
@@ -135,10 +168,11 @@ func CutCounted(doc, text string, s Settings, c Counters) ([]Chunk, error) {
 	if s.MaxTokens > 0 && c.Embed == nil || s.RerankMaxTokens > 0 && c.Rerank == nil {
 		return nil, errors.New("chunker: the settings bound tokens and no model is given to count them")
 	}
-	spans := cutSpans(text, 0, len(text), s.MaxChars)
+	u := newUnits(text, Graphemes(s.Version))
+	spans := cutSpans(u, 0, len(text), s.MaxChars)
 	if s.MaxTokens > 0 || s.RerankMaxTokens > 0 {
 		var err error
-		if spans, err = refit(doc, text, spans, s.MaxChars, s, c); err != nil {
+		if spans, err = refit(doc, u, spans, s.MaxChars, s, c); err != nil {
 			return nil, err
 		}
 	}
@@ -153,35 +187,29 @@ func CutCounted(doc, text string, s Settings, c Counters) ([]Chunk, error) {
 
 // cutSpans is the character rules applied to text[start:end] as a
 // document of its own, in text's offsets.
-func cutSpans(text string, start, end, max int) [][2]int {
-	sub := text[start:end]
+func cutSpans(u *units, start, end, max int) [][2]int {
 	var spans [][2]int
-	for _, p := range paragraphs(sub) {
-		if chars(sub, p) <= max {
+	for _, p := range paragraphs(u, start, end) {
+		if chars(u.text, p) <= max {
 			spans = append(spans, p)
 			continue
 		}
-		for _, sen := range sentences(sub, p) {
-			if chars(sub, sen) <= max {
+		for _, sen := range sentences(u, p) {
+			if chars(u.text, sen) <= max {
 				spans = append(spans, sen)
 				continue
 			}
-			spans = append(spans, words(sub, sen, max)...)
+			spans = append(spans, words(u, sen, max)...)
 		}
 	}
-	spans = pack(sub, spans, max)
-	for i := range spans {
-		spans[i][0] += start
-		spans[i][1] += start
-	}
-	return spans
+	return pack(u.text, spans, max)
 }
 
 // refit cuts each span over a token bound again with half the characters.
-func refit(doc, text string, spans [][2]int, max int, s Settings, c Counters) ([][2]int, error) {
+func refit(doc string, u *units, spans [][2]int, max int, s Settings, c Counters) ([][2]int, error) {
 	var out [][2]int
 	for _, sp := range spans {
-		model, n, limit, err := over(text[sp[0]:sp[1]], s, c)
+		model, n, limit, err := over(u.text[sp[0]:sp[1]], s, c)
 		if err != nil {
 			return nil, fmt.Errorf("chunker: count the tokens of document %q at bytes %d..%d: %w", doc, sp[0], sp[1], err)
 		}
@@ -189,10 +217,10 @@ func refit(doc, text string, spans [][2]int, max int, s Settings, c Counters) ([
 			out = append(out, sp)
 			continue
 		}
-		if max/2 < 1 || utf8.RuneCountInString(text[sp[0]:sp[1]]) == 1 {
+		if max/2 < 1 || u.next(sp[0], sp[1]) == sp[1] {
 			return nil, &TokenError{Doc: doc, ByteStart: sp[0], ByteEnd: sp[1], Model: model, Tokens: n, Limit: limit}
 		}
-		sub, err := refit(doc, text, cutSpans(text, sp[0], sp[1], max/2), max/2, s, c)
+		sub, err := refit(doc, u, cutSpans(u, sp[0], sp[1], max/2), max/2, s, c)
 		if err != nil {
 			return nil, err
 		}
@@ -220,48 +248,50 @@ func over(t string, s Settings, c Counters) (model string, n, limit int, err err
 // chars is the number of code points in text[sp[0]:sp[1]].
 func chars(text string, sp [2]int) int { return utf8.RuneCountInString(text[sp[0]:sp[1]]) }
 
-// trim narrows a span to exclude white space at both ends; ok is false
-// when nothing is left.
-func trim(text string, start, end int) ([2]int, bool) {
+// trim narrows a span to exclude white space units at both ends; ok is
+// false when nothing is left.
+func trim(u *units, start, end int) ([2]int, bool) {
 	for start < end {
-		r, n := utf8.DecodeRuneInString(text[start:end])
-		if !unicode.IsSpace(r) {
+		n := u.next(start, end)
+		if !u.space(start, n) {
 			break
 		}
-		start += n
+		start = n
 	}
 	for end > start {
-		r, n := utf8.DecodeLastRuneInString(text[start:end])
-		if !unicode.IsSpace(r) {
+		p := u.prev(start, end)
+		if !u.space(p, end) {
 			break
 		}
-		end -= n
+		end = p
 	}
 	return [2]int{start, end}, start < end
 }
 
-// paragraphs are the trimmed spans between blank lines.
-func paragraphs(text string) [][2]int {
+// paragraphs are the trimmed spans of text[start:end] between blank
+// lines. A paragraph's ends move out to unit boundaries: a "\r\n" is one
+// grapheme cluster, and a space can carry a combining mark.
+func paragraphs(u *units, start, end int) [][2]int {
+	text := u.text
 	var out [][2]int
-	start := 0
-	add := func(end int) {
-		if sp, ok := trim(text, start, end); ok {
+	add := func(e int) {
+		if sp, ok := trim(u, u.floor(start), u.ceil(e)); ok {
 			out = append(out, sp)
 		}
 	}
-	for i := 0; i < len(text); {
+	for i := start; i < end; {
 		if text[i] != '\n' {
 			i++
 			continue
 		}
 		// A line break: is the next line blank (spaces, tabs, a '\r')?
 		j := i + 1
-		for j < len(text) && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
+		for j < end && (text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
 			j++
 		}
-		if j < len(text) && text[j] == '\n' {
+		if j < end && text[j] == '\n' {
 			add(i)
-			for j < len(text) && (text[j] == '\n' || text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
+			for j < end && (text[j] == '\n' || text[j] == ' ' || text[j] == '\t' || text[j] == '\r') {
 				j++
 			}
 			start = j
@@ -270,7 +300,7 @@ func paragraphs(text string) [][2]int {
 		}
 		i = j
 	}
-	add(len(text))
+	add(end)
 	return out
 }
 
@@ -280,11 +310,13 @@ var closer = map[rune]bool{'"': true, '\'': true, ')': true, ']': true, '}': tru
 
 // Sentences are the trimmed sentences of text by the chunker's sentence
 // rule, as byte spans.
-func Sentences(text string) [][2]int { return sentences(text, [2]int{0, len(text)}) }
+func Sentences(text string) [][2]int { return sentences(newUnits(text, false), [2]int{0, len(text)}) }
 
 // sentences cuts a span after each sentence end followed by white space
-// (or, for the CJK marks, by anything).
-func sentences(text string, sp [2]int) [][2]int {
+// (or, for the CJK marks, by anything). The cut moves on to the end of
+// the unit that holds it.
+func sentences(u *units, sp [2]int) [][2]int {
+	text := u.text
 	var out [][2]int
 	start := sp[0]
 	for i := sp[0]; i < sp[1]; {
@@ -302,71 +334,76 @@ func sentences(text string, sp [2]int) [][2]int {
 			}
 			end += m
 		}
-		if end < sp[1] {
-			c, _ := utf8.DecodeRuneInString(text[end:sp[1]])
-			if !cjk && !unicode.IsSpace(c) {
-				i = end
-				continue
-			}
+		end = min(u.ceil(end), sp[1])
+		if end < sp[1] && !cjk && !u.space(end, u.next(end, sp[1])) {
+			i = end
+			continue
 		}
-		if s, ok := trim(text, start, end); ok {
+		if s, ok := trim(u, start, end); ok {
 			out = append(out, s)
 		}
 		start, i = end, end
 	}
-	if s, ok := trim(text, start, sp[1]); ok {
+	if s, ok := trim(u, start, sp[1]); ok {
 		out = append(out, s)
 	}
 	return out
 }
 
 // words cuts a span into pieces of at most max characters, at the last
-// white space that fits, else after max characters.
-func words(text string, sp [2]int, max int) [][2]int {
+// white space that fits, else after max characters; a unit is never cut
+// (one longer than max is a piece of its own).
+func words(u *units, sp [2]int, max int) [][2]int {
+	text := u.text
 	var out [][2]int
 	start := sp[0]
 	for start < sp[1] {
-		// Walk max characters from start.
+		// Walk max characters from start, a unit at a time.
 		end, n, lastSpace := start, 0, -1
 		for end < sp[1] && n < max {
-			r, w := utf8.DecodeRuneInString(text[end:sp[1]])
-			if unicode.IsSpace(r) {
+			next := u.next(end, sp[1])
+			k := utf8.RuneCountInString(text[end:next])
+			if n > 0 && n+k > max {
+				break
+			}
+			if u.space(end, next) {
 				lastSpace = end
 			}
-			end += w
-			n++
+			end, n = next, n+k
 		}
-		if end < sp[1] {
-			// The character after the piece: a space there cuts cleanly.
-			if r, _ := utf8.DecodeRuneInString(text[end:sp[1]]); !unicode.IsSpace(r) && lastSpace > start {
-				end = lastSpace
-			}
+		// The unit after the piece: white space there cuts cleanly.
+		if end < sp[1] && !u.space(end, u.next(end, sp[1])) && lastSpace > start {
+			end = lastSpace
 		}
-		if s, ok := trim(text, start, end); ok {
+		if s, ok := trim(u, start, end); ok {
 			out = append(out, s)
 		}
 		start = end
 		for start < sp[1] {
-			r, w := utf8.DecodeRuneInString(text[start:sp[1]])
-			if !unicode.IsSpace(r) {
+			next := u.next(start, sp[1])
+			if !u.space(start, next) {
 				break
 			}
-			start += w
+			start = next
 		}
 	}
 	return out
 }
 
 // pack joins consecutive spans while the joined span, separators included,
-// stays within max characters.
+// stays within max characters (counted once per byte: linear in the text).
 func pack(text string, spans [][2]int, max int) [][2]int {
 	var out [][2]int
+	n := 0 // characters in out's last span
 	for _, sp := range spans {
-		if n := len(out); n > 0 && chars(text, [2]int{out[n-1][0], sp[1]}) <= max {
-			out[n-1][1] = sp[1]
-			continue
+		if k := len(out); k > 0 {
+			if m := n + chars(text, [2]int{out[k-1][1], sp[1]}); m <= max {
+				out[k-1][1], n = sp[1], m
+				continue
+			}
 		}
 		out = append(out, sp)
+		n = chars(text, sp)
 	}
 	return out
 }
