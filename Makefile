@@ -232,7 +232,8 @@ FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engin
   pipelines/docreader:FuzzReadFile pipelines/docreader:FuzzVerify pipelines/chat:FuzzReadImage pipelines/chat:FuzzToolCalls \
   pipelines/fill:FuzzBody pipelines/fill:FuzzApprove pipelines/fill:FuzzFlight pipelines/fill/rules:FuzzSecrets pipelines/fill/rules:FuzzAgents \
   pipelines/sitecheck:FuzzParseDomain pipelines/sitecheck:FuzzPageSections pipelines/a11y/axe:FuzzLoadCriteria \
-  pipelines/a11y/domains:FuzzNormalize pipelines/retrieval:FuzzVerifySearch pipelines/retrieval:FuzzCut
+  pipelines/a11y/domains:FuzzNormalize pipelines/retrieval:FuzzVerifySearch pipelines/retrieval:FuzzCut \
+  pipelines/retrieval/chunker:FuzzCutGraphemes
 fuzz: headers
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz: $$fn ($$pkg, $(FUZZTIME))"; \
