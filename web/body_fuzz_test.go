@@ -20,6 +20,7 @@ import (
 	"boxd/families"
 	"boxd/pipelines/a11y"
 	"boxd/pipelines/chat"
+	"boxd/pipelines/chat/convert"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/doc"
@@ -51,6 +52,8 @@ var fuzzBodies = []struct {
 	{"a11y.Request", func() any { return new(a11y.Request) }, false},
 	{"domainBody", func() any { return new(fuzzDomainBody) }, false},
 	{"chat.Request", func() any { return new(chat.Request) }, true},
+	{"convert.ResponsesRequest", func() any { return new(convert.ResponsesRequest) }, false},
+	{"convert.CompletionRequest", func() any { return new(convert.CompletionRequest) }, false},
 	{"replayRequest", func() any { return new(replayRequest) }, false},
 	{"docreader.ReadRequest", func() any { return new(docreader.ReadRequest) }, false},
 	{"docreader.VerifyRequest", func() any { return new(docreader.VerifyRequest) }, false},

@@ -225,6 +225,7 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	s.routes()
 	s.platformRoutes()
 	s.chatRoutes()
+	s.responsesRoutes()
 	s.siteCheckRoutes()
 	s.liveRoutes()
 	s.demoRoutes()

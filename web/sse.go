@@ -64,7 +64,11 @@ func (s *sseStream) send(v any) error { return s.write(v, false) }
 // end writes v as the stream's last event.
 func (s *sseStream) end(v any) error { return s.write(v, true) }
 
-func (s *sseStream) write(v any, last bool) error {
+func (s *sseStream) write(v any, last bool) error { return s.writeEvent("", v, last) }
+
+// writeEvent writes v as one event, named (an "event:" line, as
+// OpenAI's Responses stream names its events) unless name is "".
+func (s *sseStream) writeEvent(name string, v any, last bool) error {
 	var b []byte
 	if str, ok := v.(string); ok {
 		b = []byte(str)
@@ -89,7 +93,12 @@ func (s *sseStream) write(v any, last bool) error {
 		s.started = true
 	}
 	return s.flushLocked(func() error {
-		_, err := fmt.Fprintf(s.w, "data: %s\n\n", b)
+		var err error
+		if name != "" {
+			_, err = fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, b)
+		} else {
+			_, err = fmt.Fprintf(s.w, "data: %s\n\n", b)
+		}
 		return err
 	})
 }

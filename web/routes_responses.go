@@ -1,0 +1,224 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"boxd/pipelines/chat"
+	"boxd/pipelines/chat/convert"
+	"boxd/problem"
+)
+
+// POST /v1/responses (OpenAI's Responses API) and POST /v1/completions
+// (the legacy text completions API) are chat completions in other wire
+// formats: pipelines/chat/convert turns each request into a chat.Request,
+// which chat.Prepare and Call.Run serve exactly as POST
+// /v1/chat/completions (admission, limits, grammars, the model call, the
+// budget, the signed receipt), and turns the completion back. Both
+// routes are admitted as chat's (Bearer, the code vertical, chat's body
+// limit, a model-call slot) but read strictly: a field the API does not
+// have is refused, as OpenAI refuses it.
+
+func (s *Server) responsesRoutes() {
+	declare(s, Declared[convert.ResponsesRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/v1/responses", Auth: Bearer,
+			Verticals: []string{chatVertical}, Body: chatBody, CallSlot: true,
+			Example: `{"model": "boxd-test", "input": "Hello", "max_output_tokens": 16}`},
+		Serve: s.createResponse,
+	})
+	// The Responses API's routes on stored responses: none is stored.
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		s.Handle(m, "/v1/responses/{rest...}", s.noStoredResponses)
+	}
+	declare(s, Declared[convert.CompletionRequest]{
+		Route: Route{Method: http.MethodPost, Path: "/v1/completions", Auth: Bearer,
+			Verticals: []string{chatVertical}, Body: chatBody, CallSlot: true,
+			Example: `{"model": "boxd-test", "prompt": "Hello", "max_tokens": 16}`},
+		Serve: s.textCompletion,
+	})
+}
+
+// noStoredResponses answers the Responses API's routes on stored
+// responses (retrieve, input_items, cancel, delete, input_tokens).
+func (s *Server) noStoredResponses(w http.ResponseWriter, r *http.Request) {
+	writeProblem(w, problem.New(problem.NotFound, "%s %s is not served: this box stores no responses (nothing to retrieve, list, cancel or delete, and no conversation state); POST /v1/responses answers each request whole, with its usage and receipt", r.Method, r.URL.Path))
+}
+
+// modelRefusal is chat's refusal of the model a request names (404
+// naming the served id), nil when the box serves it: chat.Prepare checks
+// the model first, so the three routes refuse a wrong model before
+// anything else, in the same words.
+func (s *Server) modelRefusal(model string) error {
+	if _, err := chat.Prepare(s.chat, &chat.Request{Model: model}); problem.Is(err, problem.NotFound) {
+		return err
+	}
+	return nil
+}
+
+func (s *Server) createResponse(a *Admitted, req *convert.ResponsesRequest) {
+	w, r, pr := a.W, a.R, a.Principal
+	if err := s.modelRefusal(req.Model); err != nil {
+		writeChatError(w, err)
+		return
+	}
+	conv, err := convert.FromResponses(req)
+	if err != nil {
+		writeChatError(w, err)
+		return
+	}
+	call, err := chat.Prepare(s.chat, conv.Chat)
+	if err != nil {
+		writeChatError(w, conv.Rename(err))
+		return
+	}
+	id := convert.NewResponseID()
+	w.Header().Set("x-service-receipt", id)
+	created := s.now().Unix()
+	var out *chat.Completion
+	if req.Stream {
+		out = s.streamResponse(w, r, conv, call, id, created, budget{pr})
+	} else {
+		out, err = call.Run(r.Context(), id, budget{pr}, nil)
+		if err != nil {
+			if r.Context().Err() == nil {
+				writeChatError(w, conv.Rename(err))
+			}
+			return
+		}
+		writeJSON(w, http.StatusOK, conv.Response(id, created, s.now().Unix(), out))
+	}
+	if out != nil {
+		s.log.Info("response", "id", id, "caller", pr.LogID(), "stream", req.Stream, "prompt_tokens", out.Usage.PromptTokens,
+			"completion_tokens", out.Usage.CompletionTokens, "finish", out.FinishReason, "tool_calls", len(out.ToolCalls))
+	}
+}
+
+// responseSink writes a response's events as the model writes.
+type responseSink struct {
+	sse *sseStream
+	st  *convert.Stream
+}
+
+func (k *responseSink) Content(piece string) error { return k.emit(k.st.Text(piece), false) }
+
+// emit writes events, the last of them ending the stream when last.
+func (k *responseSink) emit(evs []convert.Event, last bool) error {
+	for i, ev := range evs {
+		if err := k.sse.sendEvent(ev.Type, ev, last && i == len(evs)-1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// streamResponse runs call streamed as the Responses API's events; the
+// completion when it finished (nil when it was refused or failed, which
+// it has answered).
+func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, conv *convert.Responses, call *chat.Call, id string, created int64, b budget) *chat.Completion {
+	sink := &responseSink{sse: newSSE(w), st: conv.Stream(id, created)}
+	defer sink.sse.close()
+	out, err := call.Run(r.Context(), id, b, sink)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return nil // the client left; its sequence is already freed
+		}
+		if !sink.sse.Started() {
+			writeChatError(w, conv.Rename(err))
+			return nil
+		}
+		_ = sink.emit(sink.st.Fail(err.Error()), true)
+		return nil
+	}
+	_ = sink.emit(sink.st.Finish(out, s.now().Unix()), true)
+	return out
+}
+
+// sendEvent writes v as one named event ("event: name", then its data
+// line), the stream's last when last: the Responses API names each event
+// (the SDKs read the type from the data as well). Like write (sse.go),
+// the status and headers go out with the first event.
+func (s *sseStream) sendEvent(name string, v any, last bool) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("sse: %w", err)
+	}
+	return s.writeEvent(name, string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), last)
+}
+
+func (s *Server) textCompletion(a *Admitted, req *convert.CompletionRequest) {
+	w, r, pr := a.W, a.R, a.Principal
+	if err := s.modelRefusal(req.Model); err != nil {
+		writeChatError(w, err)
+		return
+	}
+	conv, err := convert.FromCompletions(req)
+	if err != nil {
+		writeChatError(w, err)
+		return
+	}
+	call, err := chat.Prepare(s.chat, conv.Chat)
+	if err != nil {
+		writeChatError(w, conv.Rename(err))
+		return
+	}
+	id := convert.NewCompletionID()
+	w.Header().Set("x-service-receipt", id)
+	var out *chat.Completion
+	if req.Stream {
+		out = s.streamCompletion(w, r, conv, call, id, budget{pr})
+	} else {
+		out, err = call.Run(r.Context(), id, budget{pr}, nil)
+		if err != nil {
+			if r.Context().Err() == nil {
+				writeChatError(w, conv.Rename(err))
+			}
+			return
+		}
+		writeJSON(w, http.StatusOK, convert.CompletionOf(id, req.Model, out))
+	}
+	if out != nil {
+		s.log.Info("text completion", "id", id, "caller", pr.LogID(), "stream", req.Stream, "prompt_tokens", out.Usage.PromptTokens,
+			"completion_tokens", out.Usage.CompletionTokens, "finish", out.FinishReason)
+	}
+}
+
+// completionSink writes text_completion chunks.
+type completionSink struct {
+	sse     *sseStream
+	id      string
+	model   string
+	created int64
+}
+
+func (k *completionSink) Content(piece string) error {
+	return k.sse.send(convert.CompletionChunk(k.id, k.model, k.created, piece))
+}
+
+// streamCompletion runs call streamed as text_completion chunks, the last
+// with the finish reason, usage and receipt, then [DONE] (as chat's
+// stream ends); the completion when it finished.
+func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, conv *convert.Completions, call *chat.Call, id string, b budget) *chat.Completion {
+	sink := &completionSink{sse: newSSE(w), id: id, model: call.Model(), created: s.now().Unix()}
+	defer sink.sse.close()
+	out, err := call.Run(r.Context(), id, b, sink)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return nil
+		}
+		if !sink.sse.Started() {
+			writeChatError(w, conv.Rename(err))
+			return nil
+		}
+		sink.sse.fail(err, map[string]any{"error": map[string]string{"message": err.Error(), "type": "server_error"}}, "[DONE]")
+		return nil
+	}
+	if sink.sse.send(convert.CompletionEnd(id, sink.model, sink.created, out)) != nil {
+		return out
+	}
+	_ = sink.sse.end("[DONE]")
+	return out
+}
