@@ -204,7 +204,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"limits.connections": "40", "limits.record_verifications": "1", "limits.admin_failures_per_minute": "5",
 		"receipts.retention_days": "7", "receipts.max": "1000",
 		"models.llm.path": model, "models.llm.id": "m", "models.llm.aliases": "llama3.2,qwen", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma", "models.llm.projector": model,
-		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model,
+		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model, "models.mirror": "http://mirror.lan/boxd-models",
 		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3", "asr.parallel": "2", "asr.flash_attention": "true", "retrieval.persist": "true", "retrieval.max_indexes": "32", "retrieval.indexes_per_key": "4", "retrieval.demo_indexes": "8", "retrieval.indexes_per_demo_session": "1", "a11y.axe_dir": "/opt/axe", "docreader.max_pages": "40",
 		"outbound.allow_private": "true", "outbound.allow_cidrs": "127.0.0.1/32,10.0.0.0/8", "outbound.ca_file": model,
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
@@ -223,6 +223,9 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		if e.Source != "env "+EnvName(e.Key) {
 			t.Errorf("%s: source %q", e.Key, e.Source)
 		}
+	}
+	if c.Models.Mirror != "http://mirror.lan/boxd-models" {
+		t.Errorf("models.mirror not applied: %q", c.Models.Mirror)
 	}
 	if len(c.AllowedHosts) != 2 || c.AllowedHosts[1] != "10.0.0.5" {
 		t.Errorf("allowed_hosts not applied: %q", c.AllowedHosts)
@@ -284,6 +287,8 @@ func TestBadValuesStopStartUpNamingTheKey(t *testing.T) {
 		{name: "allowed host wildcard", file: "allowed_hosts: [\"*.lan\"]\n", want: []string{"allowed_hosts", "not a host name"}},
 		{name: "origin list item not string", file: "origins: [1]\n", want: []string{"origins", "item 1"}},
 		{name: "missing model file", file: "models:\n  llm:\n    path: /nonexistent/model.gguf\n", want: []string{"models.llm.path", "does not exist"}},
+		{name: "mirror not a URL", file: "models:\n  mirror: mirror.lan/models\n", want: []string{"models.mirror", "not a mirror base URL"}},
+		{name: "mirror with a query", file: "models:\n  mirror: \"https://u:pw@mirror.lan/m?sig=abc\"\n", want: []string{"models.mirror", "https://mirror.lan/m\" is not a mirror base URL"}},
 		{name: "bad cidr", file: "outbound:\n  allow_cidrs: [\"10.0.0.0/33\"]\n", want: []string{"outbound.allow_cidrs", "not a CIDR range"}},
 		{name: "model path is a directory", file: "models:\n  asr:\n    path: " + dir + "\n", want: []string{"models.asr.path", "not a regular file"}},
 		{name: "model id with space", file: "models:\n  llm:\n    id: \"a b\"\n", want: []string{"models.llm.id"}},

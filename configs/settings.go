@@ -150,6 +150,10 @@ type Models struct {
 	Embedder ModelFile
 	Reranker ModelFile
 	Diarizer ModelFile
+	// Mirror is the base URL `boxd models pull NAME` fetches the
+	// catalogue's files from (MIRROR/FILE) instead of their publishers'
+	// URLs, for boxes without internet ("": the publishers').
+	Mirror string
 }
 
 // ModelFile is one optional model file.
@@ -452,6 +456,8 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Models.Reranker.Path }, check: checkModelFile},
 	{key: "models.diarizer.path", kind: kindString, def: "", usage: "speaker diarization model GGUF file",
 		field: func(c *Config) any { return &c.Models.Diarizer.Path }, check: checkModelFile},
+	{key: "models.mirror", kind: kindString, def: "", usage: "base URL of a mirror on your network that serves the model catalogue's files under their names; boxd models pull NAME fetches MIRROR/FILE instead of the publisher's URL (boxes without internet)",
+		field: func(c *Config) any { return &c.Models.Mirror }, check: checkMirror},
 	{key: "outbound.allow_private", kind: kindBool, def: false, usage: "let site checks and audits fetch private, loopback and link-local addresses (self-hosted tests only)",
 		field: func(c *Config) any { return &c.Outbound.AllowPrivate }},
 	{key: "outbound.allow_cidrs", kind: kindList, def: []string{}, usage: "address ranges outbound fetches may reach even when private (comma-separated CIDRs)",
@@ -742,6 +748,34 @@ func checkSecret(v any) error {
 		return fmt.Errorf("is %d characters long; use at least %d random characters", len(s), minSecretLen)
 	}
 	return nil
+}
+
+// CheckMirror checks a models.mirror value given elsewhere (a flag).
+func CheckMirror(m string) error { return checkMirror(m) }
+
+// checkMirror accepts "" or an http(s) URL with a host and no query or
+// fragment (files are fetched at MIRROR/FILE).
+func checkMirror(v any) error {
+	m := v.(string)
+	if m == "" {
+		return nil
+	}
+	u, err := url.Parse(m)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return fmt.Errorf("%q is not a mirror base URL: write http(s)://host[:port]/path, for example http://mirror.lan/boxd-models", redactURL(m))
+	}
+	return nil
+}
+
+// redactURL drops a URL's user information, query and fragment (where
+// credentials travel) for a message.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }
 
 func checkModelID(v any) error {

@@ -20,9 +20,9 @@ import (
 func newModels() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "models",
-		Short: "List, pull, verify, inspect and convert model files",
+		Short: "List, pull by name, configure, verify, inspect and convert model files",
 	}
-	cmd.AddCommand(newModelsList(), newModelsPull(), newModelsVerify(), newModelsInspect(), newModelsConvert(), newModelsMakeTest())
+	cmd.AddCommand(newModelsList(), newModelsCatalogue(), newModelsPull(), newModelsUse(), newModelsVerify(), newModelsInspect(), newModelsConvert(), newModelsMakeTest())
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -48,33 +49,55 @@ type modelListing struct {
 	Bytes       int64  `json:"bytes,omitempty"`
 	Files       int    `json:"files,omitempty"`
 	WeightsRoot string `json:"weights_root,omitempty"` // from the hash cache only
+	Catalogue   string `json:"catalogue,omitempty"`    // the catalogue entry this file is
+}
+
+// modelsListing is `boxd models list --json`.
+type modelsListing struct {
+	Config     string         `json:"config,omitempty"` // the file read ("" built-in defaults)
+	ModelsDir  string         `json:"models_dir"`
+	Configured []modelListing `json:"configured"`
+	Catalogue  []catalogueRow `json:"catalogue"`
 }
 
 func newModelsList() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the model files the configuration names, their sizes and remembered weights roots",
+		Short: "List the model files the configuration names and the catalogue's models: which are pulled, which configured",
 		Long: `List the model files the configuration names (models.*.path), whether each is
-there, its size, and its weights root when boxd has hashed it before (boxd serve
-and boxd models verify remember hashes in the state directory). list reads no
-model file in full; "unverified" means run boxd models verify.`,
+there, its size, its weights root when boxd has hashed it before (boxd serve
+and boxd models verify remember hashes in the state directory), and the catalogue
+model it is, if any. Then list the catalogue (boxd models catalogue): whether each
+model is in the models folder (state_dir/models: present, partial, damaged or
+missing) and whether the configuration names it. list reads no model file in
+full; "unverified" means run boxd models verify.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := configs.Load(cmd.Flags())
 			if err != nil {
 				return configError{err}
 			}
+			c, err := catalogueOf(cmd)
+			if err != nil {
+				return err
+			}
 			hashes := models.OpenHashCache(cfg.StateDir)
 			var rows []modelListing
 			for _, m := range configuredModels(cfg) {
 				rows = append(rows, listModel(hashes, m))
 			}
+			entries := catalogueRows(c, cfg, hashes, rows)
 			if asJSON {
-				return printJSON(cmd.OutOrStdout(), rows)
+				return printJSON(cmd.OutOrStdout(), modelsListing{Config: cfg.File, ModelsDir: modelsDir(cfg), Configured: rows, Catalogue: entries})
 			}
+			from := "built-in defaults"
+			if cfg.File != "" {
+				from = cfg.File
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "CONFIGURED (%s)\n", from)
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ROLE\tSTATUS\tSIZE\tWEIGHTS ROOT\tPATH")
+			fmt.Fprintln(tw, "ROLE\tSTATUS\tSIZE\tWEIGHTS ROOT\tCATALOGUE\tPATH")
 			for _, r := range rows {
 				size, root := "-", "-"
 				if r.Status == "present" {
@@ -87,13 +110,17 @@ model file in full; "unverified" means run boxd models verify.`,
 						root = "unverified"
 					}
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Role, r.Status, size, root, cmpOrDash(r.Path))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Role, r.Status, size, root, cmpOrDash(r.Catalogue), cmpOrDash(r.Path))
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			return printCatalogueRows(cmd.OutOrStdout(), modelsDir(cfg), entries)
 		},
 	}
 	configs.RegisterFileFlags(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	catalogueFlag(cmd)
 	return cmd
 }
 
@@ -241,33 +268,35 @@ With --sha256 (one FILE), the file's SHA-256 must equal it.`,
 
 func newModelsPull() *cobra.Command {
 	var (
-		sum     string
-		headers []string
-		force   bool
+		sum, mirror string
+		headers     []string
+		force       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "pull URL [DEST]",
-		Short: "Download a model file with resume, a progress bar and a SHA-256 check",
-		Long: `Download a model file over HTTP(S) into DEST (a file, or a directory for the
-URL's file name; default: the models folder of the state directory). The bytes go
-to DEST.part; if the transfer stops, run the same command again and it continues
-where it stopped. DEST appears only when the whole file matches --sha256, which is
-required (the publisher lists it beside the file). The hash is remembered, so the
-first boxd serve with the file does not read it again.
+		Use:   "pull NAME | URL [DEST]",
+		Short: "Download a catalogue model by name, or a model file by URL, with resume, a progress bar and a SHA-256 check",
+		Long: `Download a model into the models folder of the state directory.
 
-Boxes without internet pull from a mirror on the local network the same way.`,
+  boxd models pull NAME       every file of the catalogue model NAME (boxd models
+                              catalogue lists them): the model and, for a chat
+                              model, its vision projector; a whisper.cpp file is
+                              converted to GGUF after it arrives. Each file's
+                              SHA-256 is the catalogue's. With models.mirror set
+                              (or --mirror), files come from MIRROR/FILE instead
+                              of their publishers, for boxes without internet.
+  boxd models pull URL [DEST] one file from its publisher's or your mirror's URL
+                              into DEST (a file, or a directory for the URL's file
+                              name); --sha256 is required.
+
+The bytes go to FILE.part; if the transfer stops, run the same command again and
+it continues where it stopped. FILE appears only when the whole file matches its
+SHA-256. The hash is remembered, so the first boxd serve with the file does not
+read it again. Then: boxd models use ROLE NAME (or set models.*.path).`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := configs.Load(cmd.Flags())
 			if err != nil {
 				return configError{err}
-			}
-			if u, err := url.Parse(args[0]); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return fmt.Errorf("%q is not a URL: boxd models pull downloads one model file from the http(s) URL its publisher or your mirror serves it at, checked against its SHA-256 (boxd has no model registry to look names up in), e.g.\n  boxd models pull https://huggingface.co/ORG/REPO/resolve/main/FILE.gguf --sha256 HEX", pull.Redact(args[0]))
-			}
-			want, err := pull.ParseSHA256(sum)
-			if err != nil {
-				return err
 			}
 			h := http.Header{}
 			for _, kv := range headers {
@@ -277,7 +306,36 @@ Boxes without internet pull from a mirror on the local network the same way.`,
 				}
 				h.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 			}
-			dest := filepath.Join(cfg.StateDir, "models")
+			if !strings.Contains(args[0], "://") {
+				c, err := catalogueOf(cmd)
+				if err != nil {
+					return err
+				}
+				e, ok := c.Lookup(args[0])
+				if !ok {
+					return unknownModel(c, args[0])
+				}
+				if len(args) == 2 || sum != "" {
+					return fmt.Errorf("boxd models pull %s takes no DEST or --sha256: the catalogue gives each file's SHA-256, and files go to %s, where boxd models use finds them", e.Name, modelsDir(cfg))
+				}
+				if mirror != "" {
+					if err := configs.CheckMirror(mirror); err != nil {
+						return fmt.Errorf("--mirror: %w", err)
+					}
+				}
+				return pullEntry(cmd, cfg, e, mirror, h, force)
+			}
+			if u, err := url.Parse(args[0]); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("%q is not a URL: boxd models pull downloads a catalogue model by name (boxd models catalogue) or one model file from the http(s) URL its publisher or your mirror serves it at, checked against its SHA-256, e.g.\n  boxd models pull https://huggingface.co/ORG/REPO/resolve/main/FILE.gguf --sha256 HEX", pull.Redact(args[0]))
+			}
+			if mirror != "" {
+				return fmt.Errorf("--mirror applies to catalogue names; give the mirror's own URL instead")
+			}
+			want, err := pull.ParseSHA256(sum)
+			if err != nil {
+				return err
+			}
+			dest := modelsDir(cfg)
 			if len(args) == 2 {
 				dest = args[1]
 			}
@@ -314,14 +372,16 @@ Boxes without internet pull from a mirror on the local network the same way.`,
 			if !strings.Contains(filepath.Base(res.Path), "-of-") {
 				fmt.Fprintf(out, "weights root  %s\n", root.Root)
 			}
-			fmt.Fprintf(out, "next          set the role's models.*.path to it in %s and restart boxd (boxd models list shows what is configured)\n", cfg.File)
+			fmt.Fprintf(out, "next          set the role's models.*.path to it in %s and restart boxd (boxd models list shows what is configured)\n", cmp.Or(cfg.File, configs.DefaultFile))
 			return nil
 		},
 	}
 	configs.RegisterFileFlags(cmd.Flags())
-	cmd.Flags().StringVar(&sum, "sha256", "", "expected SHA-256 of the file (required)")
+	cmd.Flags().StringVar(&sum, "sha256", "", "URL: expected SHA-256 of the file (required)")
+	cmd.Flags().StringVar(&mirror, "mirror", "", "NAME: base URL to fetch the catalogue's files from (MIRROR/FILE), overriding models.mirror")
 	cmd.Flags().StringArrayVar(&headers, "header", nil, "request header 'Name: value' (repeatable), e.g. a mirror's Authorization")
-	cmd.Flags().BoolVar(&force, "force", false, "replace DEST if it exists")
+	cmd.Flags().BoolVar(&force, "force", false, "download again and replace files that are there")
+	catalogueFlag(cmd)
 	return cmd
 }
 

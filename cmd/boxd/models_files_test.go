@@ -62,7 +62,8 @@ func TestModelsPullListVerify(t *testing.T) {
 		want string
 	}{
 		{[]string{"models", "pull", url}, "--sha256 must be the file's 64-character hex SHA-256"},
-		{[]string{"models", "pull", "llama3.2"}, `"llama3.2" is not a URL: boxd models pull downloads one model file from the http(s) URL`},
+		{[]string{"models", "pull", "llama3.2"}, `"llama3.2" is not a model in boxd's catalogue; did you mean llama-3.2-3b-instruct?`},
+		{[]string{"models", "pull", "ftp:/mirror/m.gguf"}, "is not a model in boxd's catalogue"},
 		{[]string{"models", "pull", "ftp://mirror/m.gguf", "--sha256", sum}, "is not a URL"},
 		{[]string{"models", "pull", url, "--sha256", sum}, "exists: pass --force"},
 		{[]string{"models", "pull", url, filepath.Join(state, "x.gguf"), "--sha256", strings.Repeat("ab", 32)}, "sha256 mismatch"},
@@ -100,14 +101,17 @@ func TestModelsPullListVerify(t *testing.T) {
 	if err := os.WriteFile(cacheFile, goodCache, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var rows []struct {
-		Role, Key, Path, Status string
-		Bytes                   int64
-		WeightsRoot             string `json:"weights_root"`
+	var listing struct {
+		Configured []struct {
+			Role, Key, Path, Status string
+			Bytes                   int64
+			WeightsRoot             string `json:"weights_root"`
+		}
 	}
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	if err := json.Unmarshal([]byte(out), &listing); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
+	rows := listing.Configured
 	if len(rows) != 7 || rows[0].Role != "llm" || rows[0].Status != "present" || rows[0].Bytes != int64(len(blob)) || rows[0].WeightsRoot != plantedRoot.Root || rows[0].Key != "models.llm.path" {
 		t.Errorf("list: %+v (want the remembered root %s, without reading the file)", rows, plantedRoot.Root)
 	}
