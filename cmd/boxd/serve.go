@@ -252,7 +252,9 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		if m.path == "" {
 			continue
 		}
-		emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: m.path, GPULayers: cfg.GPU.Layers})
+		// All the CPUs, tuned down when fewer are measured faster (an
+		// index built on a busy box: threads.go).
+		emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: m.path, GPULayers: cfg.GPU.Layers, TuneThreads: true})
 		if errors.Is(err, llm.ErrCancelled) {
 			return nil
 		}
@@ -383,6 +385,9 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, thr
 			ContextLength: cfg.Models.LLM.ContextLength,
 			Parallel:      cfg.Models.LLM.Parallel,
 			Threads:       threads,
+			// llm.threads 0: threads.go measures whether fewer threads
+			// decode faster on this machine (other work holding CPUs).
+			TuneThreads: cfg.LLM.Threads == 0,
 			Progress: func(float32) {
 				if time.Since(lastExtend) > 5*time.Second {
 					lastExtend = time.Now()

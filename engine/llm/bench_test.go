@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,6 +33,8 @@ import (
 //	BOXD_BENCH_STREAMS     stream counts of BenchmarkAggregate (default 1,4,8)
 //	BOXD_BENCH_ROUNDS      alternating rounds per iteration (default 5)
 //	BOXD_BENCH_DECODE      tokens generated per stream (default 96)
+//	BOXD_BENCH_THREADS     boxd's threads (default 0: as boxd serve picks them; to compare settings)
+//	BOXD_BENCH_LOAD        busy processes BenchmarkDecodeLoaded runs beside both sides (default 2)
 
 const (
 	benchCtx     = 1024
@@ -169,7 +172,10 @@ func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt 
 		b.Fatal(err)
 	}
 	o := startOllama(b, model, parallel)
-	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: model, ContextLength: benchCtx, Parallel: parallel, Threads: benchThreads, GPULayers: gpuLayers}})
+	threads := testmodels.EnvInt(b, "BOXD_BENCH_THREADS", benchThreads)
+	// Threads 0 is boxd serve's default: all the CPUs, tuned down when
+	// fewer are measured faster (threads.go).
+	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: model, ContextLength: benchCtx, Parallel: parallel, Threads: threads, GPULayers: gpuLayers, TuneThreads: threads == 0}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -217,6 +223,28 @@ func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt 
 
 // BenchmarkDecodeSingle: one stream, short prompt, generated tokens/s.
 func BenchmarkDecodeSingle(b *testing.B) {
+	compare(b, 1, 1, 4, testmodels.EnvInt(b, "BOXD_BENCH_DECODE", 96), false)
+}
+
+// BenchmarkDecodeLoaded is BenchmarkDecodeSingle on a busy machine:
+// BOXD_BENCH_LOAD processes (default 2) spin beside both sides for the
+// whole run, as other work on an office box would, so the ratio shows
+// how each side's threads fare when they do not have the CPUs to
+// themselves (ggml's threads meet at barriers every layer, and a thread
+// descheduled there stalls the others).
+func BenchmarkDecodeLoaded(b *testing.B) {
+	n := testmodels.EnvInt(b, "BOXD_BENCH_LOAD", 2)
+	for range n {
+		busy := exec.Command("/bin/sh", "-c", "while :; do :; done")
+		if err := busy.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() {
+			_ = busy.Process.Kill()
+			_ = busy.Wait()
+		})
+	}
+	b.ReportMetric(float64(n), "busy_procs")
 	compare(b, 1, 1, 4, testmodels.EnvInt(b, "BOXD_BENCH_DECODE", 96), false)
 }
 

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"runtime"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"boxd/engine/models"
@@ -52,6 +53,9 @@ type Engine struct {
 	nUbatch  int
 	addBOS   bool
 	vis      *vision // nil: text only
+
+	tune    *tuner // nil: threads as configured
+	threads int    // the count the context decodes with now
 
 	pool   *gpu.Pool
 	submit chan *Job
@@ -117,6 +121,10 @@ func Open(ctx context.Context, o EngineOptions) (*Engine, error) {
 		model: m, vocab: C.llama_model_get_vocab(m), lctx: lctx, info: info, vis: vis,
 		nSeq: o.Parallel, nCtxSeq: nCtxSeq, nBatch: int(C.llama_n_batch(lctx)), nUbatch: int(C.llama_n_ubatch(lctx)),
 		submit: make(chan *Job, o.Parallel), quit: make(chan struct{}), done: make(chan struct{}),
+	}
+	e.threads = o.Threads
+	if o.TuneThreads && o.GPULayers == 0 {
+		e.tune = newTuner(o.Threads, time.Now())
 	}
 	e.nVocab = int(C.llama_vocab_n_tokens(e.vocab))
 	e.addBOS = bool(C.llama_vocab_get_add_bos(e.vocab))
@@ -370,7 +378,19 @@ func (e *Engine) step(mem C.llama_memory_t, slots []*slot) {
 		return
 	}
 	e.batch.n_tokens = C.int32_t(n)
-	if rc := C.llama_decode(e.lctx, e.batch); rc != 0 {
+	if e.tune != nil {
+		if k := e.tune.threads(time.Now()); k != e.threads {
+			C.llama_set_n_threads(e.lctx, C.int32_t(k), C.int32_t(k))
+			e.threads = k
+		}
+	}
+	t0 := time.Now()
+	rc := C.llama_decode(e.lctx, e.batch)
+	if e.tune != nil && rc == 0 {
+		now := time.Now()
+		e.tune.observe(n, now.Sub(t0), now)
+	}
+	if rc != 0 {
 		err := fmt.Errorf("llm: decode failed (llama_decode returned %d)", int(rc))
 		for s := range inBatch {
 			e.finish(mem, s, FinishError, err)

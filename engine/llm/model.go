@@ -39,6 +39,11 @@ type Options struct {
 	Parallel int
 	// Threads for CPU work; 0 picks the number of CPUs.
 	Threads int
+	// TuneThreads lets the engine or embedder decode with fewer than
+	// Threads threads when fewer are measured faster (a busy machine:
+	// threads.go); off, Threads is used as given. On a GPU it does
+	// nothing.
+	TuneThreads bool
 	// Progress, when set, receives load progress from 0 to 1.
 	Progress func(float32)
 	// Projector is the vision projector (an mmproj GGUF) beside the
