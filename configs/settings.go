@@ -428,7 +428,7 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.ASR.PartialStepMS }},
 	{key: "asr.threads", kind: kindInt, def: 0, min: 0, max: 1024, usage: "CPU threads for Whisper (0: half the CPUs when a chat model is loaded too, else all)",
 		field: func(c *Config) any { return &c.ASR.Threads }},
-	{key: "llm.threads", kind: kindInt, def: 0, min: 0, max: 1024, usage: "CPU threads for the chat model (0: the CPUs Whisper does not take, else all)",
+	{key: "llm.threads", kind: kindInt, def: 0, min: 0, max: 1024, usage: "CPU threads for the chat model (0: the CPUs Whisper does not take, else all, and fewer while fewer decode faster on a busy machine)",
 		field: func(c *Config) any { return &c.LLM.Threads }},
 	{key: "a11y.axe_dir", kind: kindString, def: "/usr/share/boxd/axe-core", usage: "directory holding the accessibility rule engine, axe-core (axe.min.js and package.json); without it /a11y/audit answers 503",
 		field: func(c *Config) any { return &c.A11y.AxeDir }},
