@@ -30,6 +30,9 @@ type word struct {
 	// ocr: a text-layer word read from the page's pixels (its glyphs
 	// map to no character in the layer); conf is then Tesseract's.
 	ocr bool
+	// type3: some of its glyphs are a Type3 font's, whose codes may name
+	// no letters: the word is checked against the pixels (unmapped.go).
+	type3 bool
 }
 
 // line is a run of words on one baseline.
@@ -147,6 +150,7 @@ func regionsFromLayer(t *mupdf.TextLayer) []*region {
 			cur = &word{conf: 100}
 		}
 		cur.text += string(c.R)
+		cur.type3 = cur.type3 || c.Type3
 		cur.box = cur.box.Union(c.Box)
 		cur.size = max(cur.size, c.Size)
 		if r := byBlock[c.Block]; r != nil {

@@ -3,9 +3,12 @@ package docreader
 import (
 	"context"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"boxd/pipelines/docreader/raster"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // Unmapped glyphs. A PDF font without a usable ToUnicode map (a CID font
@@ -18,10 +21,53 @@ import (
 // from the page's pixels, as Ghostscript's and PyMuPDF's users route
 // unmapped text to OCR; the element says so (source parser+ocr, its
 // conf_bp the mean over its words with Tesseract's confidence for those).
+// Two more cases name no letters though they are not U+FFFD: a ToUnicode
+// map into the Private Use Area (read from pixels as U+FFFD is), and a
+// Type3 font (glyphs drawn by procedures, their names often "a1", "g12"),
+// whose codes MuPDF passes on as letters: a Type3 word is read from the
+// pixels too, and the layer's text stands only when the two agree (as
+// TeX's bitmap fonts do); otherwise the pixels' reading replaces it.
 
 // hasUnmapped says whether a word holds a glyph the text layer maps to
-// no character.
-func hasUnmapped(s string) bool { return strings.ContainsRune(s, utf8.RuneError) }
+// no character: U+FFFD, or a private-use code point (a ToUnicode map
+// into the Private Use Area names no character either).
+func hasUnmapped(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.In(r, unicode.Co) {
+			return true
+		}
+	}
+	return false
+}
+
+// needsPixels says whether a word is read from, or checked against, the
+// page's pixels: it holds an unmapped glyph, or a Type3 font drew it.
+func needsPixels(w word) bool { return w.type3 || hasUnmapped(w.text) }
+
+// agreeMin is how alike (1 - edit distance / length, letters and digits
+// only, any case) a Type3 word's layer text and Tesseract's reading must
+// be for the layer's text to stand.
+const agreeMin = 0.5
+
+// agree says whether the layer's text and the pixels' reading of a Type3
+// word are the same text, give or take OCR's slips.
+func agree(layer, pixels string) bool {
+	norm := func(s string) []rune {
+		var out []rune
+		for _, r := range strings.ToLower(s) {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	a, b := norm(layer), norm(pixels)
+	n := max(len(a), len(b))
+	if n == 0 {
+		return true
+	}
+	return 1-float64(levenshtein.ComputeDistance(string(a), string(b)))/float64(n) >= agreeMin
+}
 
 // readFromPixels says whether any of the region's words was read from
 // the page's pixels.
@@ -71,7 +117,7 @@ func (rd *reader) readUnmapped(ctx context.Context, img *raster.Image, hi func()
 		var box raster.Box
 		for _, l := range r.lines {
 			for _, w := range l.words {
-				if hasUnmapped(w.text) {
+				if needsPixels(w) {
 					box = box.Union(l.box)
 					break
 				}
@@ -95,7 +141,7 @@ func (rd *reader) readUnmapped(ctx context.Context, img *raster.Image, hi func()
 			l := &r.lines[li]
 			for wi := range l.words {
 				w := &l.words[wi]
-				if !hasUnmapped(w.text) {
+				if !needsPixels(*w) {
 					continue
 				}
 				in := raster.Box{X0: w.box.X0 - unmappedPad, Y0: w.box.Y0 - unmappedPad, X1: w.box.X1 + unmappedPad, Y1: w.box.Y1 + unmappedPad}
@@ -108,13 +154,17 @@ func (rd *reader) readUnmapped(ctx context.Context, img *raster.Image, hi func()
 						conf += o.Conf
 					}
 				}
+				read := strings.Join(parts, " ")
+				if !hasUnmapped(w.text) && (len(parts) == 0 || agree(w.text, read)) {
+					continue // a Type3 word the pixels confirm (or cannot read): the layer's text stands
+				}
 				w.ocr = true
 				n++
 				if len(parts) == 0 {
 					w.conf = 0
 					continue
 				}
-				w.text = strings.Join(parts, " ")
+				w.text = read
 				w.conf = conf / float64(len(parts))
 			}
 		}

@@ -28,6 +28,7 @@ typedef struct {
 typedef struct {
 	int block, line, c;
 	float x0, y0, x1, y1, size;
+	int t3; // drawn by a Type3 font (glyphs as procedures: its codes may name no letters)
 } bx_char;
 
 typedef struct {
@@ -169,7 +170,8 @@ static int bx_page(bx_doc *d, int pn, float scale, long long max_pixels, bx_text
 			for (fz_stext_line *l = b->u.t.first_line; l; l = l->next, li++) {
 				for (fz_stext_char *ch = l->first_char; ch; ch = ch->next) {
 					fz_rect r = fz_rect_from_quad(ch->quad);
-					bx_char c = { bi, li, ch->c, r.x0 - ox, r.y0 - oy, r.x1 - ox, r.y1 - oy, ch->size }; // size: already in device space
+					bx_char c = { bi, li, ch->c, r.x0 - ox, r.y0 - oy, r.x1 - ox, r.y1 - oy, ch->size, // size: already in device space
+						ch->font && fz_font_t3_procs(ctx, ch->font) != NULL };
 					if (!bx_push_char(t, c)) fz_throw(ctx, FZ_ERROR_GENERIC, "out of memory");
 				}
 			}
@@ -386,6 +388,10 @@ type Char struct {
 	R           rune
 	Box         raster.Box
 	Size        float64 // font size in pixels
+	// Type3: drawn by a Type3 font, whose glyphs are drawing procedures:
+	// its character codes and glyph names may stand for no letters at all
+	// (the reader checks such words against the pixels).
+	Type3 bool
 }
 
 // Block is one of MuPDF's blocks: text (a paragraph, roughly) or an
@@ -453,7 +459,7 @@ func (p *Doc) Page(ctx context.Context, n int, scale float64, maxPixels int64) (
 	if t.nchars > 0 {
 		for _, c := range unsafe.Slice(t.chars, int(t.nchars)) {
 			out.Chars = append(out.Chars, Char{Block: int(c.block), Line: int(c.line), R: rune(c.c),
-				Box: raster.Box{X0: float64(c.x0), Y0: float64(c.y0), X1: float64(c.x1), Y1: float64(c.y1)}, Size: float64(c.size)})
+				Box: raster.Box{X0: float64(c.x0), Y0: float64(c.y0), X1: float64(c.x1), Y1: float64(c.y1)}, Size: float64(c.size), Type3: c.t3 != 0})
 		}
 	}
 	if t.nblocks > 0 {
