@@ -18,6 +18,11 @@ const DefaultQueue = 256
 // End emits the run's ending event (done, or the error that ends it):
 // nothing emitted after it is delivered. Close flushes what is queued and
 // waits for the sink.
+//
+// An emitter also keeps the run's progress (stage, tokens generated,
+// units done of total: see progress.go) and, once ReportEvery is called,
+// emits it as a progress event whenever the run has been silent that
+// long.
 type Emitter struct {
 	send  func(Event) error
 	now   func() time.Time
@@ -26,9 +31,14 @@ type Emitter struct {
 	events chan Event
 	sent   chan struct{} // closed when the sender has stopped
 
-	mu     sync.Mutex // emit order, closed, ended
+	mu     sync.Mutex // emit order, closed, ended, last
 	closed bool
 	ended  bool
+	last   time.Time // wall time of the last event queued (progress silence)
+
+	pmu      sync.Mutex // the progress state
+	progress progressState
+	tick     *ticker // nil until ReportEvery
 
 	errMu  sync.Mutex // not mu: Emit holds mu while it waits on the queue
 	err    error      // the sink's error, once it failed
@@ -73,12 +83,20 @@ func (e *Emitter) emit(typ string, body any, last bool) bool {
 		return false
 	}
 	e.ended = last
-	ev := Event{Type: typ, AtMS: e.AtMS(), Body: body}
+	if last {
+		e.stopTicker()
+	}
+	e.queueLocked(Event{Type: typ, AtMS: e.AtMS(), Body: body})
+	return true
+}
+
+// queueLocked hands ev to the sender; e.mu is held.
+func (e *Emitter) queueLocked(ev Event) {
+	e.last = time.Now()
 	select {
 	case e.events <- ev:
 	case <-e.sent: // the sink failed
 	}
-	return true
 }
 
 // Ended reports whether End was called.
@@ -106,8 +124,13 @@ func (e *Emitter) Close() {
 		e.closed = true
 		close(e.events)
 	}
+	e.stopTicker()
+	tick := e.tick
 	e.mu.Unlock()
 	<-e.sent
+	if tick != nil {
+		<-tick.done
+	}
 }
 
 func (e *Emitter) sender() {

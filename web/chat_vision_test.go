@@ -71,7 +71,9 @@ func TestDocreaderRereadRoute(t *testing.T) {
 		if err := json.Unmarshal([]byte(data), &ev); err != nil {
 			t.Fatal(err)
 		}
-		types = append(types, ev["type"].(string))
+		if ev["type"] != "progress" { // sent when the run is silent (a slow machine)
+			types = append(types, ev["type"].(string))
+		}
 		if ev["type"] == "done" {
 			doc, done = ev, json.RawMessage(data)
 		}

@@ -45,7 +45,9 @@ func TestDocreaderFigureByModelRoute(t *testing.T) {
 	var receipt string
 	var done json.RawMessage
 	for _, ev := range readEvents(t, r.body) {
-		types = append(types, ev.m["type"].(string))
+		if ev.m["type"] != "progress" { // sent when the run is silent (a slow machine)
+			types = append(types, ev.m["type"].(string))
+		}
 		switch ev.m["type"] {
 		case "receipt":
 			receipt, _ = ev.m["id"].(string)

@@ -162,7 +162,9 @@ func TestDocreaderStream(t *testing.T) {
 		}
 		var typ string
 		_ = json.Unmarshal(ev["type"], &typ)
-		types = append(types, typ)
+		if typ != "progress" { // sent when the run is silent (a slow machine)
+			types = append(types, typ)
+		}
 		if typ == "page" {
 			var p docreader.PageEvent
 			_ = json.Unmarshal([]byte(data), &p)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"boxd/problem"
 	"boxd/run"
@@ -16,9 +17,15 @@ import (
 // first event it is the answer's status, after it an error event.
 type Work func(ctx context.Context, em *run.Emitter) (answer any, err error)
 
+// runProgress is the longest a streamed run stays silent: after that
+// long without an event its emitter sends a progress event (stage,
+// tokens so far, units done of total). stream: false answers send none.
+// Tests shorten it.
+var runProgress = 5 * time.Second
+
 // serveRun runs work for an admitted request on the one transport: as
 // server-sent events when the caller asked for a stream (each event one
-// data line, a heartbeat while the run is silent), else through a
+// data line, a progress event after runProgress of silence), else through a
 // collector that answers the returned value as JSON, with the receipt ids
 // of the run's model calls in x-service-receipt and, when the answer
 // embeds a run.Tally, its receipts and last budget filled from the same
@@ -29,6 +36,7 @@ func (s *Server) serveRun(a *Admitted, work Work) {
 		sse := newSSE(a.W)
 		defer sse.close()
 		em := run.NewEmitter(func(ev run.Event) error { return sse.send(ev) }, s.now, 0)
+		em.ReportEvery(runProgress)
 		_, err := work(ctx, em)
 		at := em.AtMS()
 		em.Close()

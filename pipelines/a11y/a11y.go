@@ -261,7 +261,10 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 	var pageErrors, prompts []string
 	var judged []judge.Summary
 	judging := req.judging() && s.Chat.Sees()
-	for _, src := range srcs {
+	prog := run.ProgressOf(ev) // a streamed audit reports it when silent
+	prog.Stage("pages")
+	for i, src := range srcs {
+		prog.Units("pages", i, len(srcs))
 		pr, err := s.auditPage(ctx, tab, src, pagecheck.Viewport{Width: w, Height: h, Mobile: req.Mobile})
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -299,6 +302,7 @@ func (s *Service) Audit(ctx context.Context, req Request, ev Events, who Caller)
 		stops += len(pr.Keyboard.Stops)
 		submitted += len(pr.Forms)
 	}
+	prog.Units("pages", len(srcs), len(srcs))
 	if len(pages) == 0 {
 		return nil, problem.New(problem.Unprocessable, "no page could be audited: %s", strings.Join(pageErrors, "; "))
 	}

@@ -28,6 +28,7 @@ import (
 	"boxd/pipelines/docreader/worker"
 
 	"boxd/problem"
+	"boxd/run"
 )
 
 // Scale is the raster scale of PDF pages: 144 DPI, two pixels a point.
@@ -176,10 +177,13 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 		return info, nil, problem.New(problem.TooLarge, "the PDF has %d pages; at most %d pages are read per call: split it, or, on a self-hosted box, the operator raises docreader.max_pages (now %d)", info.Pages, maxPages, maxPages)
 	}
 	pages := make([]Page, 0, info.Pages)
+	prog := run.ProgressOf(rd.events)
+	prog.Stage("pages")
 	for n := range info.Pages {
 		if err := ctx.Err(); err != nil {
 			return info, nil, err
 		}
+		prog.Units("pages", n, info.Pages)
 		layer, img, err := doc.Page(ctx, n, Scale, rd.pixelLimit())
 		if err := engineProblem(n+1, err); err != nil {
 			return info, nil, err
@@ -265,6 +269,7 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 			return info, nil, err
 		}
 		rd.pageRead(&p)
+		prog.Units("pages", n+1, info.Pages)
 		pages = append(pages, p)
 	}
 	forms.Number(rd.fields)
@@ -319,6 +324,9 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 	}
 	img := raster.FromImage(src)
 	info.Pages = 1
+	prog := run.ProgressOf(rd.events)
+	prog.Stage("pages")
+	prog.Units("pages", 0, 1)
 	p := Page{Page: 1, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}
 	if err := rd.ocrPage(ctx, &p, img); err != nil {
 		return info, nil, err
@@ -331,6 +339,7 @@ func (rd *reader) readImage(ctx context.Context, data []byte, info FileInfo) (Fi
 		return info, nil, err
 	}
 	rd.pageRead(&p)
+	prog.Units("pages", 1, 1)
 	return info, []Page{p}, nil
 }
 

@@ -264,6 +264,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 		}
 	}
 	if req.hasSchema() {
+		run.ProgressOf(req.Events).Stage("schema")
 		m, res, err := mapSchema(ctx, s.Chat, req.Budget, req.Schema, fields, req.Events)
 		if res != nil && res.Receipt != nil {
 			calls = append(calls, ModelCallRef{ID: res.Receipt.ID, Kind: "schema"})

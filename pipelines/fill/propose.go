@@ -41,6 +41,7 @@ func (p *Proposer) Propose(ctx context.Context, fields []Field, lines []Line) ([
 		len(pr.ask), len(pr.ask), enum(pr.fids), enum(pr.docs), pr.maxLine)
 	hash := attest.HashText(pr.text)
 	raw, res, err := p.Chat.JSON(ctx, p.Budget, json.RawMessage(schema), llmcall.Request{
+		Stream: answered(run.ProgressOf(p.Events), len(pr.ask)),
 		Messages: []llmcall.Message{
 			{Role: "system", Content: proposeSystem},
 			{Role: "user", Content: pr.text},
@@ -63,7 +64,25 @@ func (p *Proposer) Propose(ctx context.Context, fields []Field, lines []Line) ([
 			out.Answers[i].Doc = name
 		}
 	}
+	run.ProgressOf(p.Events).Units("fields", len(pr.ask), len(pr.ask))
 	return out.Answers, hash, res, nil
+}
+
+// answered counts the fields the model has answered as its answer is
+// generated, into the run's progress: each answer begins with its "fid"
+// key (the grammar's order), so an answer is whole once the next begins.
+// A "fid" inside a value is escaped (\"fid\"), so it is never counted.
+func answered(prog run.Progress, total int) func(piece string) error {
+	const key = `"fid"`
+	prog.Units("fields", 0, total)
+	begun, tail := 0, ""
+	return func(piece string) error {
+		s := tail + piece
+		begun += strings.Count(s, key) // tail is shorter than key: counted once
+		tail = s[max(0, len(s)-len(key)+1):]
+		prog.Units("fields", min(max(0, begun-1), total), total)
+		return nil
+	}
 }
 
 const proposeSystem = "You fill web forms from a person's own documents. You only point at lines that hold the answer; you never invent a value."

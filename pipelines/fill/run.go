@@ -197,11 +197,19 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 			err = problem.Wrap(problem.Unprocessable, err, "the fill run took longer than %s, the box's limit for one run: send fewer or shorter sources", limit)
 		}
 	}()
-	ev.Emit("stage", map[string]string{"stage": "sources"})
-	for _, f := range req.Files {
+	// Each stage is an event and the run's progress (run.ProgressOf: a
+	// streamed run reports it when silent, with its units and tokens).
+	prog := run.ProgressOf(ev)
+	stage := func(name string) {
+		ev.Emit("stage", map[string]string{"stage": name})
+		prog.Stage(name)
+	}
+	stage("sources")
+	for i, f := range req.Files {
 		if s.Reader == nil {
 			return nil, problem.New(problem.Unavailable, "source %q is a file, and this box has no document reader to read it; send its text", f.Name)
 		}
+		prog.Units("documents", i, len(req.Files))
 		src, err := ReadFile(ctx, s.Reader, f.Name, f.DataB64, f.MediaType)
 		if err != nil {
 			return nil, err
@@ -220,7 +228,7 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 		docs = append(docs, map[string]any{"name": src.Name, "sha256": attest.HashText(src.Text)})
 	}
 	ev.Emit("sources", map[string]any{"documents": docs, "lines": len(lines)})
-	ev.Emit("stage", map[string]string{"stage": "page"})
+	stage("page")
 	pg, err := s.readPage(ctx, req.HTML)
 	if err != nil {
 		return nil, err
@@ -228,10 +236,13 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 	fields := pg.fields
 	flags := Flags(pg.segs)
 	ev.Emit("ready", map[string]any{"fields": len(fields), "commit_buttons": pg.commits})
+	if pg.shot != nil {
+		ev.Emit("frame", map[string]string{"png_b64": base64.StdEncoding.EncodeToString(pg.shot), "stage": "page"})
+	}
 	for _, f := range flags {
 		ev.Emit("flag", f)
 	}
-	ev.Emit("stage", map[string]string{"stage": "model"})
+	stage("model")
 	ask := s.Ask
 	if ask == nil {
 		ask = &Proposer{Chat: s.Chat, Budget: budget, Events: ev}
@@ -260,7 +271,14 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 			}
 		}
 	}
-	ev.Emit("stage", map[string]string{"stage": "typing"})
+	stage("typing")
+	typing := 0
+	for _, d := range ds {
+		if d.Filled {
+			typing++
+		}
+	}
+	prog.Units("fields", 0, typing)
 	held, shot := s.typeInto(ctx, id, req.HTML, fields, ds)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -310,6 +328,7 @@ type pageRead struct {
 	segs    []Segment
 	commits int
 	held    []browser.Refused
+	shot    []byte // the form as loaded (nil when the screenshot failed)
 }
 
 // readPage opens the form in a tab with no network, reads its fields and
@@ -334,7 +353,7 @@ func (s *Service) readPage(ctx context.Context, html string) (*pageRead, error) 
 	if err != nil {
 		return nil, fmt.Errorf("fill: count the form's buttons: %w", tab.Err(err))
 	}
-	return &pageRead{fields: fields, segs: segs, commits: commits, held: tab.Refused()}, nil
+	return &pageRead{fields: fields, segs: segs, commits: commits, held: tab.Refused(), shot: screenshot(tab)}, nil
 }
 
 func (s *Service) open(ctx context.Context) (*browser.Tab, error) {
@@ -401,11 +420,17 @@ func (s *Service) typeInto(ctx context.Context, id, html string, fields []Field,
 	} else {
 		leave("the page did not take the value (the field is gone, disabled or takes no focus)", typed)
 	}
-	var shot []byte
-	if got, err := chromedp.Call(tab.Context(), page.CaptureScreenshot, page.CaptureScreenshotParams{}); err == nil {
-		shot = got.Data
+	return tab.Refused(), screenshot(tab)
+}
+
+// screenshot is the tab's page as a PNG, nil when it cannot be taken
+// (a frame is shown to the person, never needed by the run).
+func screenshot(tab *browser.Tab) []byte {
+	got, err := chromedp.Call(tab.Context(), page.CaptureScreenshot, page.CaptureScreenshotParams{})
+	if err != nil {
+		return nil
 	}
-	return tab.Refused(), shot
+	return got.Data
 }
 
 // sameFields says whether a second reading of the form found the same

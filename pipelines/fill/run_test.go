@@ -92,7 +92,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("held %+v", out.Held)
 	}
 	got := strings.Join(ev.types, " ")
-	if !strings.HasPrefix(got, "stage sources stage ready flag stage stage frame net") || !strings.HasSuffix(got, "net field field field field field review "+strings.Repeat("entry ", 2+5+len(out.Held)+1)+"record") {
+	if !strings.HasPrefix(got, "stage sources stage ready frame flag stage stage frame net") || !strings.HasSuffix(got, "net field field field field field review "+strings.Repeat("entry ", 2+5+len(out.Held)+1)+"record") {
 		t.Errorf("events %s", got)
 	}
 	raw, err := json.Marshal(out.Record)

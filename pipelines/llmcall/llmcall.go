@@ -178,7 +178,9 @@ type Request struct {
 	// Params are receipt params beside the sampling ones, max_tokens and
 	// finish_reason (which they override, but for the last two).
 	Params map[string]string
-	// Events, when set, receives the call's one receipt event.
+	// Events, when set, receives the call's one receipt event; when it
+	// keeps a run's progress (run.ProgressOf: run.Emitter), the tokens
+	// generated are counted there as they come.
 	Events Events
 	// Stream, when set, receives the answer's text as it is generated; an
 	// error from it stops the generation and is returned.
@@ -605,6 +607,11 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 
 	var stopErr error // the context's or the stream's error that ended it
 	var first time.Time
+	// The run's progress counts the tokens as they come: each piece of
+	// text is at least one token, and the count is made exact when the
+	// call ends.
+	prog := run.ProgressOf(r.Events)
+	counted := int64(0)
 	for {
 		piece, err := j.Next(gctx)
 		if first.IsZero() && err == nil {
@@ -617,6 +624,8 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 			stopErr = cmp.Or(ctx.Err(), err)
 			break
 		}
+		prog.AddTokens(1)
+		counted++
 		if r.Stream != nil {
 			if err := r.Stream(piece); err != nil {
 				stopErr = err
@@ -630,6 +639,9 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 		res, _ = j.Wait(context.Background())
 	}
 	used = int64(res.CompletionTokens)
+	if used != counted {
+		prog.AddTokens(used - counted)
+	}
 
 	finish, output := string(res.Finish), res.Text
 	switch {
