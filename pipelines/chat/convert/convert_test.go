@@ -61,6 +61,8 @@ func TestResponsesRefusals(t *testing.T) {
 		{`{"model":"m","input":[{"type":"function_call","call_id":"c","name":"f","arguments":{}}]}`, "input[0].arguments must be a string, not an object"},
 		{`{"model":"m","input":[{"type":"function_call_output","output":"x"}]}`, "input[0] (function_call_output) needs call_id"},
 		{`{"model":"m","input":[{"type":"function_call_output","call_id":"c"}]}`, "needs output"},
+		{`{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":"21C"}]}`, `no function_call with call_id "c" comes before it`},
+		{`{"model":"m","input":[{"type":"function_call_output","call_id":"c","output":"21C"},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"}]}`, `no function_call with call_id "c" comes before it`},
 		{`{` + in + `,"previous_response_id":"resp_1"}`, "previous_response_id is not supported: this box stores no responses or conversations"},
 		{`{` + in + `,"conversation":"conv_1"}`, "conversation is not supported"},
 		{`{` + in + `,"store":true}`, "store: true is not supported"},

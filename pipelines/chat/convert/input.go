@@ -280,6 +280,18 @@ func (c *Responses) functionCall(raw json.RawMessage, where string) error {
 	return nil
 }
 
+// called says whether an earlier input item called id.
+func (c *Responses) called(id string) bool {
+	for _, m := range c.Chat.Messages {
+		for _, tc := range m.ToolCalls {
+			if tc.ID == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (c *Responses) functionCallOutput(raw json.RawMessage, where string) error {
 	var fo functionCallOutputItem
 	if err := decodeStrict(raw, &fo, where); err != nil {
@@ -305,6 +317,10 @@ func (c *Responses) functionCallOutput(raw json.RawMessage, where string) error 
 		text = content.Text
 	default:
 		return invalid("%s.output must be a string or an array of input_text parts, not %s", where, kindOf(t))
+	}
+	if !c.called(fo.CallID) {
+		// As OpenAI answers: a result must follow the call it answers.
+		return invalid("%s (function_call_output): no function_call with call_id %q comes before it in input; send the function_call item (as the response gave it) before its output", where, fo.CallID)
 	}
 	c.add(where, chat.Message{Role: "tool", ToolCallID: fo.CallID, Name: fo.Name, Content: chat.Content{Text: text, Set: true, Marked: llm.HasMarker(text)}})
 	return nil
