@@ -219,7 +219,9 @@ func NewPool(o Options) (*Pool, error) {
 		if log == nil {
 			log = slog.Default()
 		}
-		log.Warn("chromium runs without its own sandbox (--no-sandbox); boxd's network walls still hold", "why", p.ownWhy)
+		noSandboxLogged.Do(func() {
+			log.Warn("chromium runs without its own sandbox (--no-sandbox); boxd's network walls still hold", "why", p.ownWhy)
+		})
 	}
 	return p, nil
 }

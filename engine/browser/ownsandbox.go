@@ -3,6 +3,7 @@ package browser
 import (
 	"fmt"
 	"os/exec"
+	"sync"
 	"syscall"
 )
 
@@ -11,13 +12,17 @@ import (
 // (chromium refuses to start sandboxed as root), nor where the kernel
 // refuses unprivileged user namespaces (Debian's chromium has no setuid
 // helper to fall back on); there the browser runs with --no-sandbox, and
-// the pool says so once in the log. The packaged systemd unit is such a
+// the box says so once in the log. The packaged systemd unit is such a
 // place: it refuses namespaces to the whole service (RestrictNamespaces=,
 // PrivateUsers=), and its seccomp filter, empty capability set and
 // read-only system hold chromium's processes as they hold boxd. boxd's
 // own walls (sandbox.go: no DNS, a sink proxy, no WebRTC or QUIC) hold
 // everywhere: they keep a page off the network, and chromium's sandbox,
 // where it runs, keeps a compromised renderer off the rest of the box.
+
+// noSandboxLogged makes the fallback's warning once a process, however
+// many pools it opens (the audits' and the form filler's).
+var noSandboxLogged sync.Once
 
 // ownSandbox decides whether chromium runs its own sandbox for a process
 // of effective user euid; userNS tries a user namespace. It returns the
