@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 )
 
@@ -68,7 +69,13 @@ func openAIErrorBody(status int, body []byte) ([]byte, bool) {
 			obj[k] = v
 		}
 	}
-	obj["message"], obj["type"], obj["param"], obj["code"] = msg, typ, nil, code
+	var param any
+	if status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge {
+		if p := errorParam(msg); p != "" {
+			param = p
+		}
+	}
+	obj["message"], obj["type"], obj["param"], obj["code"] = msg, typ, param, code
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -76,6 +83,28 @@ func openAIErrorBody(status int, body []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return buf.Bytes(), true
+}
+
+// leadingParam is a message that starts with the request field it is
+// about, as the box's 400s do ("max_output_tokens must be ...",
+// "input[2].content[0].text: ...", "previous_response_id (...) is ...");
+// quotedParam is one about a field by name (`unknown field "x"`, "field
+// x must be ...").
+var (
+	leadingParam = regexp.MustCompile(`^([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*|\[[0-9]+\])*)(?::| must | is | needs | \(| has | holds | appears )`)
+	quotedParam  = regexp.MustCompile(`^(?:unknown )?field (?:"([^"]+)"|([a-z_][a-z0-9_.\[\]]*) )`)
+)
+
+// errorParam is the request field a refusal's message names first, for
+// OpenAI's error.param ("" when it names none).
+func errorParam(msg string) string {
+	if m := quotedParam.FindStringSubmatch(msg); m != nil {
+		return m[1] + m[2]
+	}
+	if m := leadingParam.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // openAIErrorTypes are OpenAI's error type and a code naming the status,
