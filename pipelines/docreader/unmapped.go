@@ -164,10 +164,38 @@ func (rd *reader) readUnmapped(ctx context.Context, img *raster.Image, hi func()
 					w.conf = 0
 					continue
 				}
-				w.text = read
+				w.text = digitsAsRead(read)
 				w.conf = conf / float64(len(parts))
 			}
 		}
 	}
 	return n, nil
+}
+
+// digitsAsRead mends Tesseract's commonest slip in a number: a token of
+// digits with an O, o, l or I among them ("1O", "2O24", "l5") is read as
+// the digits it stands for. A token with any other letter ("B12", "IO")
+// is left as read.
+func digitsAsRead(s string) string {
+	fields := strings.Split(s, " ")
+	for i, f := range fields {
+		core := strings.TrimRight(strings.TrimLeft(f, "([\"'"), ".,;:)]\"'%")
+		digits, confusable := 0, 0
+		for _, r := range core {
+			switch {
+			case r >= '0' && r <= '9':
+				digits++
+			case r == 'O' || r == 'o' || r == 'l' || r == 'I':
+				confusable++
+			case r == '.' || r == ',' || r == '/' || r == '-' || r == ':':
+			default:
+				confusable = -1 << 30
+			}
+		}
+		if digits == 0 || confusable <= 0 {
+			continue
+		}
+		fields[i] = strings.NewReplacer("O", "0", "o", "0", "l", "1", "I", "1").Replace(f)
+	}
+	return strings.Join(fields, " ")
 }
