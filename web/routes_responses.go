@@ -57,20 +57,40 @@ func (s *Server) modelRefusal(model string) error {
 	return nil
 }
 
-func (s *Server) createResponse(a *Admitted, req *convert.ResponsesRequest) {
-	w, r, pr := a.W, a.R, a.Principal
-	if err := s.modelRefusal(req.Model); err != nil {
+// converted is a request of another wire format turned into a chat
+// request (pipelines/chat/convert), whose Rename words chat's refusals in
+// that format's field names.
+type converted interface {
+	ChatRequest() *chat.Request
+	Rename(error) error
+}
+
+// prepareConverted runs the steps both formats share, in chat's order:
+// the model first (404 in chat's words), then the format's own checks,
+// then chat's, renamed. It writes the refusal and reports false on one.
+func prepareConverted[C converted](s *Server, w http.ResponseWriter, model string, convert func() (C, error)) (C, *chat.Call, bool) {
+	var zero C
+	if err := s.modelRefusal(model); err != nil {
 		writeChatError(w, err)
-		return
+		return zero, nil, false
 	}
-	conv, err := convert.FromResponses(req)
+	conv, err := convert()
 	if err != nil {
 		writeChatError(w, err)
-		return
+		return zero, nil, false
 	}
-	call, err := chat.Prepare(s.chat, conv.Chat)
+	call, err := chat.Prepare(s.chat, conv.ChatRequest())
 	if err != nil {
 		writeChatError(w, conv.Rename(err))
+		return zero, nil, false
+	}
+	return conv, call, true
+}
+
+func (s *Server) createResponse(a *Admitted, req *convert.ResponsesRequest) {
+	w, r, pr := a.W, a.R, a.Principal
+	conv, call, ok := prepareConverted(s, w, req.Model, func() (*convert.Responses, error) { return convert.FromResponses(req) })
+	if !ok {
 		return
 	}
 	id := convert.NewResponseID()
@@ -80,6 +100,7 @@ func (s *Server) createResponse(a *Admitted, req *convert.ResponsesRequest) {
 	if req.Stream {
 		out = s.streamResponse(w, r, conv, call, id, created, budget{pr})
 	} else {
+		var err error
 		out, err = call.Run(r.Context(), id, budget{pr}, nil)
 		if err != nil {
 			if r.Context().Err() == nil {
@@ -151,18 +172,8 @@ func (s *sseStream) sendEvent(name string, v any, last bool) error {
 
 func (s *Server) textCompletion(a *Admitted, req *convert.CompletionRequest) {
 	w, r, pr := a.W, a.R, a.Principal
-	if err := s.modelRefusal(req.Model); err != nil {
-		writeChatError(w, err)
-		return
-	}
-	conv, err := convert.FromCompletions(req)
-	if err != nil {
-		writeChatError(w, err)
-		return
-	}
-	call, err := chat.Prepare(s.chat, conv.Chat)
-	if err != nil {
-		writeChatError(w, conv.Rename(err))
+	conv, call, ok := prepareConverted(s, w, req.Model, func() (*convert.Completions, error) { return convert.FromCompletions(req) })
+	if !ok {
 		return
 	}
 	id := convert.NewCompletionID()
@@ -171,6 +182,7 @@ func (s *Server) textCompletion(a *Admitted, req *convert.CompletionRequest) {
 	if req.Stream {
 		out = s.streamCompletion(w, r, conv, call, id, budget{pr})
 	} else {
+		var err error
 		out, err = call.Run(r.Context(), id, budget{pr}, nil)
 		if err != nil {
 			if r.Context().Err() == nil {

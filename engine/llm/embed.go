@@ -13,7 +13,6 @@ import (
 	"math"
 	"runtime"
 	"sync"
-	"time"
 	"unsafe"
 )
 
@@ -33,8 +32,7 @@ type Embedder struct {
 	sep     int32
 	closed  bool
 
-	tune    *tuner // nil: threads as configured
-	threads int
+	dec threadedDecode
 }
 
 // embedSeqs is how many texts one batch carries.
@@ -88,10 +86,7 @@ func OpenEmbedder(ctx context.Context, o Options) (*Embedder, error) {
 		nEmbd: int(C.llama_model_n_embd(m)), nCtx: nCtx, nSeq: embedSeqs,
 		pooling: C.llama_pooling_type(lctx),
 	}
-	e.threads = o.Threads
-	if o.TuneThreads && o.GPULayers == 0 {
-		e.tune = newTuner(o.Threads, time.Now())
-	}
+	e.dec = newThreadedDecode(o)
 	e.sep = int32(C.llama_vocab_sep(e.vocab))
 	if e.pooling == C.LLAMA_POOLING_TYPE_NONE {
 		e.Close()
@@ -224,19 +219,7 @@ func (e *Embedder) run(ctx context.Context, inputs [][]int32, n int) ([][]float3
 		if mem := C.llama_get_memory(e.lctx); mem != nil {
 			C.llama_memory_clear(mem, true)
 		}
-		if e.tune != nil {
-			if t := e.tune.threads(time.Now()); t != e.threads {
-				C.llama_set_n_threads(e.lctx, C.int32_t(t), C.int32_t(t))
-				e.threads = t
-			}
-		}
-		t0 := time.Now()
-		rc := C.llama_decode(e.lctx, e.batch)
-		if e.tune != nil && rc == 0 {
-			now := time.Now()
-			e.tune.observe(k, now.Sub(t0), now)
-		}
-		if rc != 0 {
+		if rc := e.dec.decode(e.lctx, e.batch, k); rc != 0 {
 			return nil, fmt.Errorf("llm: encode failed (llama_decode returned %d)", int(rc))
 		}
 		for i := start; i < end; i++ {

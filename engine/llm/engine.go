@@ -54,8 +54,7 @@ type Engine struct {
 	addBOS   bool
 	vis      *vision // nil: text only
 
-	tune    *tuner // nil: threads as configured
-	threads int    // the count the context decodes with now
+	dec threadedDecode
 
 	pool   *gpu.Pool
 	submit chan *Job
@@ -122,10 +121,7 @@ func Open(ctx context.Context, o EngineOptions) (*Engine, error) {
 		nSeq: o.Parallel, nCtxSeq: nCtxSeq, nBatch: int(C.llama_n_batch(lctx)), nUbatch: int(C.llama_n_ubatch(lctx)),
 		submit: make(chan *Job, o.Parallel), quit: make(chan struct{}), done: make(chan struct{}),
 	}
-	e.threads = o.Threads
-	if o.TuneThreads && o.GPULayers == 0 {
-		e.tune = newTuner(o.Threads, time.Now())
-	}
+	e.dec = newThreadedDecode(o.Options)
 	e.nVocab = int(C.llama_vocab_n_tokens(e.vocab))
 	e.addBOS = bool(C.llama_vocab_get_add_bos(e.vocab))
 	e.template = models.Template(info.ChatTemplate)
@@ -378,19 +374,7 @@ func (e *Engine) step(mem C.llama_memory_t, slots []*slot) {
 		return
 	}
 	e.batch.n_tokens = C.int32_t(n)
-	if e.tune != nil {
-		if k := e.tune.threads(time.Now()); k != e.threads {
-			C.llama_set_n_threads(e.lctx, C.int32_t(k), C.int32_t(k))
-			e.threads = k
-		}
-	}
-	t0 := time.Now()
-	rc := C.llama_decode(e.lctx, e.batch)
-	if e.tune != nil && rc == 0 {
-		now := time.Now()
-		e.tune.observe(n, now.Sub(t0), now)
-	}
-	if rc != 0 {
+	if rc := e.dec.decode(e.lctx, e.batch, n); rc != 0 {
 		err := fmt.Errorf("llm: decode failed (llama_decode returned %d)", int(rc))
 		for s := range inBatch {
 			e.finish(mem, s, FinishError, err)
@@ -526,4 +510,40 @@ func (e *Engine) AddsBOS() bool { return e.addBOS }
 // IsEOG reports whether a token ends generation.
 func (e *Engine) IsEOG(tok int32) bool {
 	return bool(C.llama_vocab_is_eog(e.vocab, C.llama_token(tok)))
+}
+
+// threadedDecode runs llama_decode with the thread count its tuner picks
+// (threads.go), timing each step for it; with no tuner, the context's
+// count as configured.
+type threadedDecode struct {
+	tune     *tuner // nil: threads as configured
+	threads  int    // the count the context decodes with now
+	switches int    // times the count was changed (tests)
+}
+
+func newThreadedDecode(o Options) threadedDecode {
+	d := threadedDecode{threads: o.Threads}
+	if o.TuneThreads && o.GPULayers == 0 {
+		d.tune = newTuner(o.Threads, time.Now())
+	}
+	return d
+}
+
+// decode decodes batch, of tokens tokens, in lctx.
+func (d *threadedDecode) decode(lctx *C.struct_llama_context, batch C.struct_llama_batch, tokens int) C.int32_t {
+	if d.tune == nil {
+		return C.llama_decode(lctx, batch)
+	}
+	if k := d.tune.threads(time.Now()); k != d.threads {
+		C.llama_set_n_threads(lctx, C.int32_t(k), C.int32_t(k))
+		d.threads = k
+		d.switches++
+	}
+	t0 := time.Now()
+	rc := C.llama_decode(lctx, batch)
+	if rc == 0 {
+		now := time.Now()
+		d.tune.observe(tokens, now.Sub(t0), now)
+	}
+	return rc
 }

@@ -116,17 +116,18 @@ func TestTunedEngineDecodesAsFixed(t *testing.T) {
 		return e
 	}
 	fixed, tuned := open(false), open(true)
-	if tuned.tune == nil || fixed.tune != nil {
+	if tuned.dec.tune == nil || fixed.dec.tune != nil {
 		t.Fatal("TuneThreads did not choose the tuner")
 	}
-	// Probe at every step, and take any probe: the count changes often.
-	tuned.tune.lastProbe = time.Time{}
 	for range 3 {
 		a := run(t, fixed, "The roof inspection found", Request{MaxTokens: 48})
-		tuned.tune.lastProbe = time.Time{}
+		tuned.dec.tune.lastProbe = time.Time{} // a probe at the next step: another count mid-answer
 		b := run(t, tuned, "The roof inspection found", Request{MaxTokens: 48})
 		if a.Text != b.Text {
 			t.Fatalf("tuned %q, fixed %q", b.Text, a.Text)
 		}
+	}
+	if tuned.dec.switches < 3 {
+		t.Errorf("the tuned engine changed its thread count %d times in 3 answers: the test decoded nothing with another count", tuned.dec.switches)
 	}
 }

@@ -120,6 +120,9 @@ func promptOf(raw json.RawMessage) (string, error) {
 
 // Rename words a refusal of the chat request in the completions API's
 // names: messages[0] is the prompt.
+// ChatRequest is the chat request that runs it.
+func (c *Completions) ChatRequest() *chat.Request { return c.Chat }
+
 func (c *Completions) Rename(err error) error {
 	return rename(err, []string{"prompt"}, nil)
 }

@@ -406,6 +406,9 @@ var messageRef = regexp.MustCompile(`messages\[(\d+)\]`)
 // Rename words a refusal of the chat request (chat.Prepare's, the
 // model call's) in the Responses API's field names: messages[k] becomes
 // the instructions or input item it came from.
+// ChatRequest is the chat request that runs it.
+func (c *Responses) ChatRequest() *chat.Request { return c.Chat }
+
 func (c *Responses) Rename(err error) error {
 	return rename(err, c.paths, chatNames)
 }
