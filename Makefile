@@ -218,7 +218,7 @@ bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
 ## every 10 s: RSS, goroutines, open files, the store's size (make test runs a 60 s version)
 SOAK_DURATION ?= 10m
 soak: build
-	BOXD_SOAK_BIN=$(CURDIR)/$(BIN) BOXD_SOAK_DURATION=$(SOAK_DURATION) $(GO) test -count=1 -v -timeout 90m -run '^TestSoak$$' ./soak
+	BOXD_SOAK_BIN=$(CURDIR)/$(BIN) BOXD_SOAK_DURATION=$(SOAK_DURATION) $(GO) test -count=1 -v -timeout 90m -run '^TestSoak$$' ./test/soak
 
 ## fuzz: each fuzz target for FUZZTIME (make test runs their seed corpora)
 FUZZTIME ?= 60s
@@ -226,7 +226,7 @@ FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engin
   pipelines/sitecheck/robots:FuzzParse pipelines/sitecheck/robots:FuzzMatch \
   pipelines/sitecheck/pagecheck:FuzzExtractJSONLD pipelines/sitecheck/pagecheck:FuzzParseJSON pipelines/sitecheck/pagecheck:FuzzValidate \
   pipelines/sitecheck/pagecheck:FuzzGenerateMarkup pipelines/sitecheck/pagecheck:FuzzAltAndLLMsTxt pipelines/sitecheck/replyguard:FuzzCheck \
-  strictjson:FuzzCheck records:FuzzVerify receipts:FuzzRead engine/asr:FuzzDecodeWAV \
+  internal/strictjson:FuzzCheck internal/records:FuzzVerify internal/receipts:FuzzRead engine/asr:FuzzDecodeWAV \
   engine/models/gguf:FuzzRead engine/models/whisperbin:FuzzRead engine/models/hfwhisper:FuzzSafetensorsHeader \
   web:FuzzDecodeBody web:FuzzVerifyRoutes web:FuzzLiveControl web/upload:FuzzRead \
   pipelines/docreader:FuzzReadFile pipelines/docreader:FuzzVerify pipelines/chat:FuzzReadImage pipelines/chat:FuzzToolCalls \

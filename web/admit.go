@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"boxd/problem"
-	"boxd/web/platform"
+	"boxd/internal/platform"
+	"boxd/internal/problem"
 	"boxd/web/upload"
 )
 

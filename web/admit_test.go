@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"boxd/configs"
-	"boxd/problem"
-	"boxd/run"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/web/upload"
 )
 

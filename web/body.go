@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"strings"
 
-	"boxd/problem"
-	"boxd/strictjson"
+	"boxd/internal/problem"
+	"boxd/internal/strictjson"
 )
 
 // Body size limits of the platform routes.

@@ -17,7 +17,13 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
-	"boxd/families"
+	"boxd/internal/families"
+	"boxd/internal/platform"
+	"boxd/internal/problem"
+	"boxd/internal/receipts"
+	"boxd/internal/records"
+	"boxd/internal/store"
+	"boxd/internal/strictjson"
 	"boxd/pipelines/a11y"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/chat/convert"
@@ -28,12 +34,6 @@ import (
 	"boxd/pipelines/hcc"
 	"boxd/pipelines/retrieval"
 	"boxd/pipelines/sitecheck"
-	"boxd/problem"
-	"boxd/receipts"
-	"boxd/records"
-	"boxd/store"
-	"boxd/strictjson"
-	"boxd/web/platform"
 )
 
 // fuzzDomainBody is the body of the /a11y/domains routes (declared

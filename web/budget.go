@@ -3,9 +3,9 @@ package web
 import (
 	"context"
 
+	"boxd/internal/platform"
+	"boxd/internal/run"
 	"boxd/pipelines/live"
-	"boxd/run"
-	"boxd/web/platform"
 )
 
 // budget adapts a principal to run.Budget, the budget every run spends.

@@ -21,8 +21,8 @@ import (
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
 	"boxd/gpu"
+	"boxd/internal/platform"
 	"boxd/pipelines/chat"
-	"boxd/web/platform"
 )
 
 type chatEnv struct {

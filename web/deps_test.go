@@ -7,9 +7,9 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
-	"boxd/receipts"
-	"boxd/store"
-	"boxd/web/platform"
+	"boxd/internal/platform"
+	"boxd/internal/receipts"
+	"boxd/internal/store"
 )
 
 // testDeps builds the server's dependencies over a fresh state directory.

@@ -11,8 +11,8 @@ import (
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
 	"boxd/pipelines/chat"
+	"boxd/pipelines/codes"
 	"boxd/pipelines/hcc"
-	"boxd/pipelines/live/codes"
 )
 
 // TestHCCReadChart: the scanned sample read into a note and a review

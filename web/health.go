@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"boxd/version"
+	"boxd/internal/version"
 )
 
 // LLMRoute is the model route of a self-hosted box: no gateway.

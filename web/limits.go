@@ -19,9 +19,9 @@ import (
 	"time"
 
 	"boxd/configs"
-	"boxd/problem"
-	"boxd/web/platform"
-	"boxd/window"
+	"boxd/internal/platform"
+	"boxd/internal/problem"
+	"boxd/internal/window"
 )
 
 // What the box bounds against hostile or broken clients (README "Security

@@ -26,12 +26,12 @@ import (
 	"boxd/engine/llm"
 	"boxd/engine/models"
 	"boxd/engine/models/testmodels"
+	"boxd/internal/platform"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/field"
 	"boxd/pipelines/live/livetest"
 	"boxd/pipelines/live/translate"
-	"boxd/web/platform"
 )
 
 // Live socket tests drive /ws/live with a real WebSocket client against the

@@ -10,8 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"boxd/internal/version"
 	"boxd/pipelines/llmcall"
-	"boxd/version"
 )
 
 // metrics is the server's own Prometheus registry. Labels carry route

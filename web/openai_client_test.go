@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/web/platform"
+	"boxd/internal/platform"
 )
 
 // refusal is what the node client saw of an APIError.

@@ -10,7 +10,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
-	"boxd/web/platform"
+	"boxd/internal/platform"
 )
 
 // TestOpenAIGoClient drives the box with the official Go SDK

@@ -14,7 +14,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
 
-	"boxd/web/platform"
+	"boxd/internal/platform"
 )
 
 // TestOpenAINodeResponses drives POST /v1/responses and POST

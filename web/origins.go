@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // Allowed browser origins: the operator's front ends (origins) plus

@@ -19,8 +19,8 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
-	"boxd/store"
-	"boxd/web/platform"
+	"boxd/internal/platform"
+	"boxd/internal/store"
 )
 
 // clock is a settable test clock.

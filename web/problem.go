@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // answer is how one problem kind is told to a caller: the HTTP status of

@@ -12,10 +12,10 @@ import (
 
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
+	"boxd/internal/run"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/fill"
 	"boxd/pipelines/llmcall"
-	"boxd/run"
 )
 
 // shortProgress makes streamed runs report progress after ms of silence

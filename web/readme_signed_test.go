@@ -14,9 +14,9 @@ import (
 
 	"boxd/docs"
 	"boxd/engine/attest"
+	"boxd/internal/records"
 	"boxd/pipelines/retrieval"
 	"boxd/pipelines/retrieval/chunker"
-	"boxd/records"
 )
 
 // TestReadmeSignedFormats runs README's verify_signed.py, written from

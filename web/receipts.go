@@ -4,8 +4,8 @@ import (
 	"errors"
 	"net/http"
 
-	"boxd/problem"
-	"boxd/receipts"
+	"boxd/internal/problem"
+	"boxd/internal/receipts"
 )
 
 // getReceipt serves GET /receipts/{id}: the stored receipt with its checks

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"boxd/engine/browser"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/a11y"
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/judge"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // a11yBody bounds an audit's body: 400,000 characters of HTML, up to

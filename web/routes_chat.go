@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"strings"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 
+	"boxd/internal/platform"
 	"boxd/pipelines/chat"
-	"boxd/web/platform"
 )
 
 // chatBody bounds a chat request: 48,000 characters of prompt (up to four

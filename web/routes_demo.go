@@ -7,9 +7,9 @@ import (
 	"os"
 	"time"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 
-	"boxd/families"
+	"boxd/internal/families"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/scripts"
 	"boxd/pipelines/replay"

@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"strings"
 
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/docreader"
-	"boxd/problem"
-	"boxd/run"
 	"boxd/web/upload"
 )
 

@@ -6,10 +6,10 @@ import (
 	"net/http"
 
 	"boxd/engine/browser"
+	"boxd/internal/problem"
+	"boxd/internal/records"
+	"boxd/internal/run"
 	"boxd/pipelines/fill"
-	"boxd/problem"
-	"boxd/records"
-	"boxd/run"
 )
 
 // fillBody bounds POST /fill/run: the form (512 KB) and up to 8 sources

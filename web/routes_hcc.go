@@ -4,9 +4,9 @@ import (
 	"context"
 	"net/http"
 
+	"boxd/internal/run"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/hcc"
-	"boxd/run"
 	"boxd/web/upload"
 )
 

@@ -10,15 +10,15 @@ import (
 	"strings"
 	"time"
 
-	"boxd/problem"
-	"boxd/strictjson"
+	"boxd/internal/problem"
+	"boxd/internal/strictjson"
 
 	"github.com/coder/websocket"
 
 	"boxd/engine/asr/stream"
-	"boxd/families"
+	"boxd/internal/families"
+	"boxd/internal/platform"
 	"boxd/pipelines/live"
-	"boxd/web/platform"
 )
 
 // livePath is the live audio socket (contract document 1, sections 6 and 7).

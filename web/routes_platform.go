@@ -6,12 +6,12 @@ import (
 	"net/http"
 
 	"boxd/engine/attest"
+	"boxd/internal/platform"
+	"boxd/internal/problem"
+	"boxd/internal/records"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/retrieval"
-	"boxd/problem"
-	"boxd/records"
-	"boxd/web/platform"
 )
 
 func (s *Server) platformRoutes() {

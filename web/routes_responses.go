@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net/http"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/chat/convert"
-	"boxd/problem"
 )
 
 // POST /v1/responses (OpenAI's Responses API) and POST /v1/completions

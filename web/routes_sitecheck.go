@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 
 	"boxd/pipelines/sitecheck"
 	"boxd/pipelines/sitecheck/replyguard"

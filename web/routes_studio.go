@@ -14,10 +14,10 @@ import (
 	"strconv"
 	"time"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 
+	"boxd/internal/platform"
 	"boxd/pipelines/studio"
-	"boxd/web/platform"
 )
 
 // Body limits and the vertical of the studio routes.

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"boxd/problem"
-	"boxd/run"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 )
 
 // Work is a run of a route family: it emits its events (receipt, budget,

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"boxd/configs"
-	"boxd/version"
+	"boxd/internal/version"
 )
 
 // testServer runs a real server on a random loopback port until the test

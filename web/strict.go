@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"strings"
 
+	"boxd/internal/problem"
+	"boxd/internal/strictjson"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/studio"
-	"boxd/problem"
-	"boxd/strictjson"
 )
 
 // Strictness against crafted requests (docs/decisions.md, "Hostile

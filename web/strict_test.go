@@ -16,7 +16,7 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
-	"boxd/records"
+	"boxd/internal/records"
 )
 
 // rawRequest writes req on a new connection and reads one response

@@ -1,6 +1,6 @@
 package web
 
-import "boxd/problem"
+import "boxd/internal/problem"
 
 // syntheticClaim is a body that may carry the caller's own data (a file,
 // documents, a page's HTML): SyntheticClaim names the field holding it

@@ -13,9 +13,9 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/browser"
+	"boxd/internal/version"
 	"boxd/pipelines/a11y/act"
 	"boxd/pipelines/a11y/axe"
-	"boxd/version"
 )
 
 func newA11y() *cobra.Command {

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/cobra/doc"
 
-	"boxd/version"
+	"boxd/internal/version"
 )
 
 // newDocs writes the manual pages and shell completions the package

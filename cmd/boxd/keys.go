@@ -16,9 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"boxd/configs"
-	"boxd/store"
+	"boxd/internal/platform"
+	"boxd/internal/store"
 	"boxd/web"
-	"boxd/web/platform"
 )
 
 // The key commands use the daemon's database directly. That is safe while

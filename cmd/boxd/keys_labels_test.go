@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"boxd/store"
-	"boxd/web/platform"
+	"boxd/internal/platform"
+	"boxd/internal/store"
 )
 
 // TestKeysLabelControlCharacters: `boxd keys create` refuses a label with

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"boxd/engine/attest"
-	"boxd/store"
+	"boxd/internal/store"
 )
 
 func runCLI(t *testing.T, args ...string) (int, string, string) {

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"boxd/gpu"
-	"boxd/version"
+	"boxd/internal/version"
 )
 
 // exitConfig is the exit status for a configuration error; the systemd unit

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 	"context"
 	"errors"
 	"fmt"
@@ -29,17 +29,17 @@ import (
 	"boxd/engine/models"
 	"boxd/engine/models/gguf"
 	"boxd/gpu"
+	"boxd/internal/platform"
+	"boxd/internal/receipts"
+	"boxd/internal/store"
+	"boxd/internal/version"
 	"boxd/pipelines/chat"
+	"boxd/pipelines/codes"
 	"boxd/pipelines/live"
-	"boxd/pipelines/live/codes"
 	"boxd/pipelines/live/verticals"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/retrieval"
-	"boxd/receipts"
-	"boxd/store"
-	"boxd/version"
 	"boxd/web"
-	"boxd/web/platform"
 )
 
 func newServe() *cobra.Command {

@@ -16,10 +16,10 @@ import (
 
 	"boxd/configs"
 	"boxd/engine/attest"
+	"boxd/internal/records"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/retrieval"
-	"boxd/records"
 )
 
 // errNotVerified makes `boxd verify` exit 1 without more words.

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"boxd/engine/attest"
-	"boxd/receipts"
+	"boxd/internal/receipts"
 )
 
 // outerRecord is the body of GET /receipts/{id} around a model-call

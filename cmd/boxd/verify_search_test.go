@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"boxd/engine/attest"
+	"boxd/internal/receipts"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/retrieval"
-	"boxd/receipts"
 )
 
 // flatEmbedder gives every text the same unit vector (the test searches

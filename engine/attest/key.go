@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 )
 
 // KeyFile is the instance key's file name in the state directory.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"syscall"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // The browser's memory bound. --max-old-space-size bounds a page's

@@ -16,7 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // hogPage allocates, 32 MiB at a time up to 2 GiB, with one way a page

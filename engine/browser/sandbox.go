@@ -15,7 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"boxd/scratch"
+	"boxd/internal/scratch"
 )
 
 // The browser's network sandbox. The tab's policy (the Fetch domain)

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"syscall"
 
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 )
 
 // HashCacheFile is the name of the hash cache in the state directory.

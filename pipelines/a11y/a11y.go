@@ -26,7 +26,9 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/engine/browser"
-	"boxd/ids"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/domains"
 	"boxd/pipelines/a11y/findings"
@@ -37,8 +39,6 @@ import (
 	"boxd/pipelines/a11y/pagecheck"
 	"boxd/pipelines/llmcall"
 	"boxd/pipelines/outbound"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // Limits (contract 2, section 8).

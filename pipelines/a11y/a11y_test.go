@@ -14,9 +14,9 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/engine/browser"
+	"boxd/internal/records"
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/findings"
-	"boxd/records"
 )
 
 type events struct{ types []string }

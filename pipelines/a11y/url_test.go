@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"boxd/engine/browser/browsertest"
+	"boxd/internal/problem"
 	"boxd/pipelines/a11y/domains"
 	"boxd/pipelines/a11y/domains/dnstest"
 	"boxd/pipelines/outbound"
-	"boxd/problem"
 )
 
 // portOf keeps a host's ":port" (the tests name hosts through their DNS).

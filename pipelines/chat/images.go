@@ -15,8 +15,8 @@ import (
 	_ "golang.org/x/image/webp"
 
 	"boxd/engine/llm"
-	"boxd/pipelines/docreader/raster"
-	"boxd/problem"
+	"boxd/engine/raster"
+	"boxd/internal/problem"
 )
 
 // Image part limits (not in the contract; docs/decisions.md, "Images in

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // FuzzReadImage: an image part's data: URL (POST /v1/chat/completions)

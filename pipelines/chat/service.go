@@ -14,9 +14,9 @@ import (
 	"boxd/engine/attest"
 	"boxd/engine/llm"
 	"boxd/gpu"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // Contract limits (platform section 8).

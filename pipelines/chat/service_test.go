@@ -8,7 +8,7 @@ import (
 
 	"boxd/engine/llm"
 	"boxd/engine/models"
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // wordEngine renders prompts but generates nothing: enough for Prepare.

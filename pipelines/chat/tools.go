@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"boxd/engine/llm"
-	"boxd/ids"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
 )
 
 // toolMode is how a request uses tools.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"boxd/pipelines/docreader/mupdf"
+	"boxd/engine/mupdf"
 	"boxd/pipelines/docreader/ocr"
 )
 

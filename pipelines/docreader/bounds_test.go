@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 
 	"github.com/go-pdf/fpdf"
 )

@@ -13,10 +13,10 @@ import (
 
 	"github.com/go-pdf/fpdf"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/samples"
 	"boxd/pipelines/llmcall/llmcalltest"
-	"boxd/problem"
 )
 
 // blankChart is a PNG with nothing to calibrate (samples.BlankChartPNG),

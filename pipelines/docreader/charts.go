@@ -15,14 +15,14 @@ import (
 	"os"
 	"unicode/utf8"
 
-	"boxd/ids"
+	"boxd/engine/raster"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/ocr"
-	"boxd/pipelines/docreader/raster"
 	"boxd/pipelines/docreader/samples"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // Chart methods (contract 3, section 4).

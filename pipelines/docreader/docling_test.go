@@ -13,9 +13,9 @@ import (
 	"testing"
 	"unicode"
 
-	"boxd/pipelines/docreader/mupdf"
+	"boxd/engine/mupdf"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // doclingDoc is the part of a DoclingDocument (schema 1.x) the scoring

@@ -18,17 +18,17 @@ import (
 	"sync"
 	"unicode"
 
+	"boxd/engine/mupdf"
 	"boxd/pipelines/docreader/forms"
-	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
 
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/chart"
-	"boxd/pipelines/docreader/raster"
 	"boxd/pipelines/docreader/reread"
 	"boxd/pipelines/docreader/worker"
 
-	"boxd/problem"
-	"boxd/run"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 )
 
 // Scale is the raster scale of PDF pages: 144 DPI, two pixels a point.

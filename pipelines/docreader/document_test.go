@@ -13,16 +13,16 @@ import (
 
 	"boxd/pipelines/docreader/samples"
 
-	"boxd/pipelines/docreader/mupdf"
+	"boxd/engine/mupdf"
 	"boxd/pipelines/docreader/ocr"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/go-pdf/fpdf"
 	"golang.org/x/image/tiff"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // ocrForTest starts Tesseract: required under CI (make deps installs it),

@@ -9,12 +9,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"boxd/engine/mupdf"
 	"boxd/pipelines/docreader/forms"
-	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
 	"boxd/pipelines/docreader/order"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // LayoutRevision names the rules below (kinds, reading order); receipts

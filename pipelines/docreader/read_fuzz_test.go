@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"boxd/engine/attest"
+	"boxd/internal/problem"
 	"boxd/pipelines/docreader/chart"
-	"boxd/problem"
 )
 
 // fuzzPixels bounds the fuzzed images' rasters, so that an exec stays

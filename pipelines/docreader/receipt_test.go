@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"boxd/engine/attest"
+	"boxd/internal/problem"
 	"boxd/pipelines/docreader/ocr"
-	"boxd/problem"
 
 	"github.com/go-pdf/fpdf"
 )

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
+	"boxd/internal/problem"
 	"boxd/pipelines/docreader/reread"
 	"boxd/pipelines/llmcall"
 	"boxd/pipelines/llmcall/llmcalltest"
-	"boxd/problem"
 )
 
 // seeingChat is the tiny chat model with its tiny vision projector.

@@ -1,10 +1,10 @@
 package docreader
 
 import (
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/checkbox"
 	"boxd/pipelines/docreader/forms"
 	"boxd/pipelines/docreader/ocr"
-	"boxd/pipelines/docreader/raster"
 	"context"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"boxd/engine/llm"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // Schema mapping (`schema` on /docreader/read): the chat model fills the

@@ -12,8 +12,8 @@ import (
 
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
+	"boxd/internal/problem"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
 )
 
 // TestSchemaMapping: the intake form's fields mapped to a caller's

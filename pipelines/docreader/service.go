@@ -13,18 +13,18 @@ import (
 	"sync"
 	"time"
 
+	"boxd/engine/mupdf"
 	"boxd/pipelines/docreader/chart"
-	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
 	"boxd/pipelines/docreader/reread"
 	"boxd/pipelines/docreader/samples"
 	"boxd/pipelines/docreader/worker"
 
 	"boxd/engine/attest"
-	"boxd/ids"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // ReadRequest is POST /docreader/read's body. file_b64 arrives as an

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 
 	"boxd/pipelines/docreader/table"
 )

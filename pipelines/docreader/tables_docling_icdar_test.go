@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // TestTableDoclingICDAR scores the reader's tables on Docling's test

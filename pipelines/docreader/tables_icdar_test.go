@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/pipelines/docreader/mupdf"
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/mupdf"
+	"boxd/engine/raster"
 )
 
 // The ICDAR 2013 table competition's measures (Göbel, Hassan, Oro and

@@ -11,7 +11,7 @@ import (
 
 	"boxd/pipelines/docreader/samples"
 
-	"boxd/pipelines/docreader/mupdf"
+	"boxd/engine/mupdf"
 
 	"boxd/pipelines/docreader/table"
 )

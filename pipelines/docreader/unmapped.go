@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 
 	"github.com/agnivade/levenshtein"
 )

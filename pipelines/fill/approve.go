@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"boxd/engine/attest"
-	"boxd/problem"
-	"boxd/records"
+	"boxd/internal/problem"
+	"boxd/internal/records"
 )
 
 // ApprovalKind is the kind of the signed approval record.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"boxd/engine/attest"
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 type approvalKey struct {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/fill/rules"
-	"boxd/problem"
 )
 
 // Vertical is the form filler's demo vertical.

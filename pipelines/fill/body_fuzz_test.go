@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"boxd/engine/attest"
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // FuzzBody: POST /fill/run's body checks (the target form's markup, the

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
 )
 
 // TestLinesLinear: a source of one long line (no line breaks, as the

@@ -9,10 +9,10 @@ import (
 	"sort"
 	"strings"
 
+	"boxd/internal/problem"
+	"boxd/internal/scratch"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/docreader/doc"
-	"boxd/problem"
-	"boxd/scratch"
 )
 
 // Reader reads a PDF or an image into a document (*docreader.Service).

@@ -9,7 +9,7 @@ import (
 
 	"boxd/engine/browser"
 	"boxd/engine/browser/browsertest"
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // TestFormLimits: a form of 13,000 inputs (which got 500) is refused with

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"boxd/engine/browser"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // failing answers as a model whose answer was cut at its token bound (or

@@ -9,8 +9,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"boxd/engine/browser"
+	"boxd/internal/problem"
 	"boxd/pipelines/fill/rules"
-	"boxd/problem"
 )
 
 // Option is one choice of a select (or a radio group).

@@ -3,7 +3,7 @@ package fill
 import (
 	"testing"
 
-	"boxd/run"
+	"boxd/internal/run"
 )
 
 // TestAnsweredCountsFields: as the model's answer comes, in pieces cut

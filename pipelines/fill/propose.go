@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"boxd/engine/attest"
+	"boxd/internal/run"
 	"boxd/pipelines/fill/rules"
 	"boxd/pipelines/llmcall"
-	"boxd/run"
 )
 
 // Proposer asks the model which line answers which field. What it is

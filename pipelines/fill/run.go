@@ -19,11 +19,11 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/engine/browser"
-	"boxd/ids"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/fill/rules"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // RecordKind is the kind of the signed fill record.

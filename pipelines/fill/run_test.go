@@ -16,10 +16,10 @@ import (
 	"boxd/engine/attest"
 	"boxd/engine/browser"
 	"boxd/engine/browser/browsertest"
+	"boxd/internal/problem"
+	"boxd/internal/records"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/records"
 )
 
 // fixed answers as a model that points at the right lines would.

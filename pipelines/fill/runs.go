@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"boxd/problem"
-	"boxd/run"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 )
 
 // RunTTL is how long a run is kept before it is removed (contract 2,

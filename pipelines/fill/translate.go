@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"boxd/internal/run"
 	"boxd/pipelines/fill/rules"
 	"boxd/pipelines/llmcall"
-	"boxd/run"
 )
 
 // LangNames are the 24 EU languages by code, for the model's instruction.

@@ -20,14 +20,14 @@ import (
 	"time"
 
 	"boxd/engine/attest"
-	"boxd/ids"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/cite"
+	"boxd/pipelines/codes"
 	"boxd/pipelines/docreader"
-	"boxd/pipelines/live/codes"
 	"boxd/pipelines/llmcall"
 	"boxd/pipelines/schema"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // RecordKind is the kind of the signed record.

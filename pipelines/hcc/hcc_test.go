@@ -13,11 +13,11 @@ import (
 	"boxd/engine/attest"
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
+	"boxd/internal/problem"
 	"boxd/pipelines/cite"
+	"boxd/pipelines/codes"
 	"boxd/pipelines/docreader"
-	"boxd/pipelines/live/codes"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
 )
 
 func tables(t *testing.T) *codes.Tables {

@@ -12,7 +12,7 @@
 // verticals builds the set a box serves.
 package live
 
-import "boxd/run"
+import "boxd/internal/run"
 
 // Event types, as the contract names them; receipt, budget, error and
 // done are every run's (package run).

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"boxd/gpu"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // Sentence is one final transcript sentence. Line numbers that lanes cite

@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"boxd/engine/asr/stream"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
-// Budget is the caller's token and audio budgets (a web/platform
+// Budget is the caller's token and audio budgets (a internal/platform
 // Principal adapted).
 type Budget interface {
 	run.Budget

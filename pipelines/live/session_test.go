@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/livetest"
-	"boxd/problem"
 )
 
 // testVertical has a local lane (counts sentences), a model lane and an

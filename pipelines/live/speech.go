@@ -7,7 +7,7 @@ import (
 
 	"boxd/engine/asr"
 	"boxd/engine/asr/stream"
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // SpeechTranscriber starts live transcribers on the box's speech engine:

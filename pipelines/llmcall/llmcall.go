@@ -37,9 +37,9 @@ import (
 	"boxd/engine/llm"
 	"boxd/engine/models"
 	"boxd/gpu"
-	"boxd/ids"
-	"boxd/problem"
-	"boxd/run"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 )
 
 // DefaultMaxTokens bounds a call that sets no MaxTokens.

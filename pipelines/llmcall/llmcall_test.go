@@ -15,8 +15,8 @@ import (
 	"boxd/engine/llm"
 	"boxd/engine/models"
 	"boxd/gpu"
-	"boxd/problem"
-	"boxd/run"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 )
 
 // fakeEngine hands out scripted jobs (through starter): each generates

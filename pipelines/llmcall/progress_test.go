@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"boxd/engine/llm"
-	"boxd/run"
+	"boxd/internal/run"
 )
 
 // packedEngine's jobs generate two tokens for each piece of text they

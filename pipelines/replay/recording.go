@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/scripts"
 )

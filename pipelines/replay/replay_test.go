@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/livetest"
 	"boxd/pipelines/live/scripts"
 	"boxd/pipelines/replay"
-	"boxd/problem"
 )
 
 // fakeClock is the session's clock; sleep moves it.

@@ -3,7 +3,7 @@ package retrieval
 import (
 	"fmt"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // Models read every text whole: a text over a model's context is refused

@@ -7,8 +7,8 @@ import (
 
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
+	"boxd/internal/problem"
 	"boxd/pipelines/retrieval/chunker"
-	"boxd/problem"
 )
 
 // engines opens the test embedder and reranker (llama.cpp, the tiny

@@ -10,8 +10,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"boxd/problem"
-	"boxd/strictjson"
+	"boxd/internal/problem"
+	"boxd/internal/strictjson"
 )
 
 // Text the routes refuse rather than index or search (400 naming the

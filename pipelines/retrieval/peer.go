@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // The peers' shapes on the same engines: OpenAI's POST /v1/embeddings and

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 	"boxd/pipelines/retrieval/bm25"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // TestPersistenceAcrossARestart: with a persist directory, an index comes

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // Quota bounds the indexes the service holds (the retrieval.* settings).

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // countingEmbedder counts the texts it embeds.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/retrieval/bm25"
 	"boxd/pipelines/retrieval/chunker"
-	"boxd/problem"
 )
 
 // Quote limits.

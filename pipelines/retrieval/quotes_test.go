@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"boxd/engine/attest"
+	"boxd/internal/problem"
 	"boxd/pipelines/retrieval/bm25"
-	"boxd/problem"
 )
 
 // memReceipts signs model-call receipts in memory.

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"boxd/engine/attest"
-	"boxd/ids"
+	"boxd/internal/ids"
 	"boxd/pipelines/docreader/exact"
 	"boxd/pipelines/retrieval/proof"
 )

@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/retrieval/chunker"
 	"boxd/pipelines/retrieval/proof"
-	"boxd/problem"
 )
 
 // Scanned documents (POST /retrieval/index-scans; contract 3, section 4):

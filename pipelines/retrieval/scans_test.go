@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/retrieval/chunker"
-	"boxd/problem"
 )
 
 func scanFixture() []*Scan {

@@ -17,11 +17,11 @@ import (
 	"unicode/utf8"
 
 	"boxd/engine/attest"
-	"boxd/ids"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/retrieval/chunker"
 	"boxd/pipelines/retrieval/proof"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // Request limits beyond the contract's (which are MaxDocuments, MaxChunks

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"boxd/engine/attest"
+	"boxd/internal/problem"
 	"boxd/pipelines/retrieval/chunker"
-	"boxd/problem"
 )
 
 // TestVerifySearchRefusesUnsignedFields: the signed object is the receipt

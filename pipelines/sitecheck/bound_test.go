@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"boxd/records"
+	"boxd/internal/records"
 )
 
 // hostilePages are 2 MiB home pages made to grow the report: each is

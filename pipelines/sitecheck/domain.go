@@ -16,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // maxDomainLen bounds the domain field (a URL may be sent).

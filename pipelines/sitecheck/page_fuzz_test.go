@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/sitecheck/pagecheck"
-	"boxd/problem"
 )
 
 // FuzzParseDomain: the domain field of POST /geo/site-check never panics;

@@ -8,9 +8,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
 	"boxd/pipelines/sitecheck/replyguard"
-	"boxd/run"
 )
 
 // DefaultReplyTokens bounds one drafted reply.

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"boxd/engine/attest"
-	"boxd/ids"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/sitecheck/pagecheck"
 	"boxd/pipelines/sitecheck/robots"
-	"boxd/problem"
 )
 
 // Fetch limits of a site check.

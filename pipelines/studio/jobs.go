@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"boxd/ids"
-	"boxd/problem"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
 )
 
 // Status is a job's state.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/run"
 )
 
 // JudgeTokens bounds one judge answer: {"category": "..."} is about a

@@ -8,8 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"boxd/problem"
-	"boxd/run"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 )
 
 // Category is why the prompt policy refused a job (the 422 body's

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"boxd/internal/run"
 	"boxd/pipelines/chat"
-	"boxd/run"
 )
 
 func TestRules(t *testing.T) {

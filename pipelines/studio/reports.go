@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"boxd/atomicfile"
-	"boxd/ids"
-	"boxd/problem"
-	"boxd/window"
+	"boxd/internal/atomicfile"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
+	"boxd/internal/window"
 )
 
 // Report limits.

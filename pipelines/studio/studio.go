@@ -17,7 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // Kind is what a job renders.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"boxd/scratch"
+	"boxd/internal/scratch"
 )
 
 // ownDir is this process's directory in base: where scratch.Dir makes its

@@ -28,9 +28,9 @@ import (
 	"strings"
 	"syscall"
 
-	"boxd/problem"
-	"boxd/scratch"
-	"boxd/strictjson"
+	"boxd/internal/problem"
+	"boxd/internal/scratch"
+	"boxd/internal/strictjson"
 )
 
 // DefaultSmallLimit bounds the JSON of the non-upload fields when

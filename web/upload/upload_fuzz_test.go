@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // fuzzBody is the small fields of a fuzzed upload body.

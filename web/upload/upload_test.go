@@ -19,7 +19,7 @@ import (
 	"testing/iotest"
 	"time"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 type segment struct {

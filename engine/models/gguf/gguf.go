@@ -15,7 +15,7 @@ import (
 	"slices"
 	"sort"
 
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 )
 
 // Magic starts every GGUF file.

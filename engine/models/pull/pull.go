@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 )
 
 // Options describe one download.

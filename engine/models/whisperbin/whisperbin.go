@@ -13,7 +13,7 @@ import (
 	"os"
 	"slices"
 
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 )
 
 // Magic is the file's first four bytes read as a little-endian uint32

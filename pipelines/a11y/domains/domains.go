@@ -23,8 +23,8 @@ import (
 
 	"golang.org/x/net/idna"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/outbound"
-	"boxd/problem"
 )
 
 // Where the token is published.

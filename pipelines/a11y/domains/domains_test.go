@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"boxd/internal/problem"
 	"boxd/pipelines/a11y/domains/dnstest"
 	"boxd/pipelines/outbound"
-	"boxd/problem"
 )
 
 func TestNormalize(t *testing.T) {

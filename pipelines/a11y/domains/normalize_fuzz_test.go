@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // FuzzNormalize: a domain a key holder asks to verify (POST

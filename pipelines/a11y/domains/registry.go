@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"boxd/problem"
-	"boxd/store"
+	"boxd/internal/problem"
+	"boxd/internal/store"
 )
 
 // Store keeps each key's domains (*store.Store is one).

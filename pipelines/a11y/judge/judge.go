@@ -24,9 +24,9 @@ import (
 	"boxd/engine/attest"
 	"boxd/engine/browser"
 	"boxd/engine/llm"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // MaxPerPage bounds the images judged on one page.

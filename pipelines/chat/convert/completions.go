@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"boxd/ids"
+	"boxd/internal/ids"
 	"boxd/pipelines/chat"
 )
 

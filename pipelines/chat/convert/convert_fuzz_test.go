@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"boxd/problem"
+	"boxd/internal/problem"
 )
 
 // FuzzConvert: any body the routes read (strictly) converts or is refused

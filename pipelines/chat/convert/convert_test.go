@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"boxd/engine/llm"
+	"boxd/internal/problem"
 	"boxd/pipelines/chat"
-	"boxd/problem"
 )
 
 // decode reads body as the route does (strict: unknown fields refused).

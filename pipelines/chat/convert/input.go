@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"boxd/engine/llm"
+	"boxd/internal/strictjson"
 	"boxd/pipelines/chat"
-	"boxd/strictjson"
 )
 
 // Input items: a message (user, system, developer or assistant; content

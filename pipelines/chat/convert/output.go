@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"boxd/ids"
+	"boxd/internal/ids"
 	"boxd/pipelines/chat"
 )
 

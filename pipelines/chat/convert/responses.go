@@ -21,9 +21,9 @@ import (
 	"regexp"
 	"strings"
 
-	"boxd/ids"
+	"boxd/internal/ids"
+	"boxd/internal/problem"
 	"boxd/pipelines/chat"
-	"boxd/problem"
 )
 
 // ResponsesRequest is POST /v1/responses. Every field of OpenAI's API is

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Bar charts by geometry (revision boxd-chart-2):

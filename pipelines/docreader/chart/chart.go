@@ -45,7 +45,7 @@ import (
 	"strconv"
 	"strings"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Revision names the rules above.

@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/ocr"
-	"boxd/pipelines/docreader/raster"
 	"boxd/pipelines/docreader/samples"
 )
 

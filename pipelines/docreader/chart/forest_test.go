@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/ocr"
-	"boxd/pipelines/docreader/raster"
 	"boxd/pipelines/docreader/samples"
 )
 

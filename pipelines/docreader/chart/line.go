@@ -3,7 +3,7 @@ package chart
 import (
 	"math"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Line charts by geometry (revision boxd-chart-2):

@@ -6,7 +6,7 @@ import (
 
 	"github.com/agnivade/levenshtein"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/samples"
 )
 

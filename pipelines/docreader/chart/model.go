@@ -11,10 +11,10 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/engine/llm"
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // ModelSide is the largest side of the picture the model reads a chart

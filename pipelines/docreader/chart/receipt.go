@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"boxd/engine/attest"
-	"boxd/ids"
+	"boxd/internal/ids"
 	"boxd/pipelines/docreader/exact"
 )
 

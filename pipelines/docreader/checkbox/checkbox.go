@@ -4,7 +4,7 @@
 // each box to the words beside it.
 package checkbox
 
-import "boxd/pipelines/docreader/raster"
+import "boxd/engine/raster"
 
 // Size bounds of a check box's side, in raster pixels (144 DPI: 6 to 24
 // points).

@@ -3,7 +3,7 @@ package checkbox
 import (
 	"testing"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/samples"
 )
 

@@ -11,11 +11,11 @@ import (
 	"slices"
 
 	"boxd/engine/attest"
-	"boxd/ids"
+	"boxd/internal/ids"
+	"boxd/internal/strictjson"
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/exact"
 	"boxd/pipelines/docreader/reread"
-	"boxd/strictjson"
 )
 
 // ReceiptFormat is the document receipt's format (contract 3, section 2).

@@ -24,7 +24,7 @@ import (
 	"strconv"
 	"strings"
 
-	"boxd/strictjson"
+	"boxd/internal/strictjson"
 )
 
 // Error is the first place where the JSON sent is not what its type

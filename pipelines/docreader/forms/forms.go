@@ -28,11 +28,11 @@ import (
 	"strings"
 	"unicode"
 
+	"boxd/engine/mupdf"
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/checkbox"
 	"boxd/pipelines/docreader/doc"
-	"boxd/pipelines/docreader/mupdf"
 	"boxd/pipelines/docreader/ocr"
-	"boxd/pipelines/docreader/raster"
 )
 
 // AcroForm turns a page's widgets into fields tied to its elements.

@@ -3,12 +3,12 @@ package forms
 import (
 	"regexp"
 
+	"boxd/engine/mupdf"
 	"boxd/pipelines/docreader/doc"
-	"boxd/pipelines/docreader/mupdf"
 	"sort"
 	"strings"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // TextLine is one text line of a page, for Pairs: its box, its text and

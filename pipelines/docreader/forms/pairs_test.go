@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // TestPairs: lines on one baseline across a gutter pair when the first

@@ -1,8 +1,8 @@
 package forms
 
 import (
-	"boxd/pipelines/docreader/mupdf"
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/mupdf"
+	"boxd/engine/raster"
 )
 
 // Line is one text line of a page, for Rows: its box and the region

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"boxd/pipelines/docreader/mupdf"
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/mupdf"
+	"boxd/engine/raster"
 )
 
 func bx(x0, y0, x1, y1 float64) raster.Box { return raster.Box{X0: x0, Y0: y0, X1: x1, Y1: y1} }

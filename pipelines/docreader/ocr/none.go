@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // A build with the boxd_noocr tag has no Tesseract: the GPU-check bundle

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 
 	"github.com/otiai10/gosseract/v2"
 )

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/samples"
 )
 

@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Mode is a Tesseract page segmentation mode.

@@ -1,6 +1,6 @@
 package ocr
 
-import "boxd/pipelines/docreader/raster"
+import "boxd/engine/raster"
 
 // Word is one word Tesseract read, in the raster's pixels.
 type Word struct {

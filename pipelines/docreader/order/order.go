@@ -7,7 +7,7 @@ import (
 	"slices"
 	"sort"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Where a block sits on its page.

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 func box(x0, y0, x1, y1 float64) raster.Box { return raster.Box{X0: x0, Y0: y0, X1: x1, Y1: y1} }

@@ -11,10 +11,10 @@ import (
 	"unicode"
 
 	"boxd/engine/llm"
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
+	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
-	"boxd/problem"
-	"boxd/run"
 )
 
 // BelowBP is the rule's threshold: a mean confidence under 0.90, in

@@ -3,7 +3,7 @@ package reread
 import (
 	"testing"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 func TestSameFoldsCaseSpacingPunctuation(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sort"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Steps 3 to 5: a candidate's rows, columns and cells.

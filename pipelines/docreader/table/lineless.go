@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sort"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Tables drawn without any rules (a grid of check boxes, a column of

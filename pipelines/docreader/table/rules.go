@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Step 1 and 2: ink, rules and candidate tables.

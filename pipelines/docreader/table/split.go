@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // A block of lines without rules is looked at in columns of words:

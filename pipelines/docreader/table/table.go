@@ -10,7 +10,7 @@ import (
 	"slices"
 	"sort"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Tables are found in a page's pixels (contract 3, section 2: "only

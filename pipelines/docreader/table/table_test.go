@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // page is a white raster to draw on.

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"boxd/pipelines/docreader/mupdf"
+	"boxd/engine/mupdf"
 	"boxd/pipelines/docreader/ocr"
 )
 

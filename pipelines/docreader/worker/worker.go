@@ -40,9 +40,9 @@ import (
 	"syscall"
 	"time"
 
-	"boxd/pipelines/docreader/mupdf"
+	"boxd/engine/mupdf"
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/ocr"
-	"boxd/pipelines/docreader/raster"
 )
 
 // EnvVar, set in a process's environment, makes it a worker; its value

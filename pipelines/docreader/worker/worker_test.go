@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"boxd/engine/raster"
 	"boxd/pipelines/docreader/ocr"
-	"boxd/pipelines/docreader/raster"
 	"boxd/pipelines/docreader/samples"
 
 	"github.com/otiai10/gosseract/v2"

@@ -15,8 +15,8 @@ import (
 	"slices"
 	"strings"
 
+	"boxd/pipelines/codes"
 	"boxd/pipelines/live"
-	"boxd/pipelines/live/codes"
 	"boxd/pipelines/schema"
 )
 

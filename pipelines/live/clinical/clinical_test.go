@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
+	"boxd/pipelines/codes"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/clinical"
-	"boxd/pipelines/live/codes"
 	"boxd/pipelines/live/livetest"
 )
 

@@ -16,8 +16,8 @@ import (
 	"sync"
 
 	"boxd/engine/asr/stream"
+	"boxd/internal/problem"
 	"boxd/pipelines/live"
-	"boxd/problem"
 )
 
 // Line is one known sentence of a script: its text and where it starts and
@@ -119,7 +119,7 @@ func (b *Budget) Reserve(ctx context.Context, want int64) (int64, func(int64), e
 	}, nil
 }
 
-// errBudget is the refusal of a used-up budget, as web/platform's.
+// errBudget is the refusal of a used-up budget, as internal/platform's.
 var errBudget = problem.New(problem.Budget, "token budget used up")
 
 // KeyID is the key paying, nil for a demo token.

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 )
 
 // SampleRate is the rate of the audio Audio returns: 16 kHz mono PCM16

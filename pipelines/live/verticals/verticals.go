@@ -6,9 +6,9 @@ package verticals
 import (
 	"fmt"
 
+	"boxd/pipelines/codes"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/clinical"
-	"boxd/pipelines/live/codes"
 	"boxd/pipelines/live/field"
 	"boxd/pipelines/live/sales"
 	"boxd/pipelines/live/translate"

@@ -20,7 +20,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"boxd/atomicfile"
+	"boxd/internal/atomicfile"
 )
 
 // KV is one setting: a dotted key (models.llm.path) and its string value.

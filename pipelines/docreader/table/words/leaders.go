@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // Methods: how a table's grid was found.

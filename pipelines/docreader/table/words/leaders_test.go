@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"boxd/pipelines/docreader/raster"
+	"boxd/engine/raster"
 )
 
 // tocWords lays out lines as words 20 pixels high: each line is its
