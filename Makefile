@@ -93,7 +93,7 @@ headers:
 
 # npm packages the tests use (the official openai client; whisper.cpp, which
 # engine/asr/whispercpp/testdata builds into whisper-cli on npm ci), from the lock file.
-NPM_DIRS := web/testdata/openai kits/ts engine/asr/whispercpp/testdata pipelines/a11y/axe/npm
+NPM_DIRS := internal/daemon/testdata/openai kits/ts engine/asr/whispercpp/testdata pipelines/a11y/axe/npm
 npm-deps:
 	@command -v npm >/dev/null 2>&1 || { echo "deps: npm not found (install nodejs and npm)"; exit 1; }
 	@for d in $(NPM_DIRS); do $(call npm_ci,$$d); done
@@ -173,12 +173,13 @@ kits:
 
 # The packages run in two streams at once, each one package at a time:
 # those that drive chromium (the browser, the audits, the form filler, and
-# web, whose route tests drive it too), whose time is largely the page's
+# the route tests of the assembled box in internal/daemon, which drive it
+# too), whose time is largely the page's
 # own waits (motion watches, timeouts, the keyboard pass), beside the rest,
 # whose model tests keep every CPU busy. Two model packages at once would
 # only slow each other; a browser package beside one mostly fills its
 # waits. The browser stream's output follows the other's.
-UNIT_BROWSER_RE := ^boxd/(web|engine/browser|pipelines/a11y|pipelines/fill)(/|$$)
+UNIT_BROWSER_RE := ^boxd/(web|internal/daemon|engine/browser|pipelines/a11y|pipelines/fill)(/|$$)
 UNIT_BROWSER_LOG := $(CURDIR)/.unit-browser.log
 unit: headers
 	@if [ "$${CI:-}" = true ] && [ ! -f "$(MODELS_DIR)/stories260K.gguf" ]; then \
@@ -224,15 +225,15 @@ soak: build
 FUZZTIME ?= 60s
 FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engine/attest:FuzzRecordTamper \
   pipelines/sitecheck/robots:FuzzParse pipelines/sitecheck/robots:FuzzMatch \
-  pipelines/sitecheck/pagecheck:FuzzExtractJSONLD pipelines/sitecheck/pagecheck:FuzzParseJSON pipelines/sitecheck/pagecheck:FuzzValidate \
-  pipelines/sitecheck/pagecheck:FuzzGenerateMarkup pipelines/sitecheck/pagecheck:FuzzAltAndLLMsTxt pipelines/sitecheck/replyguard:FuzzCheck \
-  internal/strictjson:FuzzCheck internal/records:FuzzVerify internal/receipts:FuzzRead engine/asr:FuzzDecodeWAV \
+  pipelines/sitecheck/pagecheck:FuzzExtractJSONLD pipelines/sitecheck/pagecheck/jsonld:FuzzParseJSON pipelines/sitecheck/pagecheck/schema:FuzzValidate \
+  pipelines/sitecheck/pagecheck/markup:FuzzGenerateMarkup pipelines/sitecheck/pagecheck/page:FuzzAltAndLLMsTxt pipelines/sitecheck/replyguard:FuzzCheck \
+  internal/strictjson:FuzzCheck internal/records:FuzzVerify internal/receipts:FuzzRead engine/asr/frontend:FuzzDecodeWAV \
   engine/models/gguf:FuzzRead engine/models/whisperbin:FuzzRead engine/models/hfwhisper:FuzzSafetensorsHeader \
-  web:FuzzDecodeBody web:FuzzVerifyRoutes web:FuzzLiveControl web/upload:FuzzRead \
+  internal/daemon:FuzzDecodeBody internal/daemon:FuzzVerifyRoutes web/routes/live:FuzzLiveControl web/guard:FuzzCleanPath web/api/upload:FuzzRead \
   pipelines/docreader:FuzzReadFile pipelines/docreader:FuzzVerify pipelines/chat:FuzzReadImage pipelines/chat:FuzzToolCalls \
   pipelines/fill:FuzzBody pipelines/fill:FuzzApprove pipelines/fill:FuzzFlight pipelines/fill/rules:FuzzSecrets pipelines/fill/rules:FuzzAgents \
   pipelines/sitecheck:FuzzParseDomain pipelines/sitecheck:FuzzPageSections pipelines/a11y/axe:FuzzLoadCriteria \
-  pipelines/a11y/domains:FuzzNormalize pipelines/retrieval:FuzzVerifySearch pipelines/retrieval:FuzzCut \
+  pipelines/a11y/domains:FuzzNormalize pipelines/retrieval:FuzzVerifySearch engine/attest:FuzzSignedDecodesAsFlat pipelines/retrieval:FuzzCut \
   pipelines/retrieval/chunker:FuzzCutGraphemes
 fuzz: headers
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \

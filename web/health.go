@@ -1,8 +1,9 @@
 package web
 
 import (
-	"encoding/json"
 	"net/http"
+
+	"boxd/web/api"
 
 	"boxd/internal/version"
 )
@@ -41,7 +42,7 @@ func (s *Server) Health() Health {
 		llmErr = s.probes.LLMError()
 	}
 	return Health{
-		OK:           !s.draining.Load(),
+		OK:           !s.api.Draining(),
 		ASR:          callBool(s.probes.ASRReady),
 		LLM:          callBool(s.probes.LLMReady) && llmErr == "",
 		LLMError:     llmErr,
@@ -60,24 +61,5 @@ func (s *Server) Health() Health {
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, s.Health())
-}
-
-// writeJSON writes v as a JSON body with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-}
-
-// ErrorBody is the error shape of every route: {"error": "..."}, a sentence
-// that says what to fix.
-type ErrorBody struct {
-	Error string `json:"error"`
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, ErrorBody{Error: msg})
+	api.WriteJSON(w, http.StatusOK, s.Health())
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"boxd/internal/platform"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -90,7 +92,7 @@ func (l *llmMeter) tokensPerSecond() float64 {
 	return float64(l.decoded) / l.decodeSeconds
 }
 
-func newMetrics(s *Server) *metrics {
+func newMetrics(s *Server, pl *platform.Platform) *metrics {
 	m := &metrics{reg: prometheus.NewRegistry(), llm: newLLMMeter()}
 	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "boxd_http_requests_total",
@@ -121,11 +123,11 @@ func newMetrics(s *Server) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_live_sessions", Help: "Open live audio sessions."},
 			func() float64 { return float64(callInt(s.probes.LiveSessions)) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_demo_sessions", Help: "Unexpired demo sessions in memory."},
-			func() float64 { return float64(s.platform.DemoSessions()) }),
+			func() float64 { return float64(pl.DemoSessions()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_queue_depth", Help: "Requests waiting for the GPU arbiter."},
 			func() float64 { return float64(callInt(s.probes.Queue)) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_draining", Help: "1 while the server drains after SIGTERM."},
-			func() float64 { return b2f(s.draining.Load()) }),
+			func() float64 { return b2f(s.api.Draining()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "boxd_build_info", Help: "Build information.", ConstLabels: prometheus.Labels{"version": version.Version}},
 			func() float64 { return 1 }),
 		loadedCollector{loaded: loaded, s: s},
@@ -199,7 +201,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		start := time.Now()
 		id := newRequestID()
 		w.Header().Set("X-Request-Id", id)
-		if s.draining.Load() {
+		if s.api.Draining() {
 			w.Header().Set("Connection", "close")
 		}
 		sw := &statusWriter{ResponseWriter: w}

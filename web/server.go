@@ -19,25 +19,15 @@ import (
 	"syscall"
 	"time"
 
+	"boxd/pipelines/llmcall"
+	"boxd/web/api"
+	"boxd/web/guard"
+
 	"boxd/configs"
-	"boxd/engine/attest"
 	"boxd/internal/ids"
 	"boxd/internal/platform"
 	"boxd/internal/problem"
-	"boxd/internal/receipts"
-	"boxd/internal/scratch"
 	"boxd/internal/version"
-	"boxd/pipelines/a11y"
-	"boxd/pipelines/a11y/domains"
-	"boxd/pipelines/chat"
-	"boxd/pipelines/codes"
-	"boxd/pipelines/docreader"
-	"boxd/pipelines/fill"
-	"boxd/pipelines/hcc"
-	"boxd/pipelines/live"
-	"boxd/pipelines/outbound"
-	"boxd/pipelines/retrieval"
-	"boxd/pipelines/sitecheck"
 )
 
 // Probes tell the server what the rest of the process is doing. A nil func
@@ -56,204 +46,104 @@ type Probes struct {
 	RandomWeights []string
 }
 
-// Deps are what the server serves from.
+// Deps are what the server core needs: route families are mounted on its
+// API afterwards (the composition root, internal/daemon, does that).
 type Deps struct {
 	Probes   Probes
 	Platform *platform.Platform
-	Key      *attest.Key
-	Receipts *receipts.Book
-	// Chat serves chat completions; nil serves none (502 on the route).
-	Chat *chat.Service
-	// Outbound fetches for site checks; nil builds one from the outbound.*
-	// settings.
-	Outbound *outbound.Client
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
-	// LiveVerticals are the live audio verticals /ws/live and replays run,
-	// by id; a vertical missing here closes 1011.
-	LiveVerticals map[string]*live.Vertical
-	// Transcribe starts speech recognition for a live session; nil closes
-	// live sockets with 1011 (no models.asr.path).
-	Transcribe live.StartTranscriber
-	// LiveModels name the models in live ready events (LLM defaults to the
-	// chat model id).
-	LiveModels live.Models
-	// Retrieval serves /retrieval/*; nil serves verify and info only (no
-	// embedding model: index and search answer 503).
-	Retrieval *retrieval.Service
-	// Codes are the ICD-10-CM and RxNorm tables (data_dir); nil: the
-	// chart reader (/hcc/read-chart) answers 503.
-	Codes *codes.Tables
-	// Resolver looks up the accessibility audit's DNS challenges (nil:
-	// the system's resolver).
-	Resolver *net.Resolver
+	// ChatSequences is the chat model's parallel sequences (the demo
+	// sessions' share of it is computed from it); nil: the setting.
+	ChatSequences func() int
 }
 
 // Server serves the API on one listener.
 type Server struct {
-	cfg      *configs.Config
-	probes   Probes
-	platform *platform.Platform
-	key      *attest.Key
-	receipts *receipts.Book
-	chat     *chat.Service
-	// retrieval serves /retrieval/* (never nil after New).
-	retrieval *retrieval.Service
-	// docreader serves /docreader/* (MuPDF and, started on first use,
-	// Tesseract).
-	docreader *docreader.Service
-	hcc       *hcc.Service
-	a11y      *a11y.Service
-	// a11yDomains verifies the domains URL audits may visit.
-	a11yDomains *domains.Registry
-	// fill serves /fill/* and keeps its runs (fillErr: why it has no
-	// browser).
-	fill     *fill.Service
-	fillErr  error
-	fillGate chan struct{} // /fill/run requests in flight
-	// sitecheck is nil when the outbound settings could not be applied
-	// (outboundErr says why).
-	sitecheck   *sitecheck.Checker
-	replyTokens int // tokens per drafted review reply (0: the default)
-	// liveDebounce is how long live lanes wait for more sentences (0: the
-	// session default).
-	liveDebounce time.Duration
-	outboundErr  error
-	now          func() time.Time
-	started      time.Time
-	log          *slog.Logger
-	mux          *http.ServeMux
-	metrics      *metrics
-	handler      http.Handler
-	bounds       *bounds // against hostile clients (limits.go)
+	cfg     *configs.Config
+	probes  Probes
+	api     *api.API
+	log     *slog.Logger
+	started time.Time
+	mux     *http.ServeMux
+	metrics *metrics
+	bodies  *guard.Bodies
+	conns   atomic.Pointer[guard.LimitListener] // set by Serve
+	handler http.Handler
 
-	// Live audio (routes_live.go).
-	liveVerticals map[string]*live.Vertical
-	transcribe    live.StartTranscriber
-	liveModels    live.Models
-
-	draining atomic.Bool
-	// Live sessions (sockets and replays) across a drain: drain closes as
-	// draining begins (a session then stops and writes its final lanes),
-	// cut when the grace period is over (a session not done by then is
-	// ended with an error event). Sockets are hijacked connections, which
-	// http.Server.Shutdown neither waits for nor closes, so Serve waits
-	// for sessions itself.
-	drain, cut chan struct{}
-	sessions   sessionCount
 	// OnDrain, when set, runs once as the server starts to drain (boxd
 	// serve sends STOPPING=1 to systemd there).
 	OnDrain func()
 
-	mu       sync.Mutex
-	methods  map[string][]string // path -> methods, for 405 answers
-	declared []Route             // every route declared through declare
+	mu      sync.Mutex
+	methods map[string][]string // path -> methods, for 405 answers
 }
 
-// New builds a server for cfg. Routes are registered here; Serve runs it.
+// New builds a server for cfg: the transport (mux, guards, metrics,
+// health, drain). Families declare their routes on API(); Serve runs it.
 func New(cfg *configs.Config, deps Deps, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{cfg: cfg, probes: deps.Probes, platform: deps.Platform, key: deps.Key, receipts: deps.Receipts,
-		chat: deps.Chat, now: deps.Now, log: log, mux: http.NewServeMux(), methods: map[string][]string{},
-		liveVerticals: deps.LiveVerticals, transcribe: deps.Transcribe, liveModels: deps.LiveModels,
-		drain: make(chan struct{}), cut: make(chan struct{})}
-	if s.now == nil {
-		s.now = time.Now
+	if deps.Platform == nil {
+		panic("web.New: Deps.Platform is required")
 	}
-	s.started = s.now()
-	if s.chat == nil {
-		s.chat = &chat.Service{ModelID: cfg.Models.LLM.ID}
+	now := deps.Now
+	if now == nil {
+		now = time.Now
 	}
-	s.docreader = &docreader.Service{Key: deps.Key, Log: s.log, Chat: s.chat, MaxPages: cfg.DocReader.MaxPages}
-	s.hcc = &hcc.Service{Reader: s.docreader, Chat: s.chat, Codes: deps.Codes, Key: deps.Key, Log: s.log, Now: s.now}
-	s.a11y = s.newA11y()
-	s.newFill()
-	s.retrieval = deps.Retrieval
-	if s.retrieval == nil {
-		s.retrieval = &retrieval.Service{}
-	}
-	if s.retrieval.Key == nil {
-		s.retrieval.Key = deps.Key
-	}
-	if s.retrieval.Receipts == nil && deps.Receipts != nil {
-		s.retrieval.Receipts = deps.Receipts
-	}
-	if s.liveModels.LLM == "" {
-		s.liveModels.LLM = s.chat.ModelID
-	}
-	if s.platform == nil || s.key == nil || s.receipts == nil {
-		panic("web.New: Deps.Platform, Deps.Key and Deps.Receipts are required")
-	}
+	s := &Server{cfg: cfg, probes: deps.Probes, log: log, mux: http.NewServeMux(), methods: map[string][]string{}, started: now()}
+	s.api = api.New(s, api.Options{Config: cfg, Platform: deps.Platform, Log: log, Now: now, ChatSequences: deps.ChatSequences})
 	if s.probes.LiveSessions == nil {
-		s.probes.LiveSessions = s.platform.LiveSessions
+		s.probes.LiveSessions = deps.Platform.LiveSessions
 	}
-	ob := deps.Outbound
-	if ob == nil {
-		p, err := outbound.PolicyFromSettings(cfg.Outbound.AllowPrivate, cfg.Outbound.AllowCIDRs, cfg.Outbound.CAFile, "boxd-sitecheck/"+version.Version)
-		if err != nil {
-			s.outboundErr = err
-		} else {
-			ob = outbound.New(p)
-		}
-	}
-	if ob != nil {
-		s.sitecheck = &sitecheck.Checker{Client: ob, Key: s.key, Now: s.now}
-		s.a11y.Fetch = a11y.Outbound{Client: ob}
-	}
-	ver := &domains.Verifier{}
-	if ob != nil {
-		ver.Client = ob
-	}
-	if deps.Resolver != nil {
-		ver.Resolver = deps.Resolver
-	}
-	s.a11yDomains = &domains.Registry{Store: s.platform.Store(), Verifier: ver, Now: s.now}
-	s.metrics = newMetrics(s)
-	if s.chat != nil && s.chat.Meter == nil {
-		s.chat.Meter = s.metrics.llm // chat and live lanes count their tokens in /metrics
-	}
-	s.bounds = newBounds(cfg)
-	// The files of requests a boxd that crashed or was killed left
-	// behind go now (package scratch).
-	if n, err := scratch.Prepare(""); err != nil {
-		log.Warn("the scratch directory is not ready", "err", err)
-	} else if n > 0 {
-		log.Info("scratch files of stopped boxd processes removed (uploads, fill sources, browser profiles)", "directories", n)
-	}
-	s.routes()
-	s.platformRoutes()
-	s.chatRoutes()
-	s.responsesRoutes()
-	s.siteCheckRoutes()
-	s.liveRoutes()
-	s.demoRoutes()
-	s.studioRoutes()
-	s.retrievalRoutes()
-	s.docreaderRoutes()
-	s.hccRoutes()
-	s.a11yRoutes()
-	s.fillRoutes()
-	s.peerRoutes()
+	s.metrics = newMetrics(s, deps.Platform)
+	s.bodies = guard.NewBodies(cfg)
+	s.api.Handle(api.Route{Method: http.MethodGet, Path: "/{$}"}, s.home)
+	s.api.Handle(api.Route{Method: http.MethodGet, Path: "/healthz"}, s.healthz)
+	s.api.Handle(api.Route{Method: http.MethodGet, Path: "/metrics"}, s.metrics.serve)
 	s.mux.HandleFunc("/", s.notFound)
-	s.handler = s.bodyDeadlines(s.observe(s.sdkErrors(s.strict(s.sockets(s.hosts(s.origins(s.mux)))))))
+	chain := []func(http.Handler) http.Handler{
+		guard.BodyDeadlines(s.bodies),
+		s.observe,
+		guard.SDKErrors,
+		guard.Strict(s.mux, s.notFound),
+		guard.Bypass(s.api.SocketUpgrade, s.mux),
+		guard.Hosts(guard.HostPolicyOf(cfg)),
+		guard.Origins(guard.OriginPolicyOf(cfg)),
+	}
+	var h http.Handler = s.mux
+	for i := len(chain) - 1; i >= 0; i-- {
+		h = chain[i](h)
+	}
+	s.handler = h
 	return s
 }
 
-// Handle registers a handler for "METHOD /path" (Go's pattern syntax). It
-// is how route families join the server.
+// API is where route families declare their routes.
+func (s *Server) API() *api.API { return s.api }
+
+// LLMMeter counts the chat model's calls in /metrics (chat and live lanes
+// hand it to llmcall).
+func (s *Server) LLMMeter() llmcall.Meter { return s.metrics.llm }
+
+// Conns is the connection limiter Serve put on its listener (nil before
+// Serve).
+func (s *Server) Conns() *guard.LimitListener { return s.conns.Load() }
+
+// Bodies is the request-body bounds' state (the bytes held now).
+func (s *Server) Bodies() *guard.Bodies { return s.bodies }
+
+// Started is when the server was built (the models list's created time).
+func (s *Server) Started() time.Time { return s.started }
+
+// Handle registers a handler for "METHOD /path" (Go's pattern syntax):
+// api.Mux, which every declaration goes through.
 func (s *Server) Handle(method, path string, h http.HandlerFunc) {
 	s.mu.Lock()
 	s.methods[path] = append(s.methods[path], method)
 	s.mu.Unlock()
 	s.mux.HandleFunc(method+" "+path, h)
-}
-
-func (s *Server) routes() {
-	s.Handle(http.MethodGet, "/{$}", s.home)
-	s.Handle(http.MethodGet, "/healthz", s.healthz)
-	s.Handle(http.MethodGet, "/metrics", s.metrics.serve)
 }
 
 // home is GET /: a short plain page saying what answers here, as
@@ -272,7 +162,7 @@ func (s *Server) home(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // Draining reports whether the server has begun its graceful stop.
-func (s *Server) Draining() bool { return s.draining.Load() }
+func (s *Server) Draining() bool { return s.api.Draining() }
 
 // ErrGraceExpired is returned by Serve when requests were still running at
 // the end of the grace period and had to be cut.
@@ -290,8 +180,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	ln = s.limitConns(ln)
-	ln = jsonCanned(ln) // net/http's own error answers as JSON (canned.go)
+	limited := guard.LimitConns(ln, s.cfg, s.log, s.metrics.connRefused)
+	s.conns.Store(limited)
+	ln = guard.JSONCanned(limited) // net/http's own error answers as JSON
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -301,28 +192,27 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 
-	s.draining.Store(true)
-	close(s.drain)
+	s.api.BeginDrain()
 	if s.OnDrain != nil {
 		s.OnDrain()
 	}
 	grace := time.Duration(s.cfg.ShutdownGraceS) * time.Second
-	s.log.Info("draining", "grace_s", s.cfg.ShutdownGraceS, "live_sessions", s.sessions.n())
+	s.log.Info("draining", "grace_s", s.cfg.ShutdownGraceS, "live_sessions", s.api.Sessions())
 	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	err := srv.Shutdown(sctx)
 	<-errc // Serve returns ErrServerClosed once Shutdown begins
-	if err == nil && s.sessions.wait(sctx) {
+	if err == nil && s.api.WaitSessions(sctx) {
 		s.log.Info("drained")
 		return nil
 	}
 	// The grace is over: live sessions still running send their error
 	// event and close (they get a moment to write it), then every
 	// connection is cut.
-	close(s.cut)
+	s.api.CutNow()
 	wctx, wcancel := context.WithTimeout(context.Background(), cutWait)
 	defer wcancel()
-	s.sessions.wait(wctx)
+	s.api.WaitSessions(wctx)
 	_ = srv.Close()
 	return fmt.Errorf("%w after %s: in-flight requests were cut", ErrGraceExpired, grace)
 }
@@ -330,54 +220,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // cutWait is how long live sessions get to send their closing error event
 // once the shutdown grace is over.
 const cutWait = 2 * time.Second
-
-// sessionCount counts running live sessions; wait returns once there are
-// none.
-type sessionCount struct {
-	mu    sync.Mutex
-	count int
-	zero  chan struct{} // closed while count is 0; nil means closed
-}
-
-func (c *sessionCount) add() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.count == 0 {
-		c.zero = make(chan struct{})
-	}
-	c.count++
-}
-
-func (c *sessionCount) done() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.count--
-	if c.count == 0 {
-		close(c.zero)
-	}
-}
-
-func (c *sessionCount) n() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.count
-}
-
-// wait reports whether the count reached 0 before ctx ended.
-func (c *sessionCount) wait(ctx context.Context) bool {
-	c.mu.Lock()
-	zero := c.zero
-	c.mu.Unlock()
-	if zero == nil {
-		return true
-	}
-	select {
-	case <-zero:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
 
 // Listen opens the configured address. A non-loopback address is refused
 // unless allow_non_loopback is set, and is logged when it is.
@@ -483,7 +325,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		}
 		sort.Strings(methods)
 		w.Header().Set("Allow", strings.Join(methods, ", "))
-		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(methods, " or ")))
+		api.WriteProblem(w, problem.New(problem.MethodNotAllowed, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(methods, " or ")))
 		return
 	}
 	// An OpenAI client whose base URL lacks /v1 asks for /chat/completions.
@@ -494,10 +336,10 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if v1 && !strings.HasPrefix(r.URL.Path, "/v1/") {
-		writeProblem(w, problem.New(problem.NotFound, "no route %s %s; did you mean /v1%s? An OpenAI client's base URL is this box's address with /v1 (http://localhost:8445/v1)", r.Method, r.URL.Path, r.URL.Path))
+		api.WriteProblem(w, problem.New(problem.NotFound, "no route %s %s; did you mean /v1%s? An OpenAI client's base URL is this box's address with /v1 (http://localhost:8445/v1)", r.Method, r.URL.Path, r.URL.Path))
 		return
 	}
-	writeProblem(w, problem.New(problem.NotFound, "no route %s %s; the API is listed in README.md", r.Method, r.URL.Path))
+	api.WriteProblem(w, problem.New(problem.NotFound, "no route %s %s; the API is listed in README.md", r.Method, r.URL.Path))
 }
 
 // pathMatches reports whether path matches a route pattern's path as the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"boxd/cmd/boxd/cli"
 	"boxd/configs"
 	"boxd/engine/browser"
 	"boxd/internal/version"
@@ -100,7 +101,7 @@ The rule engine is --axe-dir, else a11y.axe_dir.`,
 			}
 			stdout := cmd.OutOrStdout()
 			if asJSON {
-				return printJSON(stdout, rep)
+				return cli.PrintJSON(stdout, rep)
 			}
 			w := tabwriter.NewWriter(stdout, 2, 8, 2, ' ', 0)
 			fmt.Fprintln(w, "rule\tconsistency\tcases\tcorrect\tfalse+\tfalse-\tcantTell\tuntested\tprocedure\tname")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"boxd/cmd/boxd/cli"
 	"boxd/configs"
 	"boxd/internal/platform"
 	"boxd/internal/store"
-	"boxd/web"
 )
 
 // The key commands use the daemon's database directly. That is safe while
@@ -57,12 +56,6 @@ func withPlatform(cmd *cobra.Command, mayCreate bool, f func(ctx context.Context
 	}
 	defer st.Close()
 	return f(cmd.Context(), platform.New(cfg, st, nil))
-}
-
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func newKeysCreate() *cobra.Command {
@@ -111,7 +104,7 @@ func newKeysCreate() *cobra.Command {
 					return d
 				}
 				fmt.Fprintln(cmd.ErrOrStderr(), "boxd: the key is shown once; store it now (only its SHA-256 is kept)")
-				return printJSON(cmd.OutOrStdout(), web.KeyCreated{Key: secret, KeyID: k.ID, Created: k.Created.Unix(),
+				return cli.PrintJSON(cmd.OutOrStdout(), platform.KeyCreated{Key: secret, KeyID: k.ID, Created: k.Created.Unix(),
 					Label: k.Label, Plan: k.Plan, Limits: platform.ViewLimits(k.Limits)})
 			})
 		},
@@ -138,7 +131,7 @@ func newKeysShow() *cobra.Command {
 				if d != nil {
 					return d
 				}
-				return printJSON(cmd.OutOrStdout(), rec)
+				return cli.PrintJSON(cmd.OutOrStdout(), rec)
 			})
 		},
 	}
@@ -187,7 +180,7 @@ func newKeysRevoke() *cobra.Command {
 				if d != nil {
 					return d
 				}
-				return printJSON(cmd.OutOrStdout(), map[string]any{"key_id": k.ID, "revoked": true})
+				return cli.PrintJSON(cmd.OutOrStdout(), map[string]any{"key_id": k.ID, "revoked": true})
 			})
 		},
 	}

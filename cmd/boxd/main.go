@@ -4,29 +4,32 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
+	"boxd/cmd/boxd/cli"
+	"boxd/cmd/boxd/models"
+	"boxd/cmd/boxd/verify"
 	"boxd/gpu"
 	"boxd/internal/version"
 )
 
 // exitConfig is the exit status for a configuration error; the systemd unit
 // does not restart on it (RestartPreventExitStatus=2).
-const exitConfig = 2
+const exitConfig = cli.ExitConfig
 
-// configError marks errors an operator fixes in the configuration.
+// configError marks errors an operator fixes in the configuration: it is
+// a cli.ConfigError (boxd exits exitConfig), written configError{err} in
+// this package's commands.
 type configError struct{ err error }
 
 func (e configError) Error() string { return e.err.Error() }
-func (e configError) Unwrap() error { return e.err }
+func (e configError) Unwrap() error { return cli.ConfigError{Err: e.err} }
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
@@ -38,38 +41,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "boxd:", err)
 		return 1
 	}
-	root := newRoot(stdout, stderr)
-	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return 0
-	}
-	if errors.Is(err, errNotVerified) {
-		return 1
-	}
-	fmt.Fprintln(stderr, "boxd:", err)
-	var ce configError
-	if errors.As(err, &ce) {
-		return exitConfig
-	}
-	return 1
+	return cli.Execute(ctx, newRoot(stdout, stderr), args, stderr)
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	root := &cobra.Command{
-		Use:           "boxd",
-		Short:         "boxd runs open-weight models on this machine and serves the boxd API",
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Version:       versionLine(), // boxd --version, as boxd version
-	}
+	root := cli.NewRoot(stdout, stderr)
+	root.Version = versionLine() // boxd --version, as boxd version
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	// Commands other than serve (which sets up its own logger) show only
-	// warnings, such as llama.cpp's remarks on a model file.
-	slog.SetDefault(slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	root.AddCommand(newServe(), newVersion(), newModels(), newConfig(), newKeys(), newVerify(), newTranscribe(), newDemo(), newGPU(), newA11y(), newDocs())
+	root.AddCommand(newServe(), newVersion(), models.New(), newConfig(), newKeys(), verify.New(), newTranscribe(), newDemo(), newGPU(), newA11y(), newDocs())
 	return root
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"boxd/internal/atomicfile"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"boxd/internal/atomicfile"
+	box "boxd/internal/daemon"
 
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/spf13/cobra"
@@ -306,7 +308,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	if err != nil {
 		return configError{err}
 	}
-	srv := web.New(cfg, web.Deps{
+	srv := box.New(cfg, box.Deps{
 		Outbound: outbound.New(policy),
 		Probes: web.Probes{
 			LLMReady:      func() bool { return chatSvc.Engine != nil },
@@ -326,7 +328,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		LiveModels:    live.Models{ASR: asrName(speech, cfg), LLM: cfg.Models.LLM.ID},
 		LiveVerticals: verticals,
 		Codes:         codeTables,
-	}, log)
+	}, log).Server
 	srv.OnDrain = func() { notify(log, "STOPPING=1") }
 	if testRoutes != nil {
 		testRoutes(srv)

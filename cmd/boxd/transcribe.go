@@ -10,9 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"boxd/cmd/boxd/cli"
 	"boxd/configs"
 	"boxd/engine/asr"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/asr/stream"
+	"boxd/engine/asr/tokenizer"
 )
 
 func newTranscribe() *cobra.Command {
@@ -64,7 +67,7 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 			if streamed && noVAD {
 				return configError{errors.New("--stream and --no-vad do not go together: the live path always cuts sentences with the VAD")}
 			}
-			pcm, err := asr.ReadWAV(args[0])
+			pcm, err := frontend.ReadWAV(args[0])
 			if err != nil {
 				return err
 			}
@@ -113,7 +116,7 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 				return err
 			}
 			if asJSON {
-				if err := printJSON(out, struct {
+				if err := cli.PrintJSON(out, struct {
 					Model string `json:"model"`
 					*stream.Result
 					DecodeS float64 `json:"decode_s"`
@@ -132,7 +135,7 @@ config file); the VAD is --vad, else models.vad.path, else the packaged one.`,
 	f := cmd.Flags()
 	f.StringVar(&model, "model", "", "Whisper GGUF (default models.asr.path)")
 	f.StringVar(&vad, "vad", "", "Silero VAD file (default models.vad.path)")
-	f.StringVar(&lang, "lang", "auto", "spoken language: auto or one of "+fmt.Sprint(asr.SpokenLanguages))
+	f.StringVar(&lang, "lang", "auto", "spoken language: auto or one of "+fmt.Sprint(tokenizer.SpokenLanguages))
 	f.StringVar(&task, "task", asr.TaskTranscribe, "transcribe, or translate (into English)")
 	f.IntVar(&beam, "beam", 5, "beam width for finished sentences, 1 greedy (default asr.beam_size)")
 	f.BoolVar(&streamed, "stream", false, "feed 100 ms frames through the live session and print every event")
@@ -207,7 +210,7 @@ func transcribeLongForm(ctx context.Context, out io.Writer, path string, pcm []f
 		for i, s := range tr.Segments {
 			segs[i] = segment{s.Start, s.End, s.Text}
 		}
-		if err := printJSON(out, struct {
+		if err := cli.PrintJSON(out, struct {
 			Model    string    `json:"model"`
 			Language string    `json:"language"`
 			Duration float64   `json:"duration_s"`
@@ -266,7 +269,7 @@ func transcribeStream(ctx context.Context, out io.Writer, e *stream.Engine, o st
 		// live session gives when the box keeps up with the speaker.
 		s := e.Session(o)
 		for _, frame := range frames {
-			x, err := asr.PCM16(frame)
+			x, err := frontend.PCM16(frame)
 			if err != nil {
 				return err
 			}
@@ -296,7 +299,7 @@ func transcribeStream(ctx context.Context, out io.Writer, e *stream.Engine, o st
 			return err
 		}
 		select {
-		case <-time.After(time.Until(began.Add(time.Duration(end) * time.Second / asr.SampleRate))):
+		case <-time.After(time.Until(began.Add(time.Duration(end) * time.Second / frontend.SampleRate))):
 		case <-ctx.Done():
 			_ = st.Close(context.Background())
 			return ctx.Err()

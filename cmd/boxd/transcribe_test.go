@@ -10,18 +10,19 @@ import (
 
 	"boxd/engine/asr"
 	"boxd/engine/asr/asrtest"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/asr/stream"
 	"boxd/engine/models/testmodels"
 )
 
 // shortJFK writes the first four seconds of jfk.wav (two sentences).
 func shortJFK(t *testing.T) string {
-	pcm, err := asr.ReadWAV(testmodels.Shared(t, "jfk.wav"))
+	pcm, err := frontend.ReadWAV(testmodels.Shared(t, "jfk.wav"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(t.TempDir(), "jfk4.wav")
-	asrtest.WriteWAV(t, p, pcm[:4*asr.SampleRate], asr.SampleRate)
+	asrtest.WriteWAV(t, p, pcm[:4*frontend.SampleRate], frontend.SampleRate)
 	return p
 }
 
@@ -95,7 +96,7 @@ func TestTranscribeCommandErrors(t *testing.T) {
 	micro := testmodels.Generated(t, testmodels.WhisperMicroGGUF)
 	english := testmodels.Generated(t, testmodels.WhisperENGGUF)
 	wav := filepath.Join(t.TempDir(), "x.wav")
-	asrtest.WriteWAV(t, wav, make([]float32, 1600), asr.SampleRate)
+	asrtest.WriteWAV(t, wav, make([]float32, 1600), frontend.SampleRate)
 	narrow := filepath.Join(t.TempDir(), "8k.wav")
 	asrtest.WriteWAV(t, narrow, make([]float32, 800), 8000)
 	cfg := writeConfig(t, "")
@@ -170,7 +171,7 @@ func TestTranscribeNoVADStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	pcm, _ := asr.ReadWAV(wav)
+	pcm, _ := frontend.ReadWAV(wav)
 	tr, err := m.Transcribe(context.Background(), pcm, asr.DecodeOptions{Language: "en", BeamSize: 1, Timestamps: true, MaxTokens: 24, Temperatures: []float64{0}})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"boxd/engine/asr/frontend"
 	"boxd/engine/models/testmodels"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestBatchedStepMatchesAlone(t *testing.T) {
 	m := loadTiny(t, testmodels.WhisperGGUF)
 	pcm := jfk(t)
-	spec, err := m.mel.Compute(pcm, NSamples)
+	spec, err := m.mel.Compute(pcm, frontend.NSamples)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +31,9 @@ func TestBatchedStepMatchesAlone(t *testing.T) {
 		beams        int
 	}
 	setups := []setup{
-		{frames: NFrames, prompt: []int32{tk.SOT, tk.NoTimestamps, 440, 1119}, beams: 1},
+		{frames: frontend.NFrames, prompt: []int32{tk.SOT, tk.NoTimestamps, 440, 1119}, beams: 1},
 		{frames: 600, seek: 200, prompt: []int32{tk.SOT, tk.NoTimestamps}, beams: 3},
-		{frames: NFrames, seek: 100, prompt: []int32{tk.Prev, 50, 60, 70, tk.SOT, tk.NoTimestamps, 9}, beams: 1},
+		{frames: frontend.NFrames, seek: 100, prompt: []int32{tk.Prev, 50, 60, 70, tk.SOT, tk.NoTimestamps, 9}, beams: 1},
 	}
 	var reqs []*stepReq
 	for i, s := range setups {
@@ -171,12 +172,12 @@ func TestConcurrentTranscriptionsMatchAlone(t *testing.T) {
 // once fixed; 4 at once went from 5.5 to 3.8 s of wall time).
 func TestStepReturnsWhenRunByAnother(t *testing.T) {
 	m := loadTiny(t, testmodels.WhisperGGUF)
-	spec, err := m.mel.Compute(jfk(t), NSamples)
+	spec, err := m.mel.Compute(jfk(t), frontend.NSamples)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sl := m.caches.slots[0]
-	if _, err := m.encode(sl, spec.WindowN(0, NFrames), false); err != nil {
+	if _, err := m.encode(sl, spec.WindowN(0, frontend.NFrames), false); err != nil {
 		t.Fatal(err)
 	}
 	prompt := []int32{m.tok.SOT, m.tok.NoTimestamps}
@@ -252,14 +253,14 @@ func BenchmarkBatchedStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer m.Close()
-	spec, err := m.mel.Compute(jfk(b), NSamples)
+	spec, err := m.mel.Compute(jfk(b), frontend.NSamples)
 	if err != nil {
 		b.Fatal(err)
 	}
 	tk := m.tok
 	prompt := []int32{tk.SOT, tk.NoTimestamps}
 	for _, sl := range m.caches.slots {
-		if _, err := m.encode(sl, spec.WindowN(0, NFrames), false); err != nil {
+		if _, err := m.encode(sl, spec.WindowN(0, frontend.NFrames), false); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := m.logits(sl, [][]int32{prompt}, 0, []int{1}); err != nil {
@@ -297,14 +298,14 @@ func BenchmarkBatchedStep(b *testing.B) {
 // same encoding.
 func TestEncoderKeyPaddingChangesNothing(t *testing.T) {
 	m := loadTiny(t, testmodels.WhisperGGUF)
-	spec, err := m.mel.Compute(jfk(t), NSamples)
+	spec, err := m.mel.Compute(jfk(t), frontend.NSamples)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sl := m.caches.slots[0]
 	enc := func(pad bool) []float32 {
 		m.padKeys = pad
-		out, err := m.encode(sl, spec.WindowN(0, NFrames), true)
+		out, err := m.encode(sl, spec.WindowN(0, frontend.NFrames), true)
 		if err != nil {
 			t.Fatal(err)
 		}

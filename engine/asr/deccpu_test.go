@@ -3,6 +3,7 @@ package asr
 import (
 	"testing"
 
+	"boxd/engine/asr/frontend"
 	"boxd/engine/models/testmodels"
 )
 
@@ -27,7 +28,7 @@ func TestCPUDecoderMatchesGGML(t *testing.T) {
 			if ref.dec != nil || cpus[0].dec == nil || cpus[1].dec == nil || cpus[0].out != nil {
 				t.Fatalf("ggmlDecoder gave a CPU decoder %v; the default %v %v (and an output projection %v)", ref.dec != nil, cpus[0].dec != nil, cpus[1].dec != nil, cpus[0].out != nil)
 			}
-			spec, err := ref.mel.Compute(jfk(t), NSamples)
+			spec, err := ref.mel.Compute(jfk(t), frontend.NSamples)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -39,7 +40,7 @@ func TestCPUDecoderMatchesGGML(t *testing.T) {
 				for i, w := range []struct {
 					sl           *slot
 					seek, frames int
-				}{{s0, 0, NFrames}, {s1, 300, 700}} {
+				}{{s0, 0, frontend.NFrames}, {s1, 300, 700}} {
 					if _, err := m.encode(w.sl, spec.WindowN(w.seek, w.frames), false); err != nil {
 						t.Fatal(err)
 					}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"boxd/engine/asr/frontend"
 	"boxd/engine/models/testmodels"
 )
 
@@ -34,7 +35,7 @@ func TestFusedEncoderMatches(t *testing.T) {
 				t.Fatalf("unfused gave fused %v cpu %v; ggmlBlocks fused %v cpu %v; the default cpu %v", plain.fused, plain.cpu != nil, fused.fused, fused.cpu != nil, cpu.cpu != nil)
 			}
 			pcm := jfk(t)
-			spec, err := plain.mel.Compute(pcm, NSamples)
+			spec, err := plain.mel.Compute(pcm, frontend.NSamples)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +46,7 @@ func TestFusedEncoderMatches(t *testing.T) {
 				}
 				return out
 			}
-			for _, frames := range []int{NFrames, 1100} { // a whole window, and a part (550 positions)
+			for _, frames := range []int{frontend.NFrames, 1100} { // a whole window, and a part (550 positions)
 				want := enc(plain, frames)
 				for name, m := range map[string]*Model{"fused attention": fused, "cpuenc, 2 threads": cpu, "cpuenc, 1 thread": one} {
 					if d := maxRelDiff(want, enc(m, frames)); d > c.tol {
@@ -90,12 +91,12 @@ func TestThreadsFollowTheStep(t *testing.T) {
 	if m.ggmlThreads == nil || m.ggmlNow != 2 {
 		t.Fatalf("no thread setter (%v) or threads %d: ollama's ggml backend layout changed (engine/asr/ggmlcpu)", m.ggmlThreads != nil, m.ggmlNow)
 	}
-	spec, err := m.mel.Compute(jfk(t), NSamples)
+	spec, err := m.mel.Compute(jfk(t), frontend.NSamples)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sl := m.caches.slots[0]
-	if _, err := m.encode(sl, spec.WindowN(0, NFrames), false); err != nil || m.ggmlNow != 2 {
+	if _, err := m.encode(sl, spec.WindowN(0, frontend.NFrames), false); err != nil || m.ggmlNow != 2 {
 		t.Fatalf("after the encoder: threads %d (%v)", m.ggmlNow, err)
 	}
 	prompt := []int32{m.tok.SOT, m.tok.NoTimestamps}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"boxd/engine/asr/frontend"
 	"boxd/engine/models/testmodels"
 )
 
@@ -45,12 +46,12 @@ func TestFlashAttentionMatches(t *testing.T) {
 				t.Fatalf("off gave flash %v padKeys %v; on gave flash %v padKeys %v", plain.flash, plain.padKeys, flash.flash, flash.padKeys)
 			}
 			pcm := jfk(t)
-			spec, err := plain.mel.Compute(pcm, NSamples)
+			spec, err := plain.mel.Compute(pcm, frontend.NSamples)
 			if err != nil {
 				t.Fatal(err)
 			}
 			enc := func(m *Model) []float32 {
-				out, err := m.encode(m.caches.slots[0], spec.WindowN(0, NFrames), true)
+				out, err := m.encode(m.caches.slots[0], spec.WindowN(0, frontend.NFrames), true)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ollama/ollama/ml"
+
+	"boxd/engine/asr/frontend"
 )
 
 // caches are the tensors that outlive one graph, in slots: each running
@@ -218,7 +220,7 @@ func heads(ctx ml.Context, x ml.Tensor, h int) ml.Tensor {
 	return x.Reshape(ctx, x.Dim(0)/h, h, x.Dim(1), x.Dim(2))
 }
 
-// encodeGraph builds the encoder over one window's mel ([NFrames] x
+// encodeGraph builds the encoder over one window's mel ([frontend.NFrames] x
 // NMels, frame fastest) and writes each decoder layer's cross-attention
 // keys and values into the slot's caches. It returns the encoder output.
 func (m *Model) encodeGraph(ctx ml.Context, sl *slot, mel []float32, A int) ml.Tensor {
@@ -538,9 +540,9 @@ func (m *Model) run(build func(ctx ml.Context) ml.Tensor) (out []float32, err er
 // trained; an even number up to that to encode only part of it), filling
 // the slot's cross-attention caches; it returns the encoder output [A x S]
 // (position major) when want is true.
-func (m *Model) encode(sl *slot, win *Spectrogram, want bool) ([]float32, error) {
-	if win.Frames > NFrames || win.Frames < 2 || win.Frames%2 != 0 || win.NMels != m.hp.NMels {
-		return nil, fmt.Errorf("asr: encoder input is %d x %d, want %d x an even number up to %d", win.NMels, win.Frames, m.hp.NMels, NFrames)
+func (m *Model) encode(sl *slot, win *frontend.Spectrogram, want bool) ([]float32, error) {
+	if win.Frames > frontend.NFrames || win.Frames < 2 || win.Frames%2 != 0 || win.NMels != m.hp.NMels {
+		return nil, fmt.Errorf("asr: encoder input is %d x %d, want %d x an even number up to %d", win.NMels, win.Frames, m.hp.NMels, frontend.NFrames)
 	}
 	A := win.Frames / 2
 	m.exec.Lock()

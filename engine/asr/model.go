@@ -1,3 +1,12 @@
+// Package asr is boxd's speech recogniser: Whisper implemented in Go on
+// ggml's tensor API (the same runtime as the LLM): loading the model, the
+// encoder and decoder graphs (and their CPU paths in package cpuenc),
+// decoder steps batched across transcriptions, decoding (greedy, beam
+// search, temperature fallback, timestamps, language detection) and
+// Transcribe. Its parts without the model are sub-packages: the audio front
+// end (frontend: WAV and PCM16 input, the log-mel spectrogram), the
+// vocabulary (tokenizer), the decoding rules over logits (decoding), Silero
+// VAD (vad) and streaming transcription (stream).
 package asr
 
 import (
@@ -13,7 +22,9 @@ import (
 	_ "github.com/ollama/ollama/ml/backend" // registers the ggml backend
 
 	"boxd/engine/asr/cpuenc"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/asr/ggmlcpu"
+	"boxd/engine/asr/tokenizer"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/gguf"
 )
@@ -96,8 +107,8 @@ func (f Flash) resolve(offloaded bool) bool {
 type Model struct {
 	hp     HParams
 	b      ml.Backend
-	mel    *Mel
-	tok    *Tokenizer
+	mel    *frontend.Mel
+	tok    *tokenizer.Tokenizer
 	path   string
 	name   string
 	exec   execLock      // one graph at a time on the backend
@@ -186,14 +197,14 @@ func Load(ctx context.Context, path string, o Options) (*Model, error) {
 		NMels: u(convert.KeyMels),
 	}
 	if hp.NVocab == 0 || hp.NAudioState == 0 || hp.NAudioHead == 0 || hp.NTextHead == 0 || hp.NMels == 0 ||
-		hp.NAudioState%hp.NAudioHead != 0 || hp.NTextState != hp.NAudioState || hp.NAudioCtx*2 != NFrames {
+		hp.NAudioState%hp.NAudioHead != 0 || hp.NTextState != hp.NAudioState || hp.NAudioCtx*2 != frontend.NFrames {
 		return nil, fmt.Errorf("%w: hyper-parameters %+v", ErrNotWhisper, hp)
 	}
-	mel, err := NewMel(f.Floats(convert.KeyMelFilters), hp.NMels)
+	mel, err := frontend.NewMel(f.Floats(convert.KeyMelFilters), hp.NMels)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := NewTokenizer(f.Strings(convert.KeyTokens), hp.NVocab)
+	tok, err := tokenizer.New(f.Strings(convert.KeyTokens), hp.NVocab)
 	if err != nil {
 		return nil, err
 	}
@@ -337,10 +348,10 @@ func (m *Model) placeUnnumbered() (err error) {
 func (m *Model) HParams() HParams { return m.hp }
 
 // Tokenizer is the model's tokenizer.
-func (m *Model) Tokenizer() *Tokenizer { return m.tok }
+func (m *Model) Tokenizer() *tokenizer.Tokenizer { return m.tok }
 
 // Mel is the model's front end.
-func (m *Model) Mel() *Mel { return m.mel }
+func (m *Model) Mel() *frontend.Mel { return m.mel }
 
 // FlashAttention says whether the attention runs as ggml's fused kernel
 // (asr.flash_attention resolved: auto is on when the layers are on a GPU).

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"boxd/engine/asr/frontend"
 	"boxd/engine/models/gguf"
 	"boxd/engine/models/testmodels"
 	"boxd/engine/models/whisperbin"
@@ -154,7 +155,7 @@ func parallel(n int, f func(i int)) {
 }
 
 // encode: mel [bin][frame] (2A frames, 3000 for a whole window) -> [A][S].
-func (r *refModel) encode(mel *Spectrogram) [][]float64 {
+func (r *refModel) encode(mel *frontend.Spectrogram) [][]float64 {
 	hp := r.hp
 	S, M := hp.NAudioState, hp.NMels
 	conv := func(name string, in [][]float64, cin, stride int) [][]float64 {
@@ -321,11 +322,11 @@ func TestGraphsMatchTheFloat64Reference(t *testing.T) {
 	}
 	defer m.Close()
 	ref := loadRef(t, testmodels.Generated(t, testmodels.WhisperBin))
-	pcm, err := ReadWAV(testmodels.Shared(t, "jfk.wav"))
+	pcm, err := frontend.ReadWAV(testmodels.Shared(t, "jfk.wav"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _ := m.Mel().Compute(pcm, NSamples)
+	spec, _ := m.Mel().Compute(pcm, frontend.NSamples)
 	win := spec.Window(0)
 	enc, err := m.encode(m.caches.slots[0], win, true)
 	if err != nil {
@@ -413,11 +414,11 @@ func TestShortAudioContextMatchesTheReference(t *testing.T) {
 	}
 	defer m.Close()
 	ref := loadRef(t, testmodels.Generated(t, testmodels.WhisperBin))
-	pcm, err := ReadWAV(testmodels.Shared(t, "jfk.wav"))
+	pcm, err := frontend.ReadWAV(testmodels.Shared(t, "jfk.wav"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, _ := m.Mel().Compute(pcm, NSamples)
+	spec, _ := m.Mel().Compute(pcm, frontend.NSamples)
 	win := spec.WindowN(0, 600)
 	enc, err := m.encode(m.caches.slots[0], win, true)
 	if err != nil {

@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"boxd/engine/asr/decoding"
+	"boxd/engine/asr/frontend"
 )
 
 // Segment is a piece of the transcript with its time span.
@@ -46,10 +49,10 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 		return nil, fmt.Errorf("asr: task %q: use transcribe or translate", o.Task)
 	}
 	if len(pcm) == 0 {
-		return nil, ErrEmpty
+		return nil, frontend.ErrEmpty
 	}
 	melStart := time.Now()
-	spec, err := m.mel.Compute(pcm, NSamples)
+	spec, err := m.mel.Compute(pcm, frontend.NSamples)
 	m.stats.add(&m.stats.mel, melStart)
 	if err != nil {
 		return nil, err
@@ -60,9 +63,9 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 	}
 	defer m.release(sl)
 	tk := m.tok
-	out := &Transcript{Duration: float64(len(pcm)) / SampleRate}
-	contentFrames := len(pcm) / HopLength
-	frames := NFrames
+	out := &Transcript{Duration: float64(len(pcm)) / frontend.SampleRate}
+	contentFrames := len(pcm) / frontend.HopLength
+	frames := frontend.NFrames
 	if o.AudioContext > 0 {
 		frames = 2 * min(m.hp.NAudioCtx, o.AudioContext)
 	}
@@ -74,7 +77,7 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		offset := float64(seek) * HopLength / SampleRate
+		offset := float64(seek) * frontend.HopLength / frontend.SampleRate
 		size := min(frames, contentFrames-seek)
 		if _, err := m.encode(sl, spec.WindowN(seek, frames), false); err != nil {
 			return nil, err
@@ -105,7 +108,7 @@ func (m *Model) Transcribe(ctx context.Context, pcm []float32, o DecodeOptions) 
 				continue
 			}
 			out.Segments = append(out.Segments, s)
-			all = append(all, textTokens(s.Tokens, tk.EOT)...)
+			all = append(all, decoding.TextTokens(s.Tokens, tk.EOT)...)
 		}
 		seek += advance
 		if res.temperature > 0.5 {
@@ -140,49 +143,11 @@ func (m *Model) decodeWithFallback(ctx context.Context, sl *slot, lang string, o
 // how many frames to advance.
 func (m *Model) segments(r windowResult, offset float64, size int, timestamps bool) ([]Segment, int) {
 	tk := m.tok
-	mk := func(toks []int32, start, end float64) Segment {
-		return Segment{Start: start, End: end, Text: tk.Decode(textTokens(toks, tk.EOT)), Tokens: toks,
-			AvgLogProb: r.avgLogProb, NoSpeechProb: r.noSpeechProb, CompressionRatio: r.compressionRatio, Temperature: r.temperature}
-	}
-	toks := r.tokens
-	dur := float64(size) * HopLength / SampleRate
-	if !timestamps {
-		return []Segment{mk(toks, offset, offset+dur)}, size
-	}
-	isTS := func(i int) bool { return tk.IsTimestamp(toks[i]) }
-	n := len(toks)
-	singleEnding := n >= 2 && !isTS(n-2) && isTS(n-1)
-	var cuts []int
-	for i := 0; i+1 < n; i++ {
-		if isTS(i) && isTS(i+1) {
-			cuts = append(cuts, i+1)
-		}
-	}
-	if len(cuts) == 0 {
-		end := dur
-		for i := n - 1; i >= 0; i-- {
-			if isTS(i) && toks[i] != tk.TimestampBegin {
-				end = tk.TimestampSeconds(toks[i])
-				break
-			}
-		}
-		return []Segment{mk(toks, offset, offset+end)}, size
-	}
-	if singleEnding {
-		cuts = append(cuts, n)
-	}
+	spans, advance := decoding.Cut(tk, r.tokens, size, timestamps)
 	var segs []Segment
-	last := 0
-	for _, c := range cuts {
-		slice := toks[last:c]
-		if len(slice) > 0 && tk.IsTimestamp(slice[0]) && tk.IsTimestamp(slice[len(slice)-1]) {
-			segs = append(segs, mk(slice, offset+tk.TimestampSeconds(slice[0]), offset+tk.TimestampSeconds(slice[len(slice)-1])))
-		}
-		last = c
+	for _, s := range spans {
+		segs = append(segs, Segment{Start: offset + s.Start, End: offset + s.End, Text: tk.Decode(decoding.TextTokens(s.Tokens, tk.EOT)), Tokens: s.Tokens,
+			AvgLogProb: r.avgLogProb, NoSpeechProb: r.noSpeechProb, CompressionRatio: r.compressionRatio, Temperature: r.temperature})
 	}
-	if singleEnding {
-		return segs, size
-	}
-	lastTS := toks[last-1]
-	return segs, max(1, int(lastTS-tk.TimestampBegin)*2)
+	return segs, advance
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"boxd/engine/asr/frontend"
+	"boxd/engine/asr/tokenizer"
 	"boxd/engine/models/testmodels"
 )
 
@@ -27,7 +29,7 @@ func loadWith(t testing.TB, path string, o Options) *Model {
 }
 
 func jfk(t testing.TB) []float32 {
-	pcm, err := ReadWAV(testmodels.Shared(t, "jfk.wav"))
+	pcm, err := frontend.ReadWAV(testmodels.Shared(t, "jfk.wav"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,11 +82,11 @@ func TestLargeV3Layout(t *testing.T) {
 	if tk.Name(tk.TimestampBegin) != "<|0.00|>" || tk.TimestampBegin != 51866-1501 {
 		t.Errorf("timestamps begin at %d (%s)", tk.TimestampBegin, tk.Name(tk.TimestampBegin))
 	}
-	tr, err := m.Transcribe(context.Background(), jfk(t)[:3*SampleRate], DecodeOptions{DetectAmong: SpokenLanguages, Temperatures: []float64{0}, MaxTokens: 10, NoSpeechThreshold: 1})
+	tr, err := m.Transcribe(context.Background(), jfk(t)[:3*frontend.SampleRate], DecodeOptions{DetectAmong: tokenizer.SpokenLanguages, Temperatures: []float64{0}, MaxTokens: 10, NoSpeechThreshold: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(SpokenLanguages, tr.Language) || len(tr.Segments) == 0 {
+	if !slices.Contains(tokenizer.SpokenLanguages, tr.Language) || len(tr.Segments) == 0 {
 		t.Errorf("transcript %+v", tr)
 	}
 }

@@ -1,6 +1,7 @@
 // Package attest holds the box's trust primitives: canonical JSON (the byte
-// form every hash and signature covers), and later the instance key,
-// receipts and signed records.
+// form every hash and signature covers), the instance key, the signed
+// envelope the document, chart and search receipts are written in
+// (Signed), model-call receipts and signed records.
 package attest
 
 import (

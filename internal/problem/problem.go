@@ -19,7 +19,7 @@ import (
 type Kind uint8
 
 // The kinds. The comments give the HTTP status and close code web maps
-// each to; the mapping itself lives in web.
+// each to; the mapping itself lives in web/api (problem.go).
 const (
 	Internal      Kind = iota // 500, close 1011: a fault of the box
 	Invalid                   // 400, close 4400: the request is wrong; fix it
@@ -37,6 +37,14 @@ const (
 	Busy                      // 503, close 4429: every slot is in use; retry after RetryAfter
 	ShuttingDown              // 503, close 1001: the box is stopping
 	Timeout                   // 408, close 4408: the request (its body) did not arrive in time
+	// The transport's own answers: the method (405), a Host that does not
+	// name the box (421), an HTTP request to a socket route (426), a byte
+	// range outside a file (416), a file changed since a condition (412).
+	MethodNotAllowed
+	Misdirected
+	UpgradeRequired
+	RangeNotSatisfiable
+	PreconditionFailed
 )
 
 var kindNames = [...]string{
@@ -44,7 +52,9 @@ var kindNames = [...]string{
 	Forbidden: "forbidden", NotFound: "not found", Conflict: "conflict", TooLarge: "too large",
 	Unsupported: "unsupported media", Unprocessable: "unprocessable", RateLimited: "rate limited",
 	Upstream: "upstream", Unavailable: "unavailable", Busy: "busy", ShuttingDown: "shutting down",
-	Timeout: "timeout",
+	Timeout: "timeout", MethodNotAllowed: "method not allowed", Misdirected: "misdirected",
+	UpgradeRequired: "upgrade required", RangeNotSatisfiable: "range not satisfiable",
+	PreconditionFailed: "precondition failed",
 }
 
 func (k Kind) String() string {

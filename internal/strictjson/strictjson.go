@@ -45,36 +45,40 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("key %q appears twice %s; send each key once", e.Key, where)
 }
 
-// Opaque marks, in a shape (SetShape), a value the walk skips entirely: a
+// Opaque marks, in a shape (Shaped), a value the walk skips entirely: a
 // value passed on as sent to a reader that checks it itself (a record sent
 // to POST /record/verify, which reports a duplicate key as a failed check).
 type Opaque json.RawMessage
 
 var (
-	shapesMu sync.RWMutex
-	shapes   = map[reflect.Type]reflect.Type{}
-
 	rawType       = reflect.TypeFor[json.RawMessage]()
 	opaqueType    = reflect.TypeFor[Opaque]()
 	unmarshalType = reflect.TypeFor[json.Unmarshaler]()
 	fieldsCache   sync.Map // reflect.Type -> *fieldSet
 )
 
-// SetShape tells Check that a value of type t has the keys of type shape.
-// It is for types that decode themselves (UnmarshalJSON), whose keys Check
+// Shaped is a type that tells Check its keys: StrictShape returns a value
+// (its zero is enough) whose type has the keys of the receiver's. It is
+// for types that decode themselves (UnmarshalJSON), whose keys Check
 // cannot otherwise know, and to mark a field Opaque. A shape's types need
-// only describe keys: a scalar field's type does not matter.
-func SetShape(t, shape reflect.Type) {
-	shapesMu.Lock()
-	defer shapesMu.Unlock()
-	shapes[t] = shape
-}
+// only describe keys: a scalar field's type does not matter. The method
+// is declared on the type itself (a value receiver), next to the type,
+// never registered anywhere.
+type Shaped interface{ StrictShape() any }
+
+var shapedType = reflect.TypeFor[Shaped]()
 
 func shapeOf(t reflect.Type) (reflect.Type, bool) {
-	shapesMu.RLock()
-	defer shapesMu.RUnlock()
-	s, ok := shapes[t]
-	return s, ok
+	// A pointer is walked through to its element, whose shape counts (a
+	// nil pointer cannot be asked).
+	if t.Kind() == reflect.Pointer || !t.Implements(shapedType) {
+		return nil, false
+	}
+	v := reflect.Zero(t).Interface().(Shaped).StrictShape()
+	if v == nil {
+		return nil, false
+	}
+	return reflect.TypeOf(v), true
 }
 
 // Duplicate reports the first key that appears twice in one object of
@@ -93,7 +97,7 @@ func Duplicate(data []byte) *Error {
 // not refused here (json.Decoder.DisallowUnknownFields does that where
 // wanted); their values are checked for duplicates. The inside of a
 // json.RawMessage is checked for duplicates only, of an Opaque not at all,
-// of a type that decodes itself by its shape (SetShape), else for
+// of a type that decodes itself by its shape (Shaped), else for
 // duplicates only. Malformed JSON reports nil.
 func Check(data []byte, dst any, extra ...string) *Error {
 	var t reflect.Type

@@ -88,14 +88,18 @@ func manyKeysJSON(n int) string {
 	return strings.Join(parts, ",")
 }
 
+// shapedDecoding decodes itself and tells Check its keys (Shaped).
+type shapedDecoding struct{ custom }
+
+type shapedDecodingShape struct {
+	Kind string `json:"kind"`
+	Rec  Opaque `json:"rec"`
+}
+
+func (shapedDecoding) StrictShape() any { return shapedDecodingShape{} }
+
 func TestShapesAndOpaque(t *testing.T) {
-	type selfDecoding struct{ custom }
-	type shape struct {
-		Kind string `json:"kind"`
-		Rec  Opaque `json:"rec"`
-	}
-	st := reflect.TypeFor[selfDecoding]()
-	SetShape(st, reflect.TypeFor[shape]())
+	st := reflect.TypeFor[shapedDecoding]()
 	if e := Check([]byte(`{"KIND":"x"}`), st); e == nil || e.Want != "kind" {
 		t.Errorf("shape not used: %v", e)
 	}
@@ -189,5 +193,20 @@ func tokenDuplicate(data []byte) bool {
 		case json.Delim(']'):
 			stack = stack[:len(stack)-1]
 		}
+	}
+}
+
+// TestShapedBehindPointer: a Shaped type reached through a pointer (the
+// decoded body itself, or a *T field) is checked by its shape.
+func TestShapedBehindPointer(t *testing.T) {
+	var dst *shapedDecoding
+	if e := Check([]byte(`{"KIND":"x"}`), &dst); e == nil || e.Want != "kind" {
+		t.Errorf("shape behind a pointer not used: %v", e)
+	}
+	type holder struct {
+		In *shapedDecoding `json:"in"`
+	}
+	if e := Check([]byte(`{"in":{"kind":"x","kind":"y"}}`), &holder{}); e == nil || e.Key != "kind" {
+		t.Errorf("duplicate inside a *Shaped field: %v", e)
 	}
 }

@@ -208,6 +208,19 @@ type pageResult struct {
 	shot []byte
 }
 
+// Serve runs an audit on the run path: its events go to env.Events, the
+// judge spends env.Budget, and done (the result) is sent last. who gives
+// the caller's verified domains.
+func (s *Service) Serve(ctx context.Context, env run.Env, req Request, who Caller) (*Result, error) {
+	who.Budget = env.Budget
+	out, err := s.Audit(ctx, req, env.Events, who)
+	if err != nil {
+		return nil, err
+	}
+	env.Events.End(run.TypeDone, out)
+	return out, nil
+}
+
 // Audit audits the request's pages: pasted HTML or a sample with no
 // network; or one to five URLs of an origin the caller verified, loaded
 // read-only (GET and HEAD), every request fetched through the outbound

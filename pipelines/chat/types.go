@@ -70,6 +70,15 @@ type Content struct {
 }
 
 // UnmarshalJSON reads a string, null or an array of parts.
+// StrictShape gives strictjson the keys of content parts
+// (strictjson.Shaped): a string's content has none.
+func (Content) StrictShape() any {
+	return []struct {
+		Type any `json:"type"`
+		Text any `json:"text"`
+	}{}
+}
+
 func (c *Content) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {

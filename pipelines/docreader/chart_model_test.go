@@ -14,6 +14,7 @@ import (
 	"github.com/go-pdf/fpdf"
 
 	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/samples"
 	"boxd/pipelines/llmcall/llmcalltest"
@@ -61,7 +62,7 @@ func TestChartModelMethods(t *testing.T) {
 	ctx := context.Background()
 
 	b := &llmcalltest.Budget{}
-	r, err := s.Chart(ctx, ChartRequest{Sample: SampleChart, Method: MethodModel, Budget: b, Hint: "two arms"})
+	r, err := s.Chart(ctx, run.Env{Budget: b}, ChartRequest{Sample: SampleChart, Method: MethodModel, Hint: "two arms"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,30 +85,30 @@ func TestChartModelMethods(t *testing.T) {
 		}
 	}
 
-	h, err := s.Chart(ctx, ChartRequest{Sample: SampleChart, Budget: &llmcalltest.Budget{}})
+	h, err := s.Chart(ctx, run.Env{Budget: &llmcalltest.Budget{}}, ChartRequest{Sample: SampleChart})
 	if err != nil || h.Method != MethodGeometry || !strings.Contains(h.Note, "axes calibrated") || len(h.Receipts) != 0 {
 		t.Fatalf("hybrid on the sample: %+v %v", h, err)
 	}
 
 	blank := blankChart(t)
-	fb, err := s.Chart(ctx, ChartRequest{File: blank, Synthetic: &yes, Budget: &llmcalltest.Budget{}})
+	fb, err := s.Chart(ctx, run.Env{Budget: &llmcalltest.Budget{}}, ChartRequest{File: blank, Synthetic: &yes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fb.Method != MethodModel || !strings.HasPrefix(fb.Note, "hybrid: the axes could not be calibrated") || len(fb.Receipts) != 1 || !chartVerifies(t, s, fb) {
 		t.Errorf("hybrid fallback: method %s note %q receipts %+v", fb.Method, fb.Note, fb.Receipts)
 	}
-	_, err = s.Chart(ctx, ChartRequest{File: blank, Synthetic: &yes, Method: MethodGeometry, Budget: &llmcalltest.Budget{}})
+	_, err = s.Chart(ctx, run.Env{Budget: &llmcalltest.Budget{}}, ChartRequest{File: blank, Synthetic: &yes, Method: MethodGeometry})
 	if !problem.Is(err, problem.Unprocessable) {
 		t.Errorf("geometry on a chart without axes: %v", err)
 	}
 	// A blind model: model is 503, hybrid on the blank chart 503 too.
 	blind, _ := seeingChat(t, false)
 	sb := &Service{Key: testKey(6), Chat: blind}
-	if _, err := sb.Chart(ctx, ChartRequest{Sample: SampleChart, Method: MethodModel, Budget: &llmcalltest.Budget{}}); !problem.Is(err, problem.Unavailable) {
+	if _, err := sb.Chart(ctx, run.Env{Budget: &llmcalltest.Budget{}}, ChartRequest{Sample: SampleChart, Method: MethodModel}); !problem.Is(err, problem.Unavailable) {
 		t.Errorf("model, blind: %v", err)
 	}
-	if _, err := sb.Chart(ctx, ChartRequest{File: blank, Synthetic: &yes, Budget: &llmcalltest.Budget{}}); !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), "models.llm.projector") {
+	if _, err := sb.Chart(ctx, run.Env{Budget: &llmcalltest.Budget{}}, ChartRequest{File: blank, Synthetic: &yes}); !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), "models.llm.projector") {
 		t.Errorf("hybrid, blind, no axes: %v", err)
 	}
 }
@@ -137,7 +138,7 @@ func TestChartLabelsByModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	yes := true
-	r, err := s.Chart(context.Background(), ChartRequest{File: path, Synthetic: &yes, Budget: &llmcalltest.Budget{}})
+	r, err := s.Chart(context.Background(), run.Env{Budget: &llmcalltest.Budget{}}, ChartRequest{File: path, Synthetic: &yes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestChartLabelsByModel(t *testing.T) {
 	if len(calls) != 1 || calls[0].Params["task"] != "docreader-chart-labels" || !chartVerifies(t, s, r) {
 		t.Errorf("calls %+v", calls)
 	}
-	km, err := s.Chart(context.Background(), ChartRequest{Sample: SampleChart, Budget: &llmcalltest.Budget{}})
+	km, err := s.Chart(context.Background(), run.Env{Budget: &llmcalltest.Budget{}}, ChartRequest{Sample: SampleChart})
 	if err != nil || len(km.Receipts) != 0 || len(iss.Calls()) != 1 {
 		t.Errorf("a named chart: receipts %+v, %d calls (%v)", km.Receipts, len(iss.Calls()), err)
 	}
@@ -224,7 +225,7 @@ func TestFiguresReadByModel(t *testing.T) {
 	}
 	one := write(figuresPDF(t, 1, true))
 	b := &llmcalltest.Budget{}
-	d, err := s.Read(ctx, ReadRequest{File: one, Synthetic: &yes, Charts: true, Budget: b})
+	d, err := s.Read(ctx, run.Env{Budget: b}, ReadRequest{File: one, Synthetic: &yes, Charts: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestFiguresReadByModel(t *testing.T) {
 	}
 
 	five := write(figuresPDF(t, chart.MaxModelFigures+1, false))
-	d, err = s.Read(ctx, ReadRequest{File: five, Synthetic: &yes, Charts: true, Budget: &llmcalltest.Budget{}})
+	d, err = s.Read(ctx, run.Env{Budget: &llmcalltest.Budget{}}, ReadRequest{File: five, Synthetic: &yes, Charts: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestFiguresReadByModel(t *testing.T) {
 		t.Errorf("over the cap: %+v, %d calls", d.ChartsByModel, len(d.Receipt.ModelCalls))
 	}
 
-	d, err = s.Read(ctx, ReadRequest{File: one, Synthetic: &yes, Charts: true, Budget: &spent{}})
+	d, err = s.Read(ctx, run.Env{Budget: &spent{}}, ReadRequest{File: one, Synthetic: &yes, Charts: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,16 +291,19 @@ func TestFiguresReadByModel(t *testing.T) {
 
 	blind, biss := seeingChat(t, false)
 	sb := &Service{Key: testKey(9), Chat: blind}
-	for _, req := range []ReadRequest{
-		{File: one, Synthetic: &yes, Charts: true, Budget: &llmcalltest.Budget{}},
+	for _, c := range []struct {
+		env run.Env
+		req ReadRequest
+	}{
+		{run.Env{Budget: &llmcalltest.Budget{}}, ReadRequest{File: one, Synthetic: &yes, Charts: true}},
 	} {
-		d, err := sb.Read(ctx, req)
+		d, err := sb.Read(ctx, c.env, c.req)
 		if err != nil || d.ChartsByModel != nil || len(d.Charts) != 1 || d.Charts[0].Method != MethodGeometry || len(biss.Calls()) != 0 {
 			t.Errorf("blind: %v %+v", err, d)
 		}
 	}
 	before := len(iss.Calls())
-	if d, err := s.Read(ctx, ReadRequest{File: one, Synthetic: &yes, Charts: true}); err != nil || d.ChartsByModel != nil || len(iss.Calls()) != before {
+	if d, err := s.Read(ctx, run.Env{}, ReadRequest{File: one, Synthetic: &yes, Charts: true}); err != nil || d.ChartsByModel != nil || len(iss.Calls()) != before {
 		t.Errorf("no budget: %v, %d calls", err, len(iss.Calls())-before)
 	}
 }

@@ -20,9 +20,9 @@ import (
 	"boxd/internal/problem"
 	"boxd/internal/run"
 	"boxd/pipelines/docreader/chart"
+	"boxd/pipelines/docreader/chart/forest"
 	"boxd/pipelines/docreader/ocr"
 	"boxd/pipelines/docreader/samples"
-	"boxd/pipelines/llmcall"
 )
 
 // Chart methods (contract 3, section 4).
@@ -52,15 +52,11 @@ const MaxHintChars = 500
 // ChartRequest is POST /docreader/chart's body. image_b64 arrives as an
 // upload: File is its temporary file.
 type ChartRequest struct {
-	File string `json:"-"`
-	// Budget and Events serve the model's reading (method model, or
-	// hybrid when the axes do not calibrate).
-	Budget    run.Budget     `json:"-"`
-	Events    llmcall.Events `json:"-"`
-	Synthetic *bool          `json:"synthetic"`
-	Sample    string         `json:"sample"`
-	Method    string         `json:"method"`
-	Hint      string         `json:"hint"`
+	File      string `json:"-"`
+	Synthetic *bool  `json:"synthetic"`
+	Sample    string `json:"sample"`
+	Method    string `json:"method"`
+	Hint      string `json:"hint"`
 }
 
 // SyntheticClaim names the caller's own data the body carries
@@ -91,9 +87,23 @@ func (r *ChartRequest) Validate() error {
 	return nil
 }
 
+// ServeChart is POST /docreader/chart's run: Chart, then done with the
+// result (the run's last event).
+func (s *Service) ServeChart(ctx context.Context, env run.Env, req ChartRequest) (*chart.Result, error) {
+	out, err := s.Chart(ctx, env, req)
+	if err != nil {
+		return nil, err
+	}
+	env.Events.End(run.TypeDone, out)
+	return out, nil
+}
+
 // Chart reads a chart image into data by geometry (one read at a time,
-// as documents).
-func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, error) {
+// as documents). env.Budget and env.Events serve the model's reading
+// (method model, or hybrid when the axes do not calibrate, or names the
+// geometry could not read); a nil Budget makes no model calls, nil
+// Events sends no events.
+func (s *Service) Chart(ctx context.Context, env run.Env, req ChartRequest) (*chart.Result, error) {
 	s.init()
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -146,9 +156,9 @@ func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, e
 		Image: chart.Image{SHA256: hex.EncodeToString(sum[:]), Type: typ, Width: img.W, Height: img.H, PixelSHA256: img.PixelHash()}}
 	rev := chart.Revisions{Chart: chart.Revision, OCR: "none"}
 	if req.Method == MethodModel {
-		err = s.modelChart(ctx, req, img, r, "the model's reading: nothing in it is measured from the drawing (no axes calibrated, no numbers checked against the curves)")
+		err = s.modelChart(ctx, env, req, img, r, "the model's reading: nothing in it is measured from the drawing (no axes calibrated, no numbers checked against the curves)")
 	} else {
-		err = s.geometryChart(ctx, req, img, r, &rev, sees)
+		err = s.geometryChart(ctx, env, req, img, r, &rev, sees)
 	}
 	if err != nil {
 		return nil, err
@@ -163,11 +173,11 @@ func (s *Service) Chart(ctx context.Context, req ChartRequest) (*chart.Result, e
 // geometryChart reads the chart by geometry (methods geometry and
 // hybrid); where the axes cannot be calibrated, or there is no OCR, a
 // hybrid read falls back to the model's reading, marked so.
-func (s *Service) geometryChart(ctx context.Context, req ChartRequest, img *raster.Image, r *chart.Result, rev *chart.Revisions, sees bool) error {
+func (s *Service) geometryChart(ctx context.Context, env run.Env, req ChartRequest, img *raster.Image, r *chart.Result, rev *chart.Revisions, sees bool) error {
 	o, err := s.tesseract()
 	if err != nil {
 		if req.Method != MethodGeometry && sees {
-			return s.modelChart(ctx, req, img, r, "hybrid: this box has no OCR to calibrate the axes (tesseract-ocr-eng), so this is the model's reading, not measured from the drawing")
+			return s.modelChart(ctx, env, req, img, r, "hybrid: this box has no OCR to calibrate the axes (tesseract-ocr-eng), so this is the model's reading, not measured from the drawing")
 		}
 		return problem.Wrap(problem.Unavailable, err, "the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
 	}
@@ -178,7 +188,7 @@ func (s *Service) geometryChart(ctx context.Context, req ChartRequest, img *rast
 	case errors.As(err, &nc) && req.Method == MethodGeometry:
 		return problem.Wrap(problem.Unprocessable, err, "%v; geometry cannot read this chart", err)
 	case errors.As(err, &nc) && sees:
-		return s.modelChart(ctx, req, img, r, fmt.Sprintf("hybrid: %v, so this is the model's reading, not measured from the drawing", err))
+		return s.modelChart(ctx, env, req, img, r, fmt.Sprintf("hybrid: %v, so this is the model's reading, not measured from the drawing", err))
 	case errors.As(err, &nc):
 		return problem.Wrap(problem.Unavailable, err, "%v, and the model's reading, which the hybrid method falls back to, needs a chat model that sees images (models.llm.projector)", err)
 	case err != nil:
@@ -190,10 +200,10 @@ func (s *Service) geometryChart(ctx context.Context, req ChartRequest, img *rast
 	r.Method, r.Chart, r.ConfBP = MethodGeometry, c, confidence(c)
 	if req.Method != MethodGeometry {
 		r.Note = "hybrid: the axes calibrated, so the chart was measured from the drawing"
-		if sees && req.Budget != nil {
+		if sees && env.Budget != nil {
 			// Series the geometry could not name: the model reads their
 			// labels (the numbers stay measured).
-			m := &chart.Model{Chat: s.Chat, Budget: req.Budget, Events: req.Events}
+			m := &chart.Model{Chat: s.Chat, Budget: env.Budget, Events: env.Events}
 			res, err := m.Labels(ctx, img, c)
 			if res != nil && res.Receipt != nil {
 				r.Receipts = append(r.Receipts, chart.ModelCallRef{ID: res.Receipt.ID, Kind: "chart-labels"})
@@ -212,11 +222,11 @@ func (s *Service) geometryChart(ctx context.Context, req ChartRequest, img *rast
 }
 
 // modelChart is the model's reading of the chart, marked with note.
-func (s *Service) modelChart(ctx context.Context, req ChartRequest, img *raster.Image, r *chart.Result, note string) error {
-	if req.Budget == nil {
+func (s *Service) modelChart(ctx context.Context, env run.Env, req ChartRequest, img *raster.Image, r *chart.Result, note string) error {
+	if env.Budget == nil {
 		return problem.New(problem.Internal, "docreader: a model reading needs the caller's budget")
 	}
-	m := &chart.Model{Chat: s.Chat, Budget: req.Budget, Events: req.Events}
+	m := &chart.Model{Chat: s.Chat, Budget: env.Budget, Events: env.Events}
 	c, res, err := m.Read(ctx, img, req.Hint)
 	if res != nil && res.Receipt != nil {
 		r.Receipts = append(r.Receipts, chart.ModelCallRef{ID: res.Receipt.ID, Kind: "chart"})
@@ -256,7 +266,7 @@ func readChart(ctx context.Context, o *ocr.OCR, img *raster.Image) (*chart.Chart
 	// A forest plot first: its rows are specific (an interval with a
 	// block on it), and a survival chart has none; then a bar chart (solid
 	// bars rising from the axis, which a survival curve never fills).
-	if c, err := chart.ReadForest(img, conv(ws), opt); err == nil || rerr != nil {
+	if c, err := forest.Read(img, conv(ws), opt); err == nil || rerr != nil {
 		return c, cmp.Or(rerr, err)
 	}
 	if c, err := chart.ReadBar(img, conv(ws), opt); err == nil || rerr != nil {

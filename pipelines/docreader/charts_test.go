@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-pdf/fpdf"
 
+	"boxd/internal/run"
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/docreader/samples"
 )
@@ -110,7 +111,7 @@ func TestChartsInDocuments(t *testing.T) {
 // scanned page, its rows placed on the page.
 func TestForestChartRoute(t *testing.T) {
 	s := &Service{Key: testKey(7)}
-	r, err := s.Chart(context.Background(), ChartRequest{Sample: SampleForest, Method: MethodGeometry})
+	r, err := s.Chart(context.Background(), run.Env{}, ChartRequest{Sample: SampleForest, Method: MethodGeometry})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestForestChartRoute(t *testing.T) {
 	if err != nil || !cs {
 		t.Errorf("the forest result does not verify: %v", err)
 	}
-	b, err := s.Chart(context.Background(), ChartRequest{Sample: SampleBar, Method: MethodGeometry})
+	b, err := s.Chart(context.Background(), run.Env{}, ChartRequest{Sample: SampleBar, Method: MethodGeometry})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,14 +136,14 @@ func TestForestChartRoute(t *testing.T) {
 	if ok, err := chartChecks(s, b); err != nil || !ok {
 		t.Errorf("the bar result does not verify: %v", err)
 	}
-	l, err := s.Chart(context.Background(), ChartRequest{Sample: SampleLine, Method: MethodGeometry})
+	l, err := s.Chart(context.Background(), run.Env{}, ChartRequest{Sample: SampleLine, Method: MethodGeometry})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if l.Chart.Type != "line" || len(l.Chart.Series) != 2 || len(l.Chart.Series[0].Steps) != 12 {
 		t.Errorf("line sample: type %s, %d series", l.Chart.Type, len(l.Chart.Series))
 	}
-	km, err := s.Chart(context.Background(), ChartRequest{Sample: SampleChart, Method: MethodGeometry})
+	km, err := s.Chart(context.Background(), run.Env{}, ChartRequest{Sample: SampleChart, Method: MethodGeometry})
 	if err != nil || km.Chart.Type != "kaplan_meier" {
 		t.Fatalf("the survival sample: %v", err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"boxd/engine/mupdf"
 	"boxd/pipelines/docreader/forms"
+	"boxd/pipelines/docreader/layout"
 	"boxd/pipelines/docreader/ocr"
 
 	"boxd/engine/raster"
@@ -33,6 +34,10 @@ import (
 
 // Scale is the raster scale of PDF pages: 144 DPI, two pixels a point.
 const Scale = 2.0
+
+// LayoutRevision names the layout rules (kinds, reading order:
+// layout.Revision); receipts carry it.
+const LayoutRevision = layout.Revision
 
 // Limits (contract 3, section 8, hosted): the file and its pages.
 const (
@@ -231,22 +236,21 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 				hi = h
 				return hi, nil
 			}
-			rs := regionsFromLayer(layer)
-			if _, err := rd.readUnmapped(ctx, img, hiRes, rs); err != nil {
+			rs := layout.FromLayer(layer)
+			if _, err := layout.ReadUnmapped(ctx, rd.pixelReader(), img, hiRes, Scale*72, rs); err != nil {
 				return info, nil, pageError(p.Page, err)
 			}
-			rs, trs := findTables(img, rs, SourceParser)
-			rs = splitAtWidgets(rs, forms.OrderWidgets(ws, img.W, img.H))
+			rs, trs := layout.FindTables(img, rs, SourceParser)
+			rs = layout.SplitAtWidgets(rs, forms.OrderWidgets(ws, img.W, img.H))
 			if len(trs) > 0 && rd.ocr != nil {
 				if _, err := hiRes(); err != nil {
 					return info, nil, err
 				}
 			}
-			if err := rd.checkTables(ctx, img, hi, trs); err != nil {
+			if err := layout.CheckTables(ctx, rd.pixelReader(), img, hi, Scale*72, trs); err != nil {
 				return info, nil, pageError(p.Page, err)
 			}
-			classify(rs, img.H)
-			p.Elements = elements(p.Page, readingOrder(append(rs, trs...), img.W))
+			p.Elements = layout.Elements(p.Page, rs, trs, img.W, img.H)
 			if err := rd.reread(ctx, &p, img); err != nil {
 				return info, nil, err
 			}
@@ -274,6 +278,15 @@ func (rd *reader) readPDF(ctx context.Context, data []byte, info FileInfo, maxPa
 	}
 	forms.Number(rd.fields)
 	return info, pages, nil
+}
+
+// pixelReader is the OCR the layout stage reads pixels with: nil (not
+// a nil *ocr.OCR) when there is none.
+func (rd *reader) pixelReader() layout.OCR {
+	if rd.ocr == nil {
+		return nil
+	}
+	return rd.ocr
 }
 
 func (rd *reader) pixelLimit() int64 {
@@ -367,9 +380,8 @@ func (rd *reader) ocrPage(ctx context.Context, p *Page, img *raster.Image) error
 	rd.scan = op
 	p.Rotation = op.Rotation
 	p.Width, p.Height = op.Upright.W, op.Upright.H
-	rs, trs := findTables(op.Upright, regionsFromOCR(op.Words), SourceOCR)
-	classify(rs, op.Upright.H)
-	p.Elements = elements(p.Page, readingOrder(append(rs, trs...), op.Upright.W))
+	rs, trs := layout.FindTables(op.Upright, layout.FromOCR(op.Words), SourceOCR)
+	p.Elements = layout.Elements(p.Page, rs, trs, op.Upright.W, op.Upright.H)
 	if err := rd.reread(ctx, p, op.Upright); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/docreader/ocr"
 
 	"github.com/go-pdf/fpdf"
@@ -32,7 +33,7 @@ func testKey(seed byte) *attest.Key {
 func TestVerifyRejectsEveryTamperedField(t *testing.T) {
 	k := testKey(1)
 	s := &Service{Key: k}
-	d, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital})
+	d, err := s.Read(context.Background(), run.Env{}, ReadRequest{Sample: SampleBornDigital})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestReceiptRecordsSynthetic(t *testing.T) {
 		{ReadRequest{File: file, Synthetic: &no}, false},
 		{ReadRequest{File: file}, false},
 	} {
-		d, err := s.Read(context.Background(), c.r)
+		d, err := s.Read(context.Background(), run.Env{}, c.r)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,13 +220,13 @@ func TestReadOneAtATime(t *testing.T) {
 	s := &Service{Key: testKey(1)}
 	s.init()
 	s.gate <- struct{}{} // a read in progress
-	_, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital})
+	_, err := s.Read(context.Background(), run.Env{}, ReadRequest{Sample: SampleBornDigital})
 	pe, ok := problem.As(err)
 	if !ok || pe.Kind != problem.Busy || pe.RetryAfter <= 0 || !strings.Contains(err.Error(), "one document or chart at a time") {
 		t.Fatalf("second read: %v", err)
 	}
 	<-s.gate
-	if _, err := s.Read(context.Background(), ReadRequest{Sample: SampleBornDigital}); err != nil {
+	if _, err := s.Read(context.Background(), run.Env{}, ReadRequest{Sample: SampleBornDigital}); err != nil {
 		t.Fatalf("after the first finished: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"boxd/engine/raster"
 	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/docreader/reread"
 	"boxd/pipelines/llmcall"
 	"boxd/pipelines/llmcall/llmcalltest"
@@ -29,7 +30,7 @@ func TestRereadRule(t *testing.T) {
 	chat, iss := seeingChat(t, true)
 	s := &Service{Key: testKey(4), Chat: chat}
 	b := &llmcalltest.Budget{}
-	d, err := s.Read(context.Background(), ReadRequest{Sample: "scanned-chart", Budget: b})
+	d, err := s.Read(context.Background(), run.Env{Budget: b}, ReadRequest{Sample: "scanned-chart"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,16 +118,17 @@ func TestRereadOff(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		chat *llmcall.Model
+		env  run.Env
 		req  ReadRequest
 		note string
 	}{
-		{"reread false", seeing, ReadRequest{Sample: "scanned-chart", Reread: &no, Budget: &llmcalltest.Budget{}}, "reread: false"},
-		{"blind model", blind, ReadRequest{Sample: "scanned-chart", Budget: &llmcalltest.Budget{}}, "does not see images"},
-		{"no chat model", nil, ReadRequest{Sample: "scanned-chart", Budget: &llmcalltest.Budget{}}, "does not see images"},
-		{"no budget", seeing, ReadRequest{Sample: "scanned-chart"}, "may not make model calls"},
+		{"reread false", seeing, run.Env{Budget: &llmcalltest.Budget{}}, ReadRequest{Sample: "scanned-chart", Reread: &no}, "reread: false"},
+		{"blind model", blind, run.Env{Budget: &llmcalltest.Budget{}}, ReadRequest{Sample: "scanned-chart"}, "does not see images"},
+		{"no chat model", nil, run.Env{Budget: &llmcalltest.Budget{}}, ReadRequest{Sample: "scanned-chart"}, "does not see images"},
+		{"no budget", seeing, run.Env{}, ReadRequest{Sample: "scanned-chart"}, "may not make model calls"},
 	} {
 		s := &Service{Key: testKey(5), Chat: c.chat}
-		d, err := s.Read(context.Background(), c.req)
+		d, err := s.Read(context.Background(), c.env, c.req)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -138,7 +140,7 @@ func TestRereadOff(t *testing.T) {
 		t.Errorf("%d model calls", n)
 	}
 	s := &Service{Key: testKey(5), Chat: blind}
-	_, err := s.Read(context.Background(), ReadRequest{Sample: "scanned-chart", Reread: &yes, Budget: &llmcalltest.Budget{}})
+	_, err := s.Read(context.Background(), run.Env{Budget: &llmcalltest.Budget{}}, ReadRequest{Sample: "scanned-chart", Reread: &yes})
 	if !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), "models.llm.projector") {
 		t.Errorf("reread true, blind model: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
 	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
 )
 
@@ -38,7 +39,7 @@ func TestSchemaMapping(t *testing.T) {
 	yes := true
 	schema := json.RawMessage(`{"type":"object","properties":{"patient":{"type":"string","maxLength":24},"birth_date":{"type":"string","maxLength":12}},"required":["patient","birth_date"]}`)
 	b := &llmcalltest.Budget{}
-	d, err := s.Read(context.Background(), ReadRequest{File: path, Synthetic: &yes, Schema: schema, Budget: b})
+	d, err := s.Read(context.Background(), run.Env{Budget: b}, ReadRequest{File: path, Synthetic: &yes, Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestSchemaMapping(t *testing.T) {
 		t.Errorf("tampered mapping verified: %+v", checks)
 	}
 	// No chat model: 503 before anything is read.
-	_, err = (&Service{Key: testKey(3)}).Read(context.Background(), ReadRequest{File: path, Synthetic: &yes, Schema: schema, Budget: b})
+	_, err = (&Service{Key: testKey(3)}).Read(context.Background(), run.Env{Budget: b}, ReadRequest{File: path, Synthetic: &yes, Schema: schema})
 	if !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), "chat model") {
 		t.Errorf("no chat: %v", err)
 	}

@@ -30,12 +30,7 @@ import (
 // ReadRequest is POST /docreader/read's body. file_b64 arrives as an
 // upload: File is the temporary file it was decoded into ("" when absent).
 type ReadRequest struct {
-	File string `json:"-"`
-	// Events, when set, receives a page event as each page is read and
-	// the schema mapping's receipt event (stream: true).
-	Events llmcall.Events `json:"-"`
-	// Budget is the caller's token budget (a schema mapping spends it).
-	Budget    run.Budget      `json:"-"`
+	File      string          `json:"-"`
 	Synthetic *bool           `json:"synthetic"`
 	Sample    string          `json:"sample"`
 	Forms     bool            `json:"forms"`
@@ -174,9 +169,24 @@ func (s *Service) revisions() Revisions {
 	return r
 }
 
+// Serve is POST /docreader/read's run: Read, then done with the document
+// (the run's last event).
+func (s *Service) Serve(ctx context.Context, env run.Env, req ReadRequest) (*Document, error) {
+	out, err := s.Read(ctx, env, req)
+	if err != nil {
+		return nil, err
+	}
+	env.Events.End(run.TypeDone, out)
+	return out, nil
+}
+
 // Read reads the request's file (a decoded upload) or sample, and signs
-// the result.
-func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) {
+// the result. env.Events (nil: none), when set, receives a page event as
+// each page is read and the model calls' receipt events; env.Budget is
+// the caller's (nil: no model calls, so nothing is re-read and no chart
+// read by the model; a schema mapping spends it). Read sends no done: a
+// pipeline reading a document for its own run (hcc, fill) goes on after.
+func (s *Service) Read(ctx context.Context, env run.Env, req ReadRequest) (*Document, error) {
 	s.init()
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -221,20 +231,20 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 	if req.Charts && ocr == nil {
 		return nil, problem.Wrap(problem.Unavailable, ocrErr, "charts: the chart reader needs OCR for the axes' labels, and this box has none (the operator should install tesseract-ocr-eng)")
 	}
-	rd := &reader{engines: s.Engines, ocr: ocr, forms: req.Forms || req.hasSchema(), wantChart: req.Charts, events: req.Events}
+	rd := &reader{engines: s.Engines, ocr: ocr, forms: req.Forms || req.hasSchema(), wantChart: req.Charts, events: env.Events}
 	rereadNote := ""
 	switch {
 	case req.Reread != nil && !*req.Reread:
 		rereadNote = "reread: false; nothing was re-read"
 	case !sees:
 		rereadNote = "this box's chat model does not see images (models.llm.projector); nothing was re-read"
-	case req.Budget == nil:
+	case env.Budget == nil:
 		rereadNote = "this reading may not make model calls; nothing was re-read"
 	default:
-		rd.rereader = &reread.Reader{Chat: s.Chat, Budget: req.Budget, Events: req.Events}
+		rd.rereader = &reread.Reader{Chat: s.Chat, Budget: env.Budget, Events: env.Events}
 	}
-	if req.Charts && sees && req.Budget != nil {
-		rd.figures = &chart.Figures{Model: &chart.Model{Chat: s.Chat, Budget: req.Budget, Events: req.Events}}
+	if req.Charts && sees && env.Budget != nil {
+		rd.figures = &chart.Figures{Model: &chart.Model{Chat: s.Chat, Budget: env.Budget, Events: env.Events}}
 	}
 	info, pages, err := rd.readFile(ctx, data, maxPages)
 	if err != nil {
@@ -264,8 +274,8 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (*Document, error) 
 		}
 	}
 	if req.hasSchema() {
-		run.ProgressOf(req.Events).Stage("schema")
-		m, res, err := mapSchema(ctx, s.Chat, req.Budget, req.Schema, fields, req.Events)
+		run.ProgressOf(env.Events).Stage("schema")
+		m, res, err := mapSchema(ctx, s.Chat, env.Budget, req.Schema, fields, env.Events)
 		if res != nil && res.Receipt != nil {
 			calls = append(calls, ModelCallRef{ID: res.Receipt.ID, Kind: "schema"})
 		}

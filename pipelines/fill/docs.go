@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/internal/scratch"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/docreader/doc"
@@ -17,7 +18,7 @@ import (
 
 // Reader reads a PDF or an image into a document (*docreader.Service).
 type Reader interface {
-	Read(ctx context.Context, req docreader.ReadRequest) (*doc.Document, error)
+	Read(ctx context.Context, env run.Env, req docreader.ReadRequest) (*doc.Document, error)
 }
 
 // FileMedia are the media types a source may be sent as (contract 2,
@@ -50,7 +51,7 @@ func ReadFile(ctx context.Context, r Reader, name, dataB64, media string) (Sourc
 		return Source{}, fmt.Errorf("fill: %w", err)
 	}
 	no := false
-	d, err := r.Read(ctx, docreader.ReadRequest{File: path, ForRoute: "fill", Reread: &no})
+	d, err := r.Read(ctx, run.Env{}, docreader.ReadRequest{File: path, ForRoute: "fill", Reread: &no})
 	if err != nil {
 		return Source{}, err
 	}

@@ -2,11 +2,13 @@ package fill
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
 	"boxd/internal/problem"
+	"boxd/internal/records"
 	"boxd/internal/run"
 )
 
@@ -115,4 +117,30 @@ func (s *Service) now() time.Time {
 		return s.Now()
 	}
 	return time.Now()
+}
+
+// Answer is POST /fill/run's answer: the run and its record's
+// verification.
+type Answer struct {
+	*Result
+	Check records.Check `json:"check"`
+}
+
+// Serve runs a fill on the run path for owner: events to env.Events, the
+// proposals spend env.Budget; the run is kept for owner (approve, delete)
+// and its record verified against the box's key; done (the answer) is
+// sent last.
+func (s *Service) Serve(ctx context.Context, env run.Env, req Request, owner string) (*Answer, error) {
+	out, err := s.Run(ctx, req, env.Events, env.Budget)
+	if err != nil {
+		return nil, err
+	}
+	s.Keep(out, owner)
+	raw, err := json.Marshal(out.Record)
+	if err != nil {
+		return nil, fmt.Errorf("fill: %w", err)
+	}
+	ans := &Answer{Result: out, Check: records.CheckOf(records.Verify(raw, s.Key.PublicKey()))}
+	env.Events.End(run.TypeDone, ans)
+	return ans, nil
 }

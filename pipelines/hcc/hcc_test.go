@@ -14,6 +14,7 @@ import (
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
 	"boxd/internal/problem"
+	"boxd/internal/run"
 	"boxd/pipelines/cite"
 	"boxd/pipelines/codes"
 	"boxd/pipelines/docreader"
@@ -147,7 +148,7 @@ func TestReadChart(t *testing.T) {
 	reader := &docreader.Service{Key: key}
 	s := &Service{Reader: reader, Chat: chat, Codes: tb, Key: key}
 	b := &llmcalltest.Budget{}
-	out, err := s.Read(context.Background(), Request{Sample: docreader.SampleScanned, Budget: b})
+	out, err := s.Read(context.Background(), run.Env{Budget: b}, Request{Sample: docreader.SampleScanned})
 	if err != nil {
 		if strings.Contains(err.Error(), "OCR") {
 			t.Skip(err)
@@ -194,12 +195,12 @@ func TestReadChart(t *testing.T) {
 		{&Service{Reader: reader, Codes: tb, Key: key}, "chat model"},
 		{&Service{Reader: reader, Chat: chat, Key: key}, "ICD-10-CM tables"},
 	} {
-		if _, err := c.s.Read(context.Background(), Request{Sample: docreader.SampleScanned, Budget: b}); !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), c.says) {
+		if _, err := c.s.Read(context.Background(), run.Env{Budget: b}, Request{Sample: docreader.SampleScanned}); !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: %v", c.says, err)
 		}
 	}
 	yes := true
-	if _, err := s.Read(context.Background(), Request{File: "/tmp/x", Synthetic: &yes, Sample: docreader.SampleScanned}); !problem.Is(err, problem.Invalid) {
+	if _, err := s.Read(context.Background(), run.Env{}, Request{File: "/tmp/x", Synthetic: &yes, Sample: docreader.SampleScanned}); !problem.Is(err, problem.Invalid) {
 		t.Errorf("both a file and a sample: %v", err)
 	}
 }

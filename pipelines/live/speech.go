@@ -7,6 +7,7 @@ import (
 
 	"boxd/engine/asr"
 	"boxd/engine/asr/stream"
+	"boxd/engine/asr/tokenizer"
 	"boxd/internal/problem"
 )
 
@@ -44,9 +45,9 @@ func language(name, value string, auto bool) (string, error) {
 		if auto {
 			return "auto", nil
 		}
-		return "", problem.New(problem.Invalid, "%s cannot be auto: name the language to translate into, one of %s (en and es are tested end to end)", name, strings.Join(asr.SpokenLanguages, ", "))
+		return "", problem.New(problem.Invalid, "%s cannot be auto: name the language to translate into, one of %s (en and es are tested end to end)", name, strings.Join(tokenizer.SpokenLanguages, ", "))
 	}
-	accepted := strings.Join(asr.SpokenLanguages, ", ")
+	accepted := strings.Join(tokenizer.SpokenLanguages, ", ")
 	if auto {
 		accepted = "auto, " + accepted
 	}
@@ -54,7 +55,7 @@ func language(name, value string, auto bool) (string, error) {
 		return "", problem.New(problem.Invalid, "%s %q is not a language code; use one of %s (a region such as pt-BR is accepted)", name, value, accepted)
 	}
 	base := strings.ToLower(value[:strings.IndexFunc(value+"-", func(r rune) bool { return r == '-' || r == '_' })])
-	for _, l := range asr.SpokenLanguages {
+	for _, l := range tokenizer.SpokenLanguages {
 		if base == l {
 			return base, nil
 		}

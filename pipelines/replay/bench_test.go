@@ -18,6 +18,7 @@ import (
 
 	"boxd/engine/asr"
 	"boxd/engine/asr/stream"
+	"boxd/engine/asr/tokenizer"
 	"boxd/engine/attest"
 	"boxd/engine/llm"
 	"boxd/engine/models/testmodels"
@@ -476,7 +477,7 @@ func (t *timedClose) Close(ctx context.Context) error {
 }
 
 // tokenRate is the script's Whisper tokens per second of speech.
-func tokenRate(tk *asr.Tokenizer, lines []scripts.LineTiming) float64 {
+func tokenRate(tk *tokenizer.Tokenizer, lines []scripts.LineTiming) float64 {
 	toks, secs := 0, 0.0
 	for _, l := range lines {
 		toks += len(tk.Encode(" " + strings.TrimSpace(l.Text)))

@@ -1,90 +1,29 @@
 package retrieval
 
 import (
-	"fmt"
-
 	"boxd/internal/problem"
+	"boxd/pipelines/retrieval/index"
 )
 
-// Models read every text whole: a text over a model's context is refused
-// here, never cut by the model (engine/llm cuts what it is given to its
-// context without a word). Chunks are cut to fit (chunker.Bounded); what
-// is left to check is the query, and chunks of indexes made before the
-// chunker counted tokens.
-
-// FitError says that a text does not fit a model's context.
-type FitError struct {
-	What          string // "the query", "chunk c3", "the query with chunk c3"
-	Model         string // "embedder" or "reranker"
-	Tokens, Limit int
-}
-
-func (e *FitError) Error() string {
-	return fmt.Sprintf("%s takes %d tokens; the %s reads at most %d", e.What, e.Tokens, e.Model, e.Limit)
-}
+// Models read every text whole (package index refuses a text over a
+// model's context): chunks are cut to fit, and a query that does not fit
+// is refused here (400).
 
 // queryFits refuses a query the embedder (dense and hybrid) or the
 // reranker (rerank) cannot read whole (400).
 func (s *Service) queryFits(query string, p Params) error {
 	if p.Mode != ModeBM25 {
-		if tc, ok := s.Embedder.(TokenCounter); ok {
-			if err := fits(tc, "the query", "embedder", query, 0); err != nil {
+		if tc, ok := s.Embedder.(index.TokenCounter); ok {
+			if err := index.Fits(tc, "the query", "embedder", query, 0); err != nil {
 				return problem.Wrap(problem.Invalid, err, "%v: shorten it", err)
 			}
 		}
 	}
 	if p.Rerank {
-		if tc, ok := s.Reranker.(TokenCounter); ok {
-			if err := fits(tc, "the query", "reranker", query, 0); err != nil {
+		if tc, ok := s.Reranker.(index.TokenCounter); ok {
+			if err := index.Fits(tc, "the query", "reranker", query, 0); err != nil {
 				return problem.Wrap(problem.Invalid, err, "%v: shorten it or send rerank false", err)
 			}
-		}
-	}
-	return nil
-}
-
-// fits checks that text, with extra tokens beside it, is within tc's
-// context.
-func fits(tc TokenCounter, what, model, text string, extra int) error {
-	n, err := tc.CountTokens(text)
-	if err != nil {
-		return fmt.Errorf("retrieval: count the tokens of %s: %w", what, err)
-	}
-	if n+extra > tc.MaxTokens() {
-		return &FitError{What: what, Model: model, Tokens: n + extra, Limit: tc.MaxTokens()}
-	}
-	return nil
-}
-
-// rerankFits checks that the reranker reads the query beside each
-// candidate whole: their token counts (each with its special tokens, at
-// least what the pair takes) within its context.
-func rerankFits(tc TokenCounter, query string, docs []string) error {
-	if tc == nil {
-		return nil
-	}
-	q, err := tc.CountTokens(query)
-	if err != nil {
-		return fmt.Errorf("retrieval: count the query's tokens: %w", err)
-	}
-	for i, d := range docs {
-		if err := fits(tc, fmt.Sprintf("the query with candidate %d", i+1), "reranker", d, q); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// chunksFit checks that the embedder reads every chunk whole (an index
-// whose chunker counted no tokens, or kept on disk before it did).
-func (ix *Index) chunksFit(emb Embedder) error {
-	tc, ok := emb.(TokenCounter)
-	if !ok {
-		return nil
-	}
-	for _, c := range ix.Chunks {
-		if err := fits(tc, "chunk "+c.ID, "embedder", c.Text, 0); err != nil {
-			return err
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"boxd/engine/models/testmodels"
 	"boxd/internal/problem"
 	"boxd/pipelines/retrieval/chunker"
+	"boxd/pipelines/retrieval/index"
 )
 
 // engines opens the test embedder and reranker (llama.cpp, the tiny
@@ -133,7 +134,7 @@ func TestOverlongChunksRefused(t *testing.T) {
 	if err := ix.Prepare(context.Background(), emb); err == nil || !strings.Contains(err.Error(), "the embedder reads at most 512") {
 		t.Errorf("an overlong chunk was embedded: %v", err)
 	}
-	err = rerankFits(rr, "pump", []string{longParagraph()})
+	err = index.RerankFits(rr, "pump", []string{longParagraph()})
 	if fe, ok := err.(*FitError); !ok || fe.Model != "reranker" || fe.Limit != 512 {
 		t.Errorf("an overlong rerank pair: %v", err)
 	}

@@ -76,10 +76,10 @@ func TestIndexFormats(t *testing.T) {
 	}
 	// The v2 leaf is canonical JSON: the id as sent, not \u0026 and \u003c.
 	c := v2.Chunks[0]
-	if l := string(c.leaf(v2.Format)); !strings.Contains(l, `"R&D <draft>"`) {
+	if l := string(c.Leaf(v2.Format)); !strings.Contains(l, `"R&D <draft>"`) {
 		t.Errorf("v2 leaf %s", l)
 	}
-	if l := string(c.leaf(v1.Format)); !strings.Contains(l, `"R\u0026D \u003cdraft\u003e"`) {
+	if l := string(c.Leaf(v1.Format)); !strings.Contains(l, `"R\u0026D \u003cdraft\u003e"`) {
 		t.Errorf("v1 leaf %s", l)
 	}
 	raw2, _ := searchOver(t, v2)

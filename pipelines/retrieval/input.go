@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"boxd/internal/problem"
-	"boxd/internal/strictjson"
 )
 
 // Text the routes refuse rather than index or search (400 naming the
@@ -25,7 +23,7 @@ import (
 // Document, ScanDocument, SearchRequest and QuotesRequest decode
 // themselves to see the
 // JSON of their strings; their fields are read as before (unknown ones
-// refused), and their shapes are given to strictjson so that keys twice
+// refused), and their shapes are given to strictjson (StrictShape) so that keys twice
 // or in the wrong case are still refused.
 
 type plainDocument Document
@@ -36,12 +34,17 @@ type plainQuotes QuotesRequest
 
 type plainScanDocument ScanDocument
 
-func init() {
-	strictjson.SetShape(reflect.TypeFor[Document](), reflect.TypeFor[plainDocument]())
-	strictjson.SetShape(reflect.TypeFor[SearchRequest](), reflect.TypeFor[plainSearch]())
-	strictjson.SetShape(reflect.TypeFor[QuotesRequest](), reflect.TypeFor[plainQuotes]())
-	strictjson.SetShape(reflect.TypeFor[ScanDocument](), reflect.TypeFor[plainScanDocument]())
-}
+// StrictShape gives strictjson a Document's keys (strictjson.Shaped).
+func (Document) StrictShape() any { return plainDocument{} }
+
+// StrictShape gives strictjson a SearchRequest's keys.
+func (SearchRequest) StrictShape() any { return plainSearch{} }
+
+// StrictShape gives strictjson a QuotesRequest's keys.
+func (QuotesRequest) StrictShape() any { return plainQuotes{} }
+
+// StrictShape gives strictjson a ScanDocument's keys.
+func (ScanDocument) StrictShape() any { return plainScanDocument{} }
 
 // UnmarshalJSON reads a scan's entry, noting its name when it was not
 // UTF-8.

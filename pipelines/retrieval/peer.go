@@ -2,293 +2,40 @@ package retrieval
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/json"
-	"fmt"
-	"math"
-	"sort"
-	"strconv"
-	"unicode/utf8"
 
-	"boxd/internal/problem"
+	"boxd/pipelines/retrieval/peer"
 )
 
-// The peers' shapes on the same engines: OpenAI's POST /v1/embeddings and
-// the rerank route llama-server, Jina and Cohere clients call.
+// The peer routes (OpenAI's POST /v1/embeddings, the rerank route) are
+// package peer's, run on this service's models.
 
-// Peer route limits.
-const (
-	MaxEmbedInputs  = 256
-	MaxEmbedChars   = 32000
-	MaxRerankDocs   = 100
-	MaxRerankChars  = 8000
-	embeddingObject = "embedding"
+type (
+	// EmbeddingsRequest is OpenAI's embeddings body.
+	EmbeddingsRequest = peer.EmbeddingsRequest
+	// EmbeddingsResponse is OpenAI's answer shape.
+	EmbeddingsResponse = peer.EmbeddingsResponse
+	// RerankRequest is the rerank body the peers' clients send.
+	RerankRequest = peer.RerankRequest
+	// RerankResponse is the peers' answer shape.
+	RerankResponse = peer.RerankResponse
+	// Model is a loaded retrieval model and what its receipts and the
+	// info route name.
+	Model = peer.Model
 )
 
-// TokenCounter counts a text's tokens as the model takes them
-// (engine/llm.Embedder is one); an embedder without it reports 0.
-type TokenCounter interface {
-	CountTokens(text string) (int, error)
-	MaxTokens() int
-}
-
-// EmbeddingsRequest is OpenAI's embeddings body.
-type EmbeddingsRequest struct {
-	Model          string          `json:"model"`
-	Input          json.RawMessage `json:"input"`
-	EncodingFormat string          `json:"encoding_format"`
-	Dimensions     *int            `json:"dimensions"`
-	User           string          `json:"user"`
-}
-
-// Embedding is one vector: floats, or base64 of little-endian float32.
-type Embedding struct {
-	Object    string `json:"object"`
-	Index     int    `json:"index"`
-	Embedding any    `json:"embedding"`
-}
-
-// PeerUsage is the peers' token count.
-type PeerUsage struct {
-	PromptTokens int `json:"prompt_tokens"`
-	TotalTokens  int `json:"total_tokens"`
-}
-
-// EmbeddingsResponse is OpenAI's answer shape.
-type EmbeddingsResponse struct {
-	Object  string           `json:"object"`
-	Data    []Embedding      `json:"data"`
-	Model   string           `json:"model"`
-	Usage   PeerUsage        `json:"usage"`
-	Receipt ModelCallReceipt `json:"receipt"`
-}
-
-// inputs reads input: a string or an array of strings.
-func (r *EmbeddingsRequest) inputs() ([]string, error) {
-	var one string
-	if json.Unmarshal(r.Input, &one) == nil {
-		return []string{one}, nil
-	}
-	var many []string
-	if err := json.Unmarshal(r.Input, &many); err != nil {
-		return nil, problem.New(problem.Invalid, "input must be a string or an array of strings (token arrays are not accepted: send the text)")
-	}
-	return many, nil
-}
-
-func (s *Service) modelCheck(m Model, loaded bool, name, setting string) error {
-	if !loaded {
-		return problem.New(problem.Unavailable, "no %s is configured on this box (%s)", map[string]string{"models.embedder.path": "embedding model", "models.reranker.path": "reranker"}[setting], setting)
-	}
-	if name != m.Ref.Repo {
-		return problem.New(problem.NotFound, "model %q is not served on this box; use %q", name, m.Ref.Repo)
-	}
-	return nil
-}
-
-// countTokens sums the texts' tokens and refuses one over the model's
-// context (400 naming it), as the peers do.
-func countTokens(m any, texts []string, field string) (int, error) {
-	tc, ok := m.(TokenCounter)
-	if !ok {
-		return 0, nil
-	}
-	total := 0
-	for i, t := range texts {
-		n, err := tc.CountTokens(t)
-		if err != nil {
-			return 0, problem.Wrap(problem.Invalid, err, "%s[%d] cannot be tokenized: %v", field, i, err)
-		}
-		if n > tc.MaxTokens() {
-			return 0, problem.New(problem.Invalid, "%s[%d] is %d tokens; this model takes at most %d: shorten it", field, i, n, tc.MaxTokens())
-		}
-		total += n
-	}
-	return total, nil
-}
-
-// sumTokens is the texts' tokens as the model counts them (0 for a model
-// that keeps no count): what an embedding call's receipt signs as
-// prompt_tokens, and /v1/embeddings reports.
-func sumTokens(m any, texts []string) (int, error) {
-	tc, ok := m.(TokenCounter)
-	if !ok {
-		return 0, nil
-	}
-	total := 0
-	for i, t := range texts {
-		n, err := tc.CountTokens(t)
-		if err != nil {
-			return 0, fmt.Errorf("retrieval: count the tokens of text %d: %w", i, err)
-		}
-		total += n
-	}
-	return total, nil
-}
-
-// rerankTokens is a rerank call's tokens: for each document, those of the
-// query, a space and the document, as the reranker counts them (what
-// /v1/rerank reports and a rerank receipt signs as prompt_tokens).
-func rerankTokens(m any, query string, docs []string) (int, error) {
-	pairs := make([]string, len(docs))
-	for i, d := range docs {
-		pairs[i] = query + " " + d
-	}
-	return sumTokens(m, pairs)
+// peers are the service's models as the peer routes run them.
+func (s *Service) peers() peer.Models {
+	return peer.Models{Embedder: s.Embedder, EmbedderModel: s.EmbedderModel, Reranker: s.Reranker, RerankerModel: s.RerankerModel,
+		MaxQueryChars: MaxQueryChars, Issuer: s.issuer()}
 }
 
 // Embeddings answers POST /v1/embeddings.
 func (s *Service) Embeddings(ctx context.Context, keyID *string, req EmbeddingsRequest) (*EmbeddingsResponse, error) {
-	if err := s.modelCheck(s.EmbedderModel, s.Embedder != nil, req.Model, "models.embedder.path"); err != nil {
-		return nil, err
-	}
-	texts, err := req.inputs()
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case len(texts) == 0 || len(texts) > MaxEmbedInputs:
-		return nil, problem.New(problem.Invalid, "input must hold 1 to %d texts", MaxEmbedInputs)
-	case req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64":
-		return nil, problem.New(problem.Invalid, "encoding_format %q: use float or base64", req.EncodingFormat)
-	}
-	for i, t := range texts {
-		if t == "" || utf8.RuneCountInString(t) > MaxEmbedChars || !utf8.ValidString(t) {
-			return nil, problem.New(problem.Invalid, "input[%d] must be 1 to %d characters of UTF-8", i, MaxEmbedChars)
-		}
-	}
-	tokens, err := countTokens(s.Embedder, texts, "input")
-	if err != nil {
-		return nil, err
-	}
-	release, err := s.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	vs, err := s.Embedder.Embed(ctx, texts)
-	if err != nil {
-		return nil, problem.Wrap(problem.Upstream, err, "the embedding model failed: %v", err)
-	}
-	if req.Dimensions != nil && len(vs) > 0 && *req.Dimensions != len(vs[0]) {
-		return nil, problem.New(problem.Invalid, "dimensions %d: this model's vectors have %d (no shortening)", *req.Dimensions, len(vs[0]))
-	}
-	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(vs), map[string]string{"inputs": strconv.Itoa(len(texts)), "api": "openai.embeddings"}, tokens, keyID)
-	if err != nil {
-		return nil, err
-	}
-	out := &EmbeddingsResponse{Object: "list", Model: s.EmbedderModel.Ref.Repo, Usage: PeerUsage{tokens, tokens}, Receipt: rc}
-	for i, v := range vs {
-		var e any = v
-		if req.EncodingFormat == "base64" {
-			b := make([]byte, 4*len(v))
-			for j, x := range v {
-				binary.LittleEndian.PutUint32(b[4*j:], math.Float32bits(x))
-			}
-			e = base64.StdEncoding.EncodeToString(b)
-		}
-		out.Data = append(out.Data, Embedding{Object: embeddingObject, Index: i, Embedding: e})
-	}
-	return out, nil
-}
-
-// RerankRequest is the rerank body llama-server, Jina and Cohere clients
-// send: documents as strings or {text} objects.
-type RerankRequest struct {
-	Model           string            `json:"model"`
-	Query           string            `json:"query"`
-	Documents       []json.RawMessage `json:"documents"`
-	TopN            *int              `json:"top_n"`
-	ReturnDocuments *bool             `json:"return_documents"`
-}
-
-// RerankResult is one document's score.
-type RerankResult struct {
-	Index          int             `json:"index"`
-	RelevanceScore float64         `json:"relevance_score"`
-	Document       *RerankDocument `json:"document,omitempty"`
-}
-
-// RerankDocument is a returned document.
-type RerankDocument struct {
-	Text string `json:"text"`
-}
-
-// RerankResponse is the peers' answer shape.
-type RerankResponse struct {
-	Object  string           `json:"object"`
-	Model   string           `json:"model"`
-	Results []RerankResult   `json:"results"`
-	Usage   PeerUsage        `json:"usage"`
-	Receipt ModelCallReceipt `json:"receipt"`
+	return s.peers().Embeddings(ctx, keyID, req)
 }
 
 // Rerank answers POST /v1/rerank: every document's relevance to the
 // query (the sigmoid of the cross-encoder's logit, 0..1), best first.
 func (s *Service) Rerank(ctx context.Context, keyID *string, req RerankRequest) (*RerankResponse, error) {
-	if err := s.modelCheck(s.RerankerModel, s.Reranker != nil, req.Model, "models.reranker.path"); err != nil {
-		return nil, err
-	}
-	if n := utf8.RuneCountInString(req.Query); n == 0 || n > MaxQueryChars {
-		return nil, problem.New(problem.Invalid, "query must be 1 to %d characters", MaxQueryChars)
-	}
-	if len(req.Documents) == 0 || len(req.Documents) > MaxRerankDocs {
-		return nil, problem.New(problem.Invalid, "documents must hold 1 to %d documents", MaxRerankDocs)
-	}
-	docs := make([]string, len(req.Documents))
-	for i, raw := range req.Documents {
-		var obj struct {
-			Text *string `json:"text"`
-		}
-		if json.Unmarshal(raw, &docs[i]) != nil && (json.Unmarshal(raw, &obj) != nil || obj.Text == nil) {
-			return nil, problem.New(problem.Invalid, "documents[%d] must be a string or {\"text\": string}", i)
-		}
-		if obj.Text != nil {
-			docs[i] = *obj.Text
-		}
-		if docs[i] == "" || utf8.RuneCountInString(docs[i]) > MaxRerankChars {
-			return nil, problem.New(problem.Invalid, "documents[%d] must be 1 to %d characters", i, MaxRerankChars)
-		}
-	}
-	if req.TopN != nil && (*req.TopN < 1 || *req.TopN > len(docs)) {
-		return nil, problem.New(problem.Invalid, "top_n must be 1 to the number of documents (%d)", len(docs))
-	}
-	for i, d := range docs {
-		if _, err := countTokens(s.Reranker, []string{req.Query + " " + d}, "documents"); err != nil {
-			return nil, problem.New(problem.Invalid, "documents[%d] with the query is over the model's context: shorten it", i)
-		}
-	}
-	tokens, err := rerankTokens(s.Reranker, req.Query, docs)
-	if err != nil {
-		return nil, err
-	}
-	release, err := s.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	scores, err := s.Reranker.Rerank(ctx, req.Query, docs)
-	if err != nil {
-		return nil, problem.Wrap(problem.Upstream, err, "the reranker failed: %v", err)
-	}
-	b, _ := json.Marshal(scores)
-	rc, err := s.sign(ctx, "rerank", s.RerankerModel, append([]string{req.Query}, docs...), hashHex(b),
-		map[string]string{"candidates": strconv.Itoa(len(docs)), "api": "rerank"}, tokens, keyID)
-	if err != nil {
-		return nil, err
-	}
-	out := &RerankResponse{Object: "list", Model: s.RerankerModel.Ref.Repo, Usage: PeerUsage{tokens, tokens}, Receipt: rc}
-	for i, sc := range scores {
-		r := RerankResult{Index: i, RelevanceScore: relevance(sc)}
-		if req.ReturnDocuments != nil && *req.ReturnDocuments {
-			r.Document = &RerankDocument{Text: docs[i]}
-		}
-		out.Results = append(out.Results, r)
-	}
-	sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].RelevanceScore > out.Results[j].RelevanceScore })
-	if req.TopN != nil {
-		out.Results = out.Results[:*req.TopN]
-	}
-	return out, nil
+	return s.peers().Rerank(ctx, keyID, req)
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"boxd/internal/atomicfile"
-	"boxd/pipelines/retrieval/bm25"
 )
 
 // Persistence (retrieval.persist, default off): a self-hosted box may keep
@@ -53,7 +52,7 @@ func (s *Service) persist(owner string, ix *Index, docs []Document) error {
 	if err := os.MkdirAll(s.PersistDir, 0o700); err != nil {
 		return fmt.Errorf("retrieval: persist: %w", err)
 	}
-	b, err := json.Marshal(persisted{V: persistFormat, Format: ix.Format, Owner: owner, Hash: ix.Hash, Chunker: ix.Chunker, Embedder: ix.Embedder, Docs: docs, Vectors: ix.vectors})
+	b, err := json.Marshal(persisted{V: persistFormat, Format: ix.Format, Owner: owner, Hash: ix.Hash, Chunker: ix.Chunker, Embedder: ix.Embedder, Docs: docs, Vectors: ix.Vectors()})
 	if err != nil {
 		return err
 	}
@@ -146,7 +145,7 @@ func (s *Service) loadOne(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := ix.chunksFit(s.Embedder); err != nil {
+	if err := ix.ChunksFit(s.Embedder); err != nil {
 		return fmt.Errorf("%w: it was embedded cut; index it again", err)
 	}
 	if ix.Hash != p.Hash {
@@ -155,11 +154,7 @@ func (s *Service) loadOne(path string) error {
 	if len(p.Vectors) != len(ix.Chunks) {
 		return fmt.Errorf("%d vectors for %d chunks", len(p.Vectors), len(ix.Chunks))
 	}
-	toks := make([][]string, len(ix.Chunks))
-	for i, c := range ix.Chunks {
-		toks[i] = bm25.Analyze(c.Text)
-	}
-	ix.bm25, ix.vectors = bm25.New(toks), p.Vectors
+	ix.Restore(p.Vectors)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.held == nil {

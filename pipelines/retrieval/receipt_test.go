@@ -129,7 +129,7 @@ func TestSearchReceiptTampering(t *testing.T) {
 	var rc SearchReceipt
 	_ = json.Unmarshal(raw, &rc)
 	rc.Index.Hash = strings.Repeat("0", 64)
-	sig, _, _ := k.Sign(SearchFormat, rc.searchBody)
+	sig, _, _ := k.Sign(SearchFormat, rc.Body)
 	rc.Sig = sig
 	expect("a wrong index hash", mustJSON(rc), k.PublicKey(), nil, nil, "index_hash")
 

@@ -13,6 +13,7 @@ import (
 
 	"boxd/internal/problem"
 	"boxd/pipelines/retrieval/chunker"
+	"boxd/pipelines/retrieval/peer"
 	"boxd/pipelines/retrieval/proof"
 )
 
@@ -31,13 +32,9 @@ import (
 // scans are not kept, so none is cut again by the older rules).
 var ElementChunker = ChunkerSettings{Version: chunker.ElementsV3, MaxChars: 1200}
 
-// Anchor places a chunk of a scanned document on its page.
-type Anchor struct {
-	Document string `json:"document"` // the reader document's id
-	Page     int    `json:"page"`
-	BBox     [4]int `json:"bbox"` // [x, y, width, height] in the page raster's pixels
-	Element  string `json:"element"`
-}
+// Anchor places a chunk of a scanned document on its page
+// (proof.Anchor).
+type Anchor = proof.Anchor
 
 // ScanElement is one element of a read document, as the index needs it.
 type ScanElement struct {
@@ -170,7 +167,7 @@ func scanIndex(names []string, scans []*Scan, embedder ModelRef, c chunker.Count
 		return nil, nil, problem.New(problem.Invalid, "the documents hold no text to index (their elements are figures or empty)")
 	}
 	ix.Layout = LayoutHash(ix.Format, ix.Chunks)
-	if err := ix.seal(); err != nil {
+	if err := ix.Seal(); err != nil {
 		return nil, nil, err
 	}
 	return ix, docs, nil
@@ -217,11 +214,6 @@ func (s *Service) IndexScans(ctx context.Context, owner string, keyID *string, r
 	if err := s.room(owner, demo); err != nil {
 		return nil, err
 	}
-	release, err := s.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	ix, docs, err := scanIndex(names, scans, s.EmbedderModel.Ref, s.counters())
 	if err != nil {
 		return nil, err
@@ -233,11 +225,11 @@ func (s *Service) IndexScans(ctx context.Context, owner string, keyID *string, r
 	for i, c := range ix.Chunks {
 		texts[i] = c.Text
 	}
-	tokens, err := sumTokens(s.Embedder, texts)
+	tokens, err := peer.SumTokens(s.Embedder, texts)
 	if err != nil {
 		return nil, err
 	}
-	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors),
+	rc, err := s.issuer().Sign(ctx, "embed", s.EmbedderModel, texts, peer.VectorsHash(ix.Vectors()),
 		map[string]string{"inputs": strconv.Itoa(len(texts)), "layout_sha256": ix.Layout, "synthetic": strconv.FormatBool(isTrue(req.Synthetic))}, tokens, keyID)
 	if err != nil {
 		return nil, err

@@ -2,14 +2,8 @@ package retrieval
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -17,10 +11,11 @@ import (
 	"unicode/utf8"
 
 	"boxd/engine/attest"
-	"boxd/internal/ids"
 	"boxd/internal/problem"
 	"boxd/internal/run"
 	"boxd/pipelines/retrieval/chunker"
+	"boxd/pipelines/retrieval/index"
+	"boxd/pipelines/retrieval/peer"
 	"boxd/pipelines/retrieval/proof"
 )
 
@@ -32,27 +27,15 @@ const (
 	MaxTitleChars = 300
 	// IndexTTL is how long an index is held (contract: one hour).
 	IndexTTL = time.Hour
-	// busyRetry is the Retry-After of a refusal while a request runs.
-	busyRetry = 2 * time.Second
 )
 
 // Receipts signs and stores model-call receipts (receipts.Book is one).
-type Receipts interface {
-	Issue(ctx context.Context, mc attest.ModelCall, upstream string) (attest.SignedModelCall, error)
-}
-
-// Model is a loaded retrieval model and what its receipts and the info
-// route name.
-type Model struct {
-	Ref         ModelRef // repo: the model's name; revision: its weights root
-	WeightsRoot string
-	File        string // the GGUF's file name (receipt upstream)
-	Licence     string // general.license of the file, "" when it names none
-}
+type Receipts = peer.Receipts
 
 // Service is the evidence-retrieval family: the embedder and the
-// reranker, the indexes held per owner for an hour, one request at a time
-// on the box.
+// reranker, the indexes held per owner for an hour. The box runs one
+// request that embeds at a time: its routes share one admission gate
+// (web/routes/retrieval, Deps.Gate).
 type Service struct {
 	Embedder      Embedder // nil: no embedder configured (index and search 503)
 	EmbedderModel Model
@@ -69,7 +52,6 @@ type Service struct {
 	// together (quota.go).
 	Quota Quota
 
-	gate chan struct{}
 	mu   sync.Mutex
 	held map[string]*heldIndex // owner + " " + index hash
 }
@@ -89,24 +71,6 @@ func (s *Service) now() time.Time {
 		return s.Now()
 	}
 	return time.Now()
-}
-
-// acquire takes the box's one retrieval slot, or refuses at once: the
-// contract runs one request at a time, and a caller is better told when
-// to come back than queued behind an index build.
-func (s *Service) acquire() (func(), error) {
-	s.mu.Lock()
-	if s.gate == nil {
-		s.gate = make(chan struct{}, 1)
-	}
-	g := s.gate
-	s.mu.Unlock()
-	select {
-	case g <- struct{}{}:
-		return func() { <-g }, nil
-	default:
-		return nil, problem.New(problem.Busy, "the retrieval service runs one request at a time and one is running; retry after %d s", problem.RetrySeconds(busyRetry)).Retry(busyRetry)
-	}
 }
 
 // IndexRequest is POST /retrieval/index's body.
@@ -215,11 +179,11 @@ func (s *Service) build(ctx context.Context, docs []Document, keyID *string, syn
 	for i, c := range ix.Chunks {
 		texts[i] = c.Text
 	}
-	tokens, err := sumTokens(s.Embedder, texts)
+	tokens, err := peer.SumTokens(s.Embedder, texts)
 	if err != nil {
 		return nil, ModelCallReceipt{}, err
 	}
-	rc, err := s.sign(ctx, "embed", s.EmbedderModel, texts, vectorsHash(ix.vectors), map[string]string{"inputs": strconv.Itoa(len(texts)), "synthetic": strconv.FormatBool(synthetic)}, tokens, keyID)
+	rc, err := s.issuer().Sign(ctx, "embed", s.EmbedderModel, texts, peer.VectorsHash(ix.Vectors()), map[string]string{"inputs": strconv.Itoa(len(texts)), "synthetic": strconv.FormatBool(synthetic)}, tokens, keyID)
 	return ix, rc, err
 }
 
@@ -235,52 +199,8 @@ func (s *Service) counters() chunker.Counters {
 	return c
 }
 
-// hashHex is the hex SHA-256 of b.
-func hashHex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// vectorsHash is the hex SHA-256 of the vectors as little-endian float32,
-// one after another: what an embedding receipt's output_hash covers.
-func vectorsHash(vs [][]float32) string {
-	h := sha256.New()
-	var b [4]byte
-	for _, v := range vs {
-		for _, x := range v {
-			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
-			h.Write(b[:])
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// sign issues a model call's receipt (service.model-call.v1): the request
-// hash covers the texts (canonical JSON list), the output hash the vectors
-// or scores; usage signs the tokens the model read (prompt_tokens, as the
-// peer routes report them) and generated none (completion_tokens 0).
-func (s *Service) sign(ctx context.Context, kind string, m Model, inputs []string, outputHash string, params map[string]string, tokens int, keyID *string) (ModelCallReceipt, error) {
-	if s.Receipts == nil || s.Key == nil {
-		return ModelCallReceipt{}, fmt.Errorf("retrieval: no receipt issuer")
-	}
-	reqHash, err := attest.HashJSON(inputs)
-	if err != nil {
-		return ModelCallReceipt{}, err
-	}
-	p := map[string]string{"kind": kind}
-	for k, v := range params {
-		p[k] = v
-	}
-	id := ids.New("mc-", 12)
-	signed, err := s.Receipts.Issue(context.WithoutCancel(ctx), attest.ModelCall{
-		ID: id, Model: m.Ref.Repo, WeightsRoot: m.WeightsRoot, RequestHash: reqHash, OutputHash: outputHash,
-		Params: p, Usage: attest.NewUsage(tokens, 0), KeyID: keyID,
-	}, m.File)
-	if err != nil {
-		return ModelCallReceipt{}, fmt.Errorf("retrieval: sign the %s call: %w", kind, err)
-	}
-	return ModelCallReceipt{ID: id, Model: m.Ref.Repo, GatewaySig: signed.Sig, Provider: s.Key.ID(), Status: "attested", KeyID: keyID}, nil
-}
+// issuer issues the service's model-call receipts (peer.Issuer).
+func (s *Service) issuer() peer.Issuer { return peer.Issuer{Key: s.Key, Receipts: s.Receipts} }
 
 // Index builds an index for owner and holds it for an hour.
 func (s *Service) Index(ctx context.Context, owner string, keyID *string, req IndexRequest) (*IndexResponse, error) {
@@ -292,11 +212,6 @@ func (s *Service) Index(ctx context.Context, owner string, keyID *string, req In
 	if err := s.room(owner, demo); err != nil {
 		return nil, err
 	}
-	release, err := s.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	ix, rc, err := s.build(ctx, docs, keyID, req.Sample != "" || isTrue(req.Synthetic))
 	if err != nil {
 		return nil, err
@@ -438,11 +353,6 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 	} else if err := checkDocuments(req.Documents); err != nil {
 		return nil, err
 	}
-	release, err := s.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	if h == nil {
 		ix, rc, err := s.build(ctx, req.Documents, keyID, isTrue(req.Synthetic))
 		if err != nil {
@@ -478,23 +388,22 @@ func (s *Service) Search(ctx context.Context, owner string, keyID *string, req S
 	}
 	var refs []ModelCallRef
 	if re, ok := emb.(*recordingEmbedder); ok && re.called {
-		tokens, err := sumTokens(s.Embedder, []string{req.Query})
+		tokens, err := peer.SumTokens(s.Embedder, []string{req.Query})
 		if err != nil {
 			return nil, err
 		}
-		rc, err := s.sign(ctx, "embed", s.EmbedderModel, []string{req.Query}, vectorsHash(re.out), map[string]string{"inputs": "1"}, tokens, keyID)
+		rc, err := s.issuer().Sign(ctx, "embed", s.EmbedderModel, []string{req.Query}, peer.VectorsHash(re.out), map[string]string{"inputs": "1"}, tokens, keyID)
 		if err != nil {
 			return nil, err
 		}
 		calls, refs = append(calls, rc), append(refs, ModelCallRef{ID: rc.ID, Kind: "embed"})
 	}
 	if rr != nil && rr.called {
-		b, _ := json.Marshal(rr.scores)
-		tokens, err := rerankTokens(s.Reranker, req.Query, rr.docs)
+		tokens, err := peer.RerankTokens(s.Reranker, req.Query, rr.docs)
 		if err != nil {
 			return nil, err
 		}
-		rc, err := s.sign(ctx, "rerank", s.RerankerModel, append([]string{req.Query}, rr.docs...), hashHex(b),
+		rc, err := s.issuer().Sign(ctx, "rerank", s.RerankerModel, append([]string{req.Query}, rr.docs...), peer.ScoresHash(rr.scores),
 			map[string]string{"candidates": strconv.Itoa(len(rr.docs))}, tokens, keyID)
 		if err != nil {
 			return nil, err
@@ -544,7 +453,7 @@ type recordingReranker struct {
 }
 
 func (r *recordingReranker) Rerank(ctx context.Context, query string, docs []string) ([]float32, error) {
-	if err := rerankFits(r.tc, query, docs); err != nil {
+	if err := index.RerankFits(r.tc, query, docs); err != nil {
 		return nil, err
 	}
 	s, err := r.r.Rerank(ctx, query, docs)
@@ -557,54 +466,4 @@ func rerankerOrNil(r *recordingReranker) Reranker {
 		return nil
 	}
 	return r
-}
-
-// VerifyRequest is POST /retrieval/verify's body.
-type VerifyRequest struct {
-	Receipt   json.RawMessage `json:"receipt"`
-	Chunks    []ProvenChunk   `json:"chunks"`
-	Documents []Document      `json:"documents"`
-}
-
-// VerifyResponse is its answer: ok when every check holds, which needs
-// every result the receipt lists handed back in chunks (a result left
-// unchecked fails the "results" check and is listed in unchecked).
-type VerifyResponse struct {
-	OK     bool    `json:"ok"`
-	Checks []Check `json:"checks"`
-	// Unchecked are the receipt's results (chunk ids) sent without their
-	// text and proof: nothing about them was checked.
-	Unchecked []string `json:"unchecked"`
-	// OffsetsUnchecked are the results whose byte offsets were not
-	// checked, their document not being in documents (every result when
-	// no documents were sent; offsets are optional to check).
-	OffsetsUnchecked []string `json:"offsets_unchecked"`
-}
-
-// Verify checks a search receipt against this box's key. A receipt with
-// a field the box does not write, or documents sent twice under one id,
-// is refused (400) naming it.
-func (s *Service) Verify(req VerifyRequest) (*VerifyResponse, error) {
-	if len(req.Receipt) == 0 || string(req.Receipt) == "null" {
-		return nil, problem.New(problem.Invalid, "receipt is missing: send the search receipt POST /retrieval/search returned")
-	}
-	if err := CheckVerifyDocuments(req.Documents); err != nil {
-		return nil, problem.Wrap(problem.Invalid, err, "%v", err)
-	}
-	var pub ed25519.PublicKey
-	if s.Key != nil {
-		pub = s.Key.PublicKey()
-	}
-	v, err := VerifySearchReport(req.Receipt, pub, req.Chunks, req.Documents)
-	if err != nil {
-		return nil, problem.Wrap(problem.Invalid, err, "receipt is not a %s receipt as the box wrote it: %v", SearchFormat, err)
-	}
-	ok := true
-	for _, c := range v.Checks {
-		ok = ok && c.OK
-	}
-	out := &VerifyResponse{OK: ok, Checks: v.Checks, Unchecked: []string{}, OffsetsUnchecked: []string{}}
-	out.Unchecked = append(out.Unchecked, v.Unchecked...)
-	out.OffsetsUnchecked = append(out.OffsetsUnchecked, v.NoOffsets...)
-	return out, nil
 }

@@ -306,13 +306,13 @@ func TestScanAnchorsBound(t *testing.T) {
 	}
 	// Signed again over the moved box (the key holder lying): the leaf
 	// no longer leads to the corpus root.
-	moved.Sig, _, _ = k.Sign(SearchFormat, moved.searchBody)
+	moved.Sig, _, _ = k.Sign(SearchFormat, moved.Body)
 	cs, _ = VerifySearch(mustJSON(moved), k.PublicKey(), chunks, nil)
 	if f := strings.Join(failed(cs), ";"); !strings.Contains(f, "chunk "+rc.Results[0].Chunk) {
 		t.Errorf("a moved box, signed: failed %q", f)
 	}
 	c := ix.Chunks[0]
-	if string(c.leaf("")) == string(c.leaf(ix.Format)) || strings.Contains(string(c.leaf("")), "bbox") || !strings.Contains(string(c.leaf(ix.Format)), `"bbox":[`) {
-		t.Errorf("leaves: v1 %s, v2 %s", c.leaf(""), c.leaf(ix.Format))
+	if string(c.Leaf("")) == string(c.Leaf(ix.Format)) || strings.Contains(string(c.Leaf("")), "bbox") || !strings.Contains(string(c.Leaf(ix.Format)), `"bbox":[`) {
+		t.Errorf("leaves: v1 %s, v2 %s", c.Leaf(""), c.Leaf(ix.Format))
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"boxd/engine/asr"
+	"boxd/engine/asr/frontend"
 )
 
 // Speak synthesises text (espeak-ng, American English by default) as 16
@@ -39,7 +39,7 @@ func Speak(tb testing.TB, text string, voice ...string) []float32 {
 	if b, err := exec.Command("sox", raw, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed-integer", out).CombinedOutput(); err != nil {
 		tb.Fatalf("sox: %v: %s", err, b)
 	}
-	pcm, err := asr.ReadWAV(out)
+	pcm, err := frontend.ReadWAV(out)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -47,13 +47,13 @@ func Speak(tb testing.TB, text string, voice ...string) []float32 {
 }
 
 // Silence is seconds of zeros.
-func Silence(seconds float64) []float32 { return make([]float32, int(seconds*asr.SampleRate)) }
+func Silence(seconds float64) []float32 { return make([]float32, int(seconds*frontend.SampleRate)) }
 
 // Noise is white Gaussian noise at an RMS level in dBFS.
 func Noise(seconds, dbfs float64, seed uint64) []float32 {
 	r := rand.New(rand.NewPCG(seed, 1))
 	sigma := math.Pow(10, dbfs/20)
-	out := make([]float32, int(seconds*asr.SampleRate))
+	out := make([]float32, int(seconds*frontend.SampleRate))
 	for i := range out {
 		out[i] = float32(r.NormFloat64() * sigma)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/asr/vad"
 	"boxd/engine/models/testmodels"
 )
@@ -38,11 +39,11 @@ func BenchmarkTiny(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer v.Close()
-	pcm, err := asr.ReadWAV(testmodels.Shared(b, "jfk.wav"))
+	pcm, err := frontend.ReadWAV(testmodels.Shared(b, "jfk.wav"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	audio := float64(len(pcm)) / asr.SampleRate
+	audio := float64(len(pcm)) / frontend.SampleRate
 	ctx := context.Background()
 	opts := func(beam int) Options {
 		dec := asr.DecodeOptions{BeamSize: beam, Temperatures: []float64{0}}

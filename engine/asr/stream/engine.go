@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/tokenizer"
 	"boxd/engine/asr/vad"
 )
 
@@ -81,7 +82,7 @@ func (e *Engine) Close() {
 // among the contract's languages. A bad language is an error that says
 // which are accepted.
 func (e *Engine) Options(lang, task string) (Options, error) {
-	code, err := asr.NormalizeLanguage(lang)
+	code, err := tokenizer.NormalizeLanguage(lang)
 	if err != nil {
 		return Options{}, err
 	}
@@ -99,7 +100,7 @@ func (e *Engine) Options(lang, task string) (Options, error) {
 	o := e.Defaults
 	o.Language, o.Task = code, task
 	if code == "" {
-		o.DetectAmong = asr.SpokenLanguages
+		o.DetectAmong = tokenizer.SpokenLanguages
 	}
 	return o, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"boxd/engine/asr"
 	"boxd/engine/asr/asrtest"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/asr/vad"
 	"boxd/engine/models/testmodels"
 )
@@ -40,7 +41,7 @@ func realOptions(lang string) Options {
 // frame gets a partial decode and through the goroutine-driven Stream.
 func TestStreamRulesOnRealAudio(t *testing.T) {
 	m, v := loadReal(t)
-	jfk, err := asr.ReadWAV(testmodels.Shared(t, "jfk.wav"))
+	jfk, err := frontend.ReadWAV(testmodels.Shared(t, "jfk.wav"))
 	if err != nil {
 		t.Fatal(err)
 	}

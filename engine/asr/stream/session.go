@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/frontend"
+	"boxd/engine/asr/tokenizer"
 	"boxd/engine/asr/vad"
 )
 
@@ -34,7 +36,7 @@ type Event struct {
 // Recognizer decodes audio; *asr.Model is one.
 type Recognizer interface {
 	Transcribe(ctx context.Context, pcm []float32, o asr.DecodeOptions) (*asr.Transcript, error)
-	Tokenizer() *asr.Tokenizer
+	Tokenizer() *tokenizer.Tokenizer
 }
 
 // Detector gives the speech probability of one VAD window; *vad.Model is one.
@@ -285,7 +287,7 @@ func (s *Session) partial(ctx context.Context) (*Event, error) {
 		s.resetSentence()
 		s.hypStart = start
 	}
-	if float64(s.total-s.partialAt) < s.o.StepS*asr.SampleRate || float64(s.total-start) < s.o.MinPartialS*asr.SampleRate {
+	if float64(s.total-s.partialAt) < s.o.StepS*frontend.SampleRate || float64(s.total-start) < s.o.MinPartialS*frontend.SampleRate {
 		return nil, nil
 	}
 	s.partialAt = s.total
@@ -373,7 +375,7 @@ func (s *Session) transcribe(ctx context.Context, pcm []float32, o asr.DecodeOpt
 // make.
 func transcribe(ctx context.Context, rec Recognizer, pcm []float32, so Options, o asr.DecodeOptions, lang string) (*asr.Transcript, error) {
 	o.Language, o.Task, o.DetectAmong = lang, so.Task, so.DetectAmong
-	o.MaxTokens = so.maxTokens(float64(len(pcm)) / asr.SampleRate)
+	o.MaxTokens = so.maxTokens(float64(len(pcm)) / frontend.SampleRate)
 	if so.Acquire != nil {
 		release, err := so.Acquire(ctx)
 		if err != nil {
@@ -383,7 +385,7 @@ func transcribe(ctx context.Context, rec Recognizer, pcm []float32, so Options, 
 	}
 	tr, err := rec.Transcribe(ctx, pcm, o)
 	if err != nil {
-		return nil, fmt.Errorf("stream: decode %.2f s: %w", float64(len(pcm))/asr.SampleRate, err)
+		return nil, fmt.Errorf("stream: decode %.2f s: %w", float64(len(pcm))/frontend.SampleRate, err)
 	}
 	return tr, nil
 }
@@ -395,8 +397,8 @@ func (s *Session) trim() {
 	if drop <= 0 {
 		return
 	}
-	if drop > len(s.buf)/2 && cap(s.buf) > 4*asr.SampleRate {
-		s.buf = append(make([]float32, 0, max(len(s.buf)-drop, asr.SampleRate)), s.buf[drop:]...)
+	if drop > len(s.buf)/2 && cap(s.buf) > 4*frontend.SampleRate {
+		s.buf = append(make([]float32, 0, max(len(s.buf)-drop, frontend.SampleRate)), s.buf[drop:]...)
 	} else {
 		s.buf = s.buf[drop:]
 	}
@@ -409,11 +411,11 @@ func (s *Session) Buffered() int { return cap(s.buf) }
 // fitContext is the encoder positions (50 a second) that hold n samples
 // plus a margin of 64 (1.28 s), as whisper.cpp users size audio_ctx.
 func fitContext(n int) int {
-	return min(1500, (n+asr.HopLength*2-1)/(asr.HopLength*2)+64)
+	return min(1500, (n+frontend.HopLength*2-1)/(frontend.HopLength*2)+64)
 }
 
 func seconds(sample int) float64 {
-	return math.Round(float64(max(0, sample))/asr.SampleRate*1000) / 1000
+	return math.Round(float64(max(0, sample))/frontend.SampleRate*1000) / 1000
 }
 
 func commonPrefix(a, b []int32) []int32 {
@@ -436,7 +438,7 @@ func hasPrefix(a, p []int32) bool {
 	return true
 }
 
-func tokenBytes(tk *asr.Tokenizer, toks []int32) []byte {
+func tokenBytes(tk *tokenizer.Tokenizer, toks []int32) []byte {
 	var b []byte
 	for _, t := range toks {
 		b = append(b, tk.Bytes(t)...)
@@ -460,7 +462,7 @@ func completeUTF8(b []byte) string {
 // when the next token continues a word (starts with a letter or digit and
 // the agreed text ends in one), the trailing word is held back. Scripts
 // written without spaces have no such boundary and are not held back.
-func wordBoundary(tk *asr.Tokenizer, agreed []int32, next int32) []int32 {
+func wordBoundary(tk *tokenizer.Tokenizer, agreed []int32, next int32) []int32 {
 	continues := func(b []byte) bool {
 		r, _ := utf8.DecodeRune(b)
 		return isWordRune(r)

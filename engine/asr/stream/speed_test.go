@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/models/testmodels"
 )
 
@@ -54,7 +55,7 @@ func BenchmarkSpeed(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer m.Close()
-	pcm, err := asr.ReadWAV(audio)
+	pcm, err := frontend.ReadWAV(audio)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,8 +63,8 @@ func BenchmarkSpeed(b *testing.B) {
 	longS := testmodels.EnvInt(b, "BOXD_BENCH_LONG_S", 120)
 	batch := testmodels.EnvInt(b, "BOXD_BENCH_BATCH", 8)
 	reps := max(1, testmodels.EnvInt(b, "BOXD_BENCH_REPS", 3))
-	window := repeatTo(pcm, 30*asr.SampleRate)
-	long := repeatTo(pcm, longS*asr.SampleRate)
+	window := repeatTo(pcm, 30*frontend.SampleRate)
+	long := repeatTo(pcm, longS*frontend.SampleRate)
 	ctx := context.Background()
 	opts := asr.DecodeOptions{Language: "en", Temperatures: []float64{0}, NoSpeechThreshold: 1, MaxTokens: tokens}
 	run := func(x []float32) error { _, err := m.Transcribe(ctx, x, opts); return err }
@@ -105,7 +106,7 @@ func BenchmarkSpeed(b *testing.B) {
 			wall += w
 			st.Windows, st.Steps = st.Windows+s.Windows, st.Steps+s.Steps
 		}
-		b.ReportMetric(float64(b.N*len(long))/asr.SampleRate/wall.Seconds(), "rtf")
+		b.ReportMetric(float64(b.N*len(long))/frontend.SampleRate/wall.Seconds(), "rtf")
 		b.ReportMetric(float64(st.Windows)/float64(b.N), "windows/op")
 		b.ReportMetric(float64(st.Steps)/float64(max(1, st.Windows)), "steps/window")
 	})

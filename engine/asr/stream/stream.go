@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"boxd/engine/asr"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/asr/vad"
 )
 
@@ -53,7 +53,7 @@ func Transcribe(ctx context.Context, rec Recognizer, det Detector, pcm []float32
 		}
 		probs = append(probs, p)
 	}
-	res := &Result{Language: o.Language, Duration: float64(len(pcm)) / asr.SampleRate}
+	res := &Result{Language: o.Language, Duration: float64(len(pcm)) / frontend.SampleRate}
 	for _, sp := range vad.SpansAudio(probs, pcm, o.VAD) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -74,7 +74,7 @@ func Transcribe(ctx context.Context, rec Recognizer, det Detector, pcm []float32
 
 // Frame limits: the contract's frames are about 100 ms (3200 bytes); up to
 // two seconds is accepted.
-const MaxFrameBytes = 2 * asr.SampleRate * 2
+const MaxFrameBytes = 2 * frontend.SampleRate * 2
 
 // Errors a Stream returns.
 var (
@@ -119,7 +119,7 @@ func (st *Stream) Write(ctx context.Context, frame []byte) error {
 	case len(frame) > MaxFrameBytes:
 		return fmt.Errorf("%w: %d bytes; send at most %d (2 s) per frame, about 3200 (100 ms) is expected", ErrBadFrame, len(frame), MaxFrameBytes)
 	}
-	pcm, err := asr.PCM16(frame)
+	pcm, err := frontend.PCM16(frame)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrBadFrame, err)
 	}
@@ -175,7 +175,7 @@ func (st *Stream) fail(err error) {
 
 // maxBatch bounds the audio one Feed takes (10 s), so a backlog is worked
 // off in steps and finals keep coming.
-const maxBatch = 10 * asr.SampleRate
+const maxBatch = 10 * frontend.SampleRate
 
 func (st *Stream) run(ctx context.Context) {
 	defer close(st.done)

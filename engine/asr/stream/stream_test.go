@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/frontend"
+	"boxd/engine/asr/tokenizer"
 	"boxd/engine/asr/vad"
 	"boxd/engine/models/testmodels"
 	"boxd/engine/models/whisperbin"
@@ -76,7 +78,7 @@ func (energyVAD) Prob(_ *vad.State, w []float32) (float32, error) {
 // sentence agree on their common part; it records the longest audio it
 // was given.
 type wordsRec struct {
-	tk      *asr.Tokenizer
+	tk      *tokenizer.Tokenizer
 	longest int
 	calls   int
 }
@@ -86,7 +88,7 @@ var vocabulary = strings.Fields("the patient reports lower back pain since monda
 func (r *wordsRec) Transcribe(_ context.Context, pcm []float32, o asr.DecodeOptions) (*asr.Transcript, error) {
 	r.calls++
 	r.longest = max(r.longest, len(pcm))
-	n := int(float64(len(pcm)) / asr.SampleRate * 2.5)
+	n := int(float64(len(pcm)) / frontend.SampleRate * 2.5)
 	words := make([]string, n)
 	for i := range words {
 		words[i] = vocabulary[i%len(vocabulary)]
@@ -106,9 +108,9 @@ func (r *wordsRec) Transcribe(_ context.Context, pcm []float32, o asr.DecodeOpti
 	return &asr.Transcript{Language: lang, Segments: []asr.Segment{{Text: r.tk.Decode(toks), Tokens: toks}}}, nil
 }
 
-func (r *wordsRec) Tokenizer() *asr.Tokenizer { return r.tk }
+func (r *wordsRec) Tokenizer() *tokenizer.Tokenizer { return r.tk }
 
-func realTokenizer(t testing.TB) *asr.Tokenizer {
+func realTokenizer(t testing.TB) *tokenizer.Tokenizer {
 	t.Helper()
 	m, err := whisperbin.ReadFile(testmodels.Shared(t, "whisper-vocab-tiny.bin"))
 	if err != nil {
@@ -118,7 +120,7 @@ func realTokenizer(t testing.TB) *asr.Tokenizer {
 	for i, b := range m.Vocab {
 		toks[i] = string(b)
 	}
-	tk, err := asr.NewTokenizer(toks, 51865)
+	tk, err := tokenizer.New(toks, 51865)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,9 +129,9 @@ func realTokenizer(t testing.TB) *asr.Tokenizer {
 
 // tone is a 220 Hz tone at -14 dBFS: "speech" to the energy VAD.
 func tone(seconds float64) []float32 {
-	out := make([]float32, int(seconds*asr.SampleRate))
+	out := make([]float32, int(seconds*frontend.SampleRate))
 	for i := range out {
-		out[i] = 0.2 * float32(math.Sin(2*math.Pi*220*float64(i)/asr.SampleRate))
+		out[i] = 0.2 * float32(math.Sin(2*math.Pi*220*float64(i)/frontend.SampleRate))
 	}
 	return out
 }
@@ -155,7 +157,7 @@ func TestHoursOfAudioInBoundedMemory(t *testing.T) {
 	s := NewSession(rec, energyVAD{}, Options{Language: "en"})
 	ctx := context.Background()
 	var evs []Event
-	sentence := append(tone(4), make([]float32, asr.SampleRate)...)
+	sentence := append(tone(4), make([]float32, frontend.SampleRate)...)
 	const hours = 2
 	maxBuf := 0
 	for range hours * 3600 / 5 {
@@ -171,8 +173,8 @@ func TestHoursOfAudioInBoundedMemory(t *testing.T) {
 	if n := len(finals(evs)); n != hours*3600/5 {
 		t.Fatalf("%d finals for %d sentences", n, hours*3600/5)
 	}
-	if maxBuf > 6*asr.SampleRate {
-		t.Errorf("session held %.1f s of audio for 4 s sentences", float64(maxBuf)/asr.SampleRate)
+	if maxBuf > 6*frontend.SampleRate {
+		t.Errorf("session held %.1f s of audio for 4 s sentences", float64(maxBuf)/frontend.SampleRate)
 	}
 	before := len(finals(evs))
 	feedFrames(t, ctx, s, tone(61), &evs)
@@ -185,8 +187,8 @@ func TestHoursOfAudioInBoundedMemory(t *testing.T) {
 	if n := len(finals(evs)) - before; n != 4 { // 20 s limit: 4 pieces of 61 s
 		t.Errorf("61 s without a pause gave %d sentences, want 4", n)
 	}
-	if rec.longest > 20*asr.SampleRate {
-		t.Errorf("a decode saw %.1f s, more than the 20 s sentence limit", float64(rec.longest)/asr.SampleRate)
+	if rec.longest > 20*frontend.SampleRate {
+		t.Errorf("a decode saw %.1f s, more than the 20 s sentence limit", float64(rec.longest)/frontend.SampleRate)
 	}
 	if _, err := s.Feed(ctx, tone(1), true); !errors.Is(err, ErrFlushed) {
 		t.Errorf("feed after flush: %v", err)
@@ -199,7 +201,7 @@ func TestPartialsAgreeBeforeCommitting(t *testing.T) {
 	rec := &wordsRec{tk: realTokenizer(t)}
 	s := NewSession(rec, energyVAD{}, Options{Language: "en"})
 	var evs []Event
-	audio := append(append(make([]float32, asr.SampleRate/2), tone(6)...), make([]float32, asr.SampleRate)...)
+	audio := append(append(make([]float32, frontend.SampleRate/2), tone(6)...), make([]float32, frontend.SampleRate)...)
 	feedFrames(t, context.Background(), s, audio, &evs)
 	checkEvents(t, evs)
 	if len(evs) < 4 {
@@ -231,7 +233,7 @@ func TestStreamMatchesBatchOnFakeModel(t *testing.T) {
 	rec := &wordsRec{tk: realTokenizer(t)}
 	var audio []float32
 	for i, d := range []float64{1.3, 0.2, 2.7, 0.1, 4.4} {
-		audio = append(audio, make([]float32, int(0.3*float64(i+1)*asr.SampleRate))...)
+		audio = append(audio, make([]float32, int(0.3*float64(i+1)*frontend.SampleRate))...)
 		audio = append(audio, tone(d)...)
 	}
 	audio = append(audio, tone(0.15)...) // ends in speech
@@ -357,7 +359,7 @@ func TestOnPartialDecode(t *testing.T) {
 	var heard []float64
 	s := NewSession(rec, energyVAD{}, Options{Language: "en", OnPartialDecode: func(h float64) { heard = append(heard, h) }})
 	var evs []Event
-	audio := append(append(make([]float32, asr.SampleRate/2), tone(6)...), make([]float32, asr.SampleRate)...)
+	audio := append(append(make([]float32, frontend.SampleRate/2), tone(6)...), make([]float32, frontend.SampleRate)...)
 	feedFrames(t, context.Background(), s, audio, &evs)
 	partials := 0
 	for _, e := range evs {
@@ -369,7 +371,7 @@ func TestOnPartialDecode(t *testing.T) {
 		t.Fatalf("%d partial decodes seen for %d partial events: %v", len(heard), partials, heard)
 	}
 	for i, h := range heard {
-		if h <= 0 || h > float64(len(audio))/asr.SampleRate || i > 0 && h-heard[i-1] < 0.99 {
+		if h <= 0 || h > float64(len(audio))/frontend.SampleRate || i > 0 && h-heard[i-1] < 0.99 {
 			t.Errorf("decode %d began at %.2f s of audio (before: %v)", i, h, heard[:i])
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/ollama/ollama/ml"
+	_ "github.com/ollama/ollama/ml/backend" // registers the ggml backend
 
 	"boxd/engine/models/convert"
 	"boxd/engine/models/gguf"

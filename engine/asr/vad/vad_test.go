@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"boxd/engine/asr"
 	"boxd/engine/asr/asrtest"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/asr/vad"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/testmodels"
@@ -132,7 +132,7 @@ func (r *refVAD) prob(win []float32) float64 {
 
 func TestVADMatchesTheFloat64Reference(t *testing.T) {
 	v := loadVAD(t)
-	pcm, err := asr.ReadWAV(testmodels.Shared(t, "jfk.wav"))
+	pcm, err := frontend.ReadWAV(testmodels.Shared(t, "jfk.wav"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func near(a, b int) bool { return math.Abs(float64(a-b)) <= 1600 } // 100 ms
 
 func TestVADFindsJFKSpeech(t *testing.T) {
 	v := loadVAD(t)
-	pcm, _ := asr.ReadWAV(testmodels.Shared(t, "jfk.wav"))
+	pcm, _ := frontend.ReadWAV(testmodels.Shared(t, "jfk.wav"))
 	probs, err := v.Probs(pcm)
 	if err != nil {
 		t.Fatal(err)

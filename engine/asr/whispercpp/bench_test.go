@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/asr/whispercpp"
 	"boxd/engine/models/testmodels"
 )
@@ -38,7 +39,7 @@ import (
 func BenchmarkVsWhisperCpp(b *testing.B) {
 	whispercpp.Require(b)
 	wav := testmodels.Shared(b, "jfk.wav")
-	pcm, err := asr.ReadWAV(wav)
+	pcm, err := frontend.ReadWAV(wav)
 	if err != nil {
 		b.Fatal(err)
 	}

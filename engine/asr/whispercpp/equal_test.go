@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/frontend"
 	"boxd/engine/asr/whispercpp"
 	"boxd/engine/models/testmodels"
 )
@@ -56,7 +57,7 @@ func equalModels() []testmodels.Whisper {
 func TestGreedyEqualsWhisperCpp(t *testing.T) {
 	whispercpp.Require(t)
 	wav := testmodels.Shared(t, "jfk.wav")
-	pcm, err := asr.ReadWAV(wav)
+	pcm, err := frontend.ReadWAV(wav)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"boxd/engine/asr"
+	"boxd/engine/asr/tokenizer"
 	"boxd/engine/models/convert"
 	"boxd/engine/models/gguf"
 	"boxd/engine/models/hfwhisper"
@@ -230,7 +231,7 @@ func specialIDs(t *testing.T, nVocab int) map[string]int64 {
 		E, L = 50257, nVocab-51765-1
 	}
 	ids := map[string]int64{"<|endoftext|>": E, "<|startoftranscript|>": E + 1}
-	for i, code := range asr.Languages[:L] {
+	for i, code := range tokenizer.Languages[:L] {
 		ids["<|"+code+"|>"] = E + 2 + int64(i)
 	}
 	next := E + 2 + int64(L)

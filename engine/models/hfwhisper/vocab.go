@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strconv"
 
-	"boxd/engine/asr"
+	"boxd/engine/asr/tokenizer"
 )
 
 // byteDecoder inverts GPT-2's bytes_to_unicode: the 188 printable bytes
@@ -98,7 +98,7 @@ func (l layout) id(tok string, nVocab int) (int64, bool) {
 		id := l.beg + (whole*100+frac)/2
 		return id, id < int64(nVocab)
 	}
-	for i, code := range asr.Languages[:min(l.nLang, len(asr.Languages))] {
+	for i, code := range tokenizer.Languages[:min(l.nLang, len(tokenizer.Languages))] {
 		if tok == "<|"+code+"|>" {
 			return l.sot + 1 + int64(i), true
 		}

@@ -18,6 +18,8 @@ from counting import CountingRegex
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "..", "testdata", "sitecheck")
 MODULE = os.path.join(HERE, "..", "boxd_sitecheck", "replyguard.py")
+# The one source of the word lists: the file the Go package embeds.
+GO_LISTS = os.path.join(HERE, "..", "..", "..", "pipelines", "sitecheck", "replyguard", "lists.json")
 
 
 def _load_replyguard():
@@ -317,6 +319,36 @@ class KitErrorTest(unittest.TestCase):
                 self.assertIn("ok", r)
         self.assertIs(rg.is_healthcare_business({"business_name": "", "business_type": None}), False)
         self.assertIs(rg.is_healthcare_business({"business_name": "Smile", "business_type": "Dentist"}), True)
+
+
+class ListsTest(unittest.TestCase):
+    def test_kit_reads_the_lists_go_embeds(self):
+        with open(GO_LISTS, encoding="utf-8") as f:
+            go_lists = json.load(f)
+        self.assertEqual(
+            rg._LISTS, go_lists,
+            "boxd_sitecheck/replyguard_lists.json differs from pipelines/sitecheck/replyguard/lists.json: "
+            "run go generate ./pipelines/sitecheck/replyguard")
+
+    def test_tables_hold_every_listed_phrase_and_word(self):
+        lists = rg._LISTS
+        for key, table in [
+            ("offer_phrases", rg._OFFER_PHRASES), ("arguing_phrases", rg._ARGUING_PHRASES),
+            ("placeholder_phrases", rg._PLACEHOLDER_PHRASES), ("phi_phrases", rg._PHI_PHRASES),
+            ("health_keywords", rg._HEALTH_KEYWORDS), ("veterinary_words", rg._VETERINARY_WORDS),
+        ]:
+            got = sorted((cat, " ".join(words)) for entries in table.values() for words, cat in entries)
+            want = sorted((g["category"], p) for g in lists[key] for p in g["phrases"])
+            self.assertTrue(want, key)
+            self.assertEqual(got, want, key)
+        for key, words in [
+            ("health_credentials", rg._HEALTH_CREDENTIALS), ("titles", rg._TITLES),
+            ("common_words", rg._COMMON_WORDS), ("star_words", rg._STAR_WORDS),
+            ("english_words", rg._ENGLISH_WORDS), ("foreign_words", rg._FOREIGN_WORDS),
+        ]:
+            self.assertTrue(lists[key], key)
+            self.assertEqual(words, frozenset(lists[key]), key)
+        self.assertEqual(rg._NUMBER_WORDS, lists["number_words"])
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ func ReadBar(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 	if !ok {
 		return nil, &NotCalibrated{Why: "fewer than two numeric tick labels were read left of the y axis"}
 	}
-	filled := func(p []byte) bool { return colored(p) || (int(p[0])+int(p[1])+int(p[2]))/3 < 200 }
+	filled := func(p []byte) bool { return Colored(p) || (int(p[0])+int(p[1])+int(p[2]))/3 < 200 }
 	// B2. Each column's fill from just above the axis: its colour and top.
 	type col struct {
 		top   int
@@ -131,7 +131,7 @@ func ReadBar(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 			si = len(palette)
 			palette = append(palette, r.color)
 		}
-		bars = append(bars, Bar{Value: sig3(yAx.value(float64(top))), X: float64(r.x0+r.x1) / 2, Color: r.color, Series: strconv.Itoa(si)})
+		bars = append(bars, Bar{Value: Sig3(yAx.value(float64(top))), X: float64(r.x0+r.x1) / 2, Color: r.color, Series: strconv.Itoa(si)})
 	}
 	if len(bars) < 2 {
 		return nil, &NotCalibrated{Why: "fewer than two solid bars rising from the x axis were found"}
@@ -210,7 +210,7 @@ func ReadBar(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 		}
 		b.Printed = &v
 		if math.Abs(v-b.Value) > 0.02*yRange {
-			b.Flag = fmt.Sprintf("%s is printed above the bar, which is drawn to %s", ftoa(v), ftoa(b.Value))
+			b.Flag = fmt.Sprintf("%s is printed above the bar, which is drawn to %s", Ftoa(v), Ftoa(b.Value))
 			ch.Flagged++
 		}
 	}
@@ -247,7 +247,7 @@ func namesByColor(img *raster.Image, words []Word, palette [][3]uint8) []string 
 		n := 0
 		for y := max(0, int(w.Box.Y0)); y < min(img.H, int(w.Box.Y1)); y++ {
 			for x := max(0, int(w.Box.X0)); x < min(img.W, int(w.Box.X1)); x++ {
-				if p := at(x, y); colored(p) {
+				if p := at(x, y); Colored(p) {
 					for i := range 3 {
 						sum[i] += int(p[i])
 					}
@@ -260,7 +260,7 @@ func namesByColor(img *raster.Image, words []Word, palette [][3]uint8) []string 
 		}
 		return [3]uint8{uint8(sum[0] / n), uint8(sum[1] / n), uint8(sum[2] / n)}, true
 	}
-	for _, l := range textLines(words) {
+	for _, l := range TextLines(words) {
 		for _, w := range l {
 			c, ok := wordColor(w)
 			if !ok {

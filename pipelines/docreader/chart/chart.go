@@ -1,12 +1,12 @@
 // Package chart reads charts back into numbers by geometry: forest plots
-// (forest.go) and Kaplan–Meier survival charts. For a survival chart: the axes are found in the pixels and calibrated from their
+// (chart/forest) and Kaplan–Meier survival charts. For a survival chart: the axes are found in the pixels and calibrated from their
 // OCRed tick labels, each coloured curve is traced column by column into
 // survival steps, the median is where a curve first reaches 0.5, the
 // number-at-risk table under the plot is read from its words aligned to
 // the ticks, and the printed medians and hazard ratio are read from the
 // text. A printed median the drawing disagrees with is flagged.
 //
-// The rules (revision boxd-chart-2; forest.go adds forest plots, F1-F4,
+// The rules (revision boxd-chart-2; chart/forest adds forest plots, F1-F4,
 // and bar.go bar charts, B1-B5):
 //  1. Pixels: "coloured" when their channels differ by more than 60;
 //     "ink" when neutral and darker than 100.
@@ -137,6 +137,33 @@ type Chart struct {
 	Flagged int `json:"flagged"`
 }
 
+// ForestRow is one row of a forest plot.
+type ForestRow struct {
+	Label    string  `json:"label"`
+	Estimate float64 `json:"estimate"`
+	Low      float64 `json:"ci_low"`
+	High     float64 `json:"ci_high"`
+	// Pooled: drawn as a diamond (a pooled or subtotal estimate).
+	Pooled bool `json:"pooled"`
+	// Printed are the numbers printed on the row ("est (lo-hi)"), nil
+	// when none were read.
+	Printed *Printed `json:"printed"`
+	// Y is the row's centre in the chart's pixels.
+	Y    float64 `json:"y"`
+	Flag string  `json:"flag,omitempty"`
+}
+
+// Printed is a row's printed estimate and interval, and their text.
+type Printed struct {
+	Text     string  `json:"text"`
+	Estimate float64 `json:"estimate"`
+	Low      float64 `json:"ci_low"`
+	High     float64 `json:"ci_high"`
+}
+
+// Forest is the chart type of a forest plot.
+const Forest = "forest"
+
 // Shift moves the chart's pixel positions by (dx, dy): a chart read from
 // a crop placed back on its page.
 func (c *Chart) Shift(dx, dy float64) {
@@ -165,15 +192,9 @@ type NotCalibrated struct{ Why string }
 
 func (e *NotCalibrated) Error() string { return "the axes could not be calibrated: " + e.Why }
 
-// pixel classes.
-func colored(p []byte) bool {
-	hi := max(p[0], p[1], p[2])
-	lo := min(p[0], p[1], p[2])
-	return int(hi)-int(lo) > 60
-}
-
+// ink says whether a pixel is ink: neutral and darker than 100 (rule 1).
 func ink(p []byte) bool {
-	return !colored(p) && (int(p[0])+int(p[1])+int(p[2]))/3 < 100
+	return !Colored(p) && (int(p[0])+int(p[1])+int(p[2]))/3 < 100
 }
 
 // Options tune a reading.
@@ -195,7 +216,7 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 	c := &Chart{Type: "kaplan_meier", PlotBox: box.BBox(), Series: []Series{}, AtRisk: []RiskRow{}}
 	// 3. Calibration: tick labels, placed at the tick marks they sit
 	// by; a mark whose label was missed is read again.
-	xMarks := marks(img.W, func(x int) bool {
+	xMarks := Marks(img.W, func(x int) bool {
 		n := 0
 		for y := int(box.Y1) + 3; y < min(img.H, int(box.Y1)+10); y++ {
 			if ink(at(x, y)) {
@@ -215,7 +236,7 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 		cx, cy := w.Box.Center()
 		switch {
 		case cy > box.Y1 && cy < box.Y1+90 && cx >= box.X0-30 && cx <= box.X1+30:
-			if i := nearestMark(xMarks, cx, 25); i >= 0 {
+			if i := NearestMark(xMarks, cx, 25); i >= 0 {
 				cx = xMarks[i]
 				xLabelled[i] = true
 			}
@@ -237,7 +258,7 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 			}
 		}
 	}
-	if c.X, ok = fit(xt); !ok {
+	if c.X, ok = Fit(xt); !ok {
 		return nil, &NotCalibrated{Why: "fewer than two numeric tick labels were read under the x axis"}
 	}
 	if c.Y, ok = yAxis(img, words, box); !ok {
@@ -266,7 +287,7 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 	for y := int(box.Y0); y < int(box.Y1)-2; y++ {
 		for x := int(box.X0) + 3; x < int(box.X1); x++ {
 			p := at(x, y)
-			if !colored(p) {
+			if !Colored(p) {
 				continue
 			}
 			k := [3]uint8{p[0] >> 5, p[1] >> 5, p[2] >> 5}
@@ -314,7 +335,7 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 			lo, hi := -1, -1
 			for y := int(box.Y0); y < int(box.Y1)-1; y++ {
 				p := at(x, y)
-				if colored(p) && dist([3]uint8{p[0], p[1], p[2]}, col) < 70 {
+				if Colored(p) && dist([3]uint8{p[0], p[1], p[2]}, col) < 70 {
 					if lo < 0 {
 						lo = y
 					}
@@ -331,25 +352,25 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 			v := clamp(c.Y.value(py), 0, 1)
 			t := c.X.value(float64(x))
 			if math.IsNaN(last) || math.Abs(v-last) > 0.004 {
-				s.Steps = append(s.Steps, Step{T: round(t, 2), S: round(v, 4)})
+				s.Steps = append(s.Steps, Step{T: Round(t, 2), S: Round(v, 4)})
 				last = v
 			}
 			if s.Median == nil && v <= 0.5 {
-				m := round(t, 2)
+				m := Round(t, 2)
 				s.Median = &m
 			}
 		}
 		c.Series = append(c.Series, s)
 	}
 	// Lines of text, with their colour.
-	lines := textLines(words)
+	lines := TextLines(words)
 	lineColor := func(l []Word) ([3]uint8, bool) {
 		var sum [3]int
 		n := 0
 		for _, w := range l {
 			for y := max(0, int(w.Box.Y0)); y < min(img.H, int(w.Box.Y1)); y++ {
 				for x := max(0, int(w.Box.X0)); x < min(img.W, int(w.Box.X1)); x++ {
-					if p := at(x, y); colored(p) {
+					if p := at(x, y); Colored(p) {
 						for i := range 3 {
 							sum[i] += int(p[i])
 						}
@@ -462,9 +483,9 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 		switch {
 		case s.PrintedMedian == nil:
 		case s.Median == nil:
-			s.Flag = "a median of " + ftoa(*s.PrintedMedian) + " is printed, but the drawn curve never reaches 0.5"
+			s.Flag = "a median of " + Ftoa(*s.PrintedMedian) + " is printed, but the drawn curve never reaches 0.5"
 		case math.Abs(*s.Median-*s.PrintedMedian) > tol:
-			s.Flag = "the printed median is " + ftoa(*s.PrintedMedian) + "; the drawn curve reaches 0.5 at " + ftoa(*s.Median)
+			s.Flag = "the printed median is " + Ftoa(*s.PrintedMedian) + "; the drawn curve reaches 0.5 at " + Ftoa(*s.Median)
 		}
 		if s.Flag != "" {
 			c.Flagged++
@@ -477,7 +498,7 @@ func Read(img *raster.Image, words []Word, opt Options) (*Chart, error) {
 	}
 	// 7. Hazard ratio.
 	hrRE := regexp.MustCompile(`(?i)\bHR\s*[:=]?\s*([0-9]+(?:\.[0-9]+)?)(?:\s*\(\s*95\s*%\s*CI\s*[:,]?\s*([0-9]+(?:\.[0-9]+)?)\s*(?:-|–|—|to)\s*([0-9]+(?:\.[0-9]+)?)\s*\))?`)
-	if m := hrRE.FindStringSubmatch(digitsRE.ReplaceAllString(strings.Join(all, "\n"), "${1}0$2")); m != nil {
+	if m := hrRE.FindStringSubmatch(MendZeros(strings.Join(all, "\n"))); m != nil {
 		hr := &HazardRatio{Text: strings.TrimSpace(m[0])}
 		hr.Value, _ = strconv.ParseFloat(m[1], 64)
 		if m[2] != "" {
@@ -498,14 +519,14 @@ func axes(img *raster.Image) (raster.Box, bool) {
 	at := func(x, y int) []byte { return img.Pix[(y*img.W+x)*3 : (y*img.W+x)*3+3] }
 	xAxisY, xa, xb := -1, 0, 0
 	for y := range img.H {
-		a, b := longestRun(img.W, func(x int) bool { return ink(at(x, y)) })
+		a, b := LongestRun(img.W, func(x int) bool { return ink(at(x, y)) })
 		if b-a > xb-xa {
 			xAxisY, xa, xb = y, a, b
 		}
 	}
 	yAxisX, ya, yb := -1, 0, 0
 	for x := range img.W {
-		a, b := longestRun(img.H, func(y int) bool { return ink(at(x, y)) })
+		a, b := LongestRun(img.H, func(y int) bool { return ink(at(x, y)) })
 		if b-a > yb-ya {
 			yAxisX, ya, yb = x, a, b
 		}
@@ -520,7 +541,7 @@ func axes(img *raster.Image) (raster.Box, bool) {
 // pixels), each placed at the tick mark it sits by.
 func yAxis(img *raster.Image, words []Word, box raster.Box) (Axis, bool) {
 	at := func(x, y int) []byte { return img.Pix[(y*img.W+x)*3 : (y*img.W+x)*3+3] }
-	yMarks := marks(img.H, func(y int) bool {
+	yMarks := Marks(img.H, func(y int) bool {
 		n := 0
 		for x := max(0, int(box.X0)-10); x < int(box.X0)-2; x++ {
 			if ink(at(x, y)) {
@@ -537,81 +558,13 @@ func yAxis(img *raster.Image, words []Word, box raster.Box) (Axis, bool) {
 		}
 		cx, cy := w.Box.Center()
 		if cx < box.X0 && cx > box.X0-160 && cy >= box.Y0-20 && cy <= box.Y1+20 {
-			if i := nearestMark(yMarks, cy, 15); i >= 0 {
+			if i := NearestMark(yMarks, cy, 15); i >= 0 {
 				cy = yMarks[i]
 			}
 			yt = append(yt, Tick{Value: v, Pixel: cy})
 		}
 	}
-	return fit(yt)
-}
-
-// digitsRE finds a zero OCR read as a letter or "@" before a decimal
-// point ("@.45", "O.62").
-var digitsRE = regexp.MustCompile(`(^|[^A-Za-z0-9])[@OoQ](\.[0-9])`)
-
-// longestRun is the longest run of true over [0, n), bridging gaps of
-// up to 2.
-func longestRun(n int, on func(int) bool) (int, int) {
-	ba, bb := 0, 0
-	start, last := -1, -10
-	for i := range n {
-		if !on(i) {
-			continue
-		}
-		if start < 0 || i-last > 3 {
-			start = i
-		}
-		last = i
-		if last+1-start > bb-ba {
-			ba, bb = start, last+1
-		}
-	}
-	return ba, bb
-}
-
-// fit fits value = a + b × pixel to the ticks, dropping the worst label
-// once when it is more than 2% of the range off.
-func fit(ts []Tick) (Axis, bool) {
-	for round := 0; round < 2; round++ {
-		distinct := map[float64]bool{}
-		for _, t := range ts {
-			distinct[t.Value] = true
-		}
-		if len(distinct) < 2 {
-			return Axis{}, false
-		}
-		var sx, sy, sxx, sxy float64
-		n := float64(len(ts))
-		for _, t := range ts {
-			sx += t.Pixel
-			sy += t.Value
-			sxx += t.Pixel * t.Pixel
-			sxy += t.Pixel * t.Value
-		}
-		den := n*sxx - sx*sx
-		if den == 0 {
-			return Axis{}, false
-		}
-		b := (n*sxy - sx*sy) / den
-		a := (sy - b*sx) / n
-		lo, hi := ts[0].Value, ts[0].Value
-		worst, worstD := -1, 0.0
-		for i, t := range ts {
-			lo, hi = min(lo, t.Value), max(hi, t.Value)
-			if d := math.Abs(a + b*t.Pixel - t.Value); d > worstD {
-				worst, worstD = i, d
-			}
-		}
-		if worstD > 0.02*(hi-lo) && round == 0 && len(ts) > 2 {
-			ts = append(ts[:worst:worst], ts[worst+1:]...)
-			continue
-		}
-		sorted := append([]Tick(nil), ts...)
-		sort.Slice(sorted, func(i, j int) bool { return sorted[i].Pixel < sorted[j].Pixel })
-		return Axis{Ticks: sorted, Offset: a, Scale: b, Min: lo, Max: hi, ResidualMax: round4(worstD)}, true
-	}
-	return Axis{}, false
+	return Fit(yt)
 }
 
 func nearestTickIndex(ts []Tick, px, within float64) int {
@@ -622,61 +575,6 @@ func nearestTickIndex(ts []Tick, px, within float64) int {
 		}
 	}
 	return best
-}
-
-// marks are the middles of the runs where on holds over [0, n): tick
-// marks along an axis.
-func marks(n int, on func(int) bool) []float64 {
-	var out []float64
-	start := -1
-	for i := 0; i <= n; i++ {
-		if i < n && on(i) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			out = append(out, float64(start+i-1)/2)
-			start = -1
-		}
-	}
-	return out
-}
-
-func nearestMark(ms []float64, p, within float64) int {
-	best, bestD := -1, within
-	for i, m := range ms {
-		if d := math.Abs(m - p); d <= bestD {
-			best, bestD = i, d
-		}
-	}
-	return best
-}
-
-// textLines groups words into lines (vertical overlap of half), each
-// left to right, lines top to bottom.
-func textLines(ws []Word) [][]Word {
-	s := append([]Word(nil), ws...)
-	sort.SliceStable(s, func(i, j int) bool { return s[i].Box.Y0 < s[j].Box.Y0 })
-	var out [][]Word
-	var box raster.Box
-	for _, w := range s {
-		if n := len(out); n > 0 {
-			ov := min(box.Y1, w.Box.Y1) - max(box.Y0, w.Box.Y0)
-			if 2*ov >= min(box.Y1-box.Y0, w.Box.Y1-w.Box.Y0) {
-				out[n-1] = append(out[n-1], w)
-				box = box.Union(w.Box)
-				continue
-			}
-		}
-		out = append(out, []Word{w})
-		box = w.Box
-	}
-	for _, l := range out {
-		sort.SliceStable(l, func(i, j int) bool { return l[i].Box.X0 < l[j].Box.X0 })
-	}
-	return out
 }
 
 func joinWords(l []Word) string {
@@ -698,11 +596,4 @@ func dist(a, b [3]uint8) float64 {
 
 func clamp(v, lo, hi float64) float64 { return max(lo, min(hi, v)) }
 
-func round(v float64, places int) float64 {
-	p := math.Pow(10, float64(places))
-	return math.Round(v*p) / p
-}
-
-func round4(v float64) float64 { return round(v, 4) }
-
-func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+func round4(v float64) float64 { return Round(v, 4) }

@@ -52,7 +52,7 @@ func LineFrom(img *raster.Image, words []Word, c *Chart) (*Chart, error) {
 		for x := int(box.X0) + 3; x < int(box.X1); x++ {
 			lo, hi := -1, -1
 			for y := int(box.Y0); y < int(box.Y1)-1; y++ {
-				if p := at(x, y); colored(p) && dist([3]uint8{p[0], p[1], p[2]}, s.Color) < 70 {
+				if p := at(x, y); Colored(p) && dist([3]uint8{p[0], p[1], p[2]}, s.Color) < 70 {
 					if lo < 0 {
 						lo = y
 					}
@@ -79,7 +79,7 @@ func LineFrom(img *raster.Image, words []Word, c *Chart) (*Chart, error) {
 					v, ok = vals[int(math.Round(tk.Pixel))+d]
 				}
 				if ok {
-					s.Steps = append(s.Steps, Step{T: tk.Value, S: sig3(v)})
+					s.Steps = append(s.Steps, Step{T: tk.Value, S: Sig3(v)})
 					break
 				}
 			}

@@ -59,27 +59,31 @@ type Revisions struct {
 	OCR   string `json:"ocr"`
 }
 
-// Receipt is the signed chart receipt.
+// SignedBy names the key that signed the receipt (attest.SignedBody).
+func (b receiptBody) SignedBy() attest.Signer { return b.Signer }
+
+// Receipt is the signed chart receipt: its body's fields and sig, flat
+// (attest.Signed).
 type Receipt struct {
 	receiptBody
 	Sig string `json:"sig"`
 }
 
-type flatReceipt struct {
-	receiptBody
-	Sig string `json:"sig"`
+// signed is the receipt as its envelope.
+func (r Receipt) signed() attest.Signed[receiptBody] {
+	return attest.Signed[receiptBody]{Body: r.receiptBody, Sig: r.Sig}
 }
 
 // MarshalJSON writes the receipt's fields flat.
-func (r Receipt) MarshalJSON() ([]byte, error) { return json.Marshal(flatReceipt(r)) }
+func (r Receipt) MarshalJSON() ([]byte, error) { return r.signed().MarshalJSON() }
 
 // UnmarshalJSON reads them.
 func (r *Receipt) UnmarshalJSON(b []byte) error {
-	var f flatReceipt
-	if err := json.Unmarshal(b, &f); err != nil {
+	var s attest.Signed[receiptBody]
+	if err := s.UnmarshalJSON(b); err != nil {
 		return err
 	}
-	*r = Receipt(f)
+	*r = Receipt{receiptBody: s.Body, Sig: s.Sig}
 	return nil
 }
 
@@ -114,11 +118,11 @@ func Sign(k *attest.Key, r *Result, rev Revisions, synthetic bool) error {
 	conf := r.ConfBP
 	b := receiptBody{V: ReceiptFormat, ID: ids.New("dcr-", 12), Result: r.ID, Image: r.Image, Method: r.Method, Revisions: rev,
 		Chart: h, ModelCalls: append([]ModelCallRef{}, r.Receipts...), ConfBP: &conf, Note: r.Note, Models: mh, Synthetic: &synthetic, Signer: k.Signer()}
-	sig, _, err := k.Sign(ReceiptFormat, b)
+	s, err := attest.Sign(k, ReceiptFormat, b)
 	if err != nil {
 		return err
 	}
-	r.Receipt = Receipt{receiptBody: b, Sig: sig}
+	r.Receipt = Receipt{receiptBody: s.Body, Sig: s.Sig}
 	return nil
 }
 
@@ -173,7 +177,7 @@ func Verify(r *Result, pinned ed25519.PublicKey) ([]Check, error) {
 	if rc.V != ReceiptFormat {
 		return nil, fmt.Errorf("the receipt's v is %q, want %s", rc.V, ReceiptFormat)
 	}
-	out, err := attest.SignatureChecks(ReceiptFormat, rc.receiptBody, rc.Signer, rc.Sig, pinned)
+	out, err := rc.signed().Verify(ReceiptFormat, pinned)
 	if err != nil {
 		return nil, err
 	}

@@ -90,27 +90,31 @@ type receiptBody struct {
 	Signer    attest.Signer `json:"signer"`
 }
 
-// Receipt is the signed document receipt.
+// SignedBy names the key that signed the receipt (attest.SignedBody).
+func (b receiptBody) SignedBy() attest.Signer { return b.Signer }
+
+// Receipt is the signed document receipt: its body's fields and sig, flat
+// (attest.Signed).
 type Receipt struct {
 	receiptBody
 	Sig string `json:"sig"`
 }
 
-type flatReceipt struct {
-	receiptBody
-	Sig string `json:"sig"`
+// signed is the receipt as its envelope.
+func (r Receipt) signed() attest.Signed[receiptBody] {
+	return attest.Signed[receiptBody]{Body: r.receiptBody, Sig: r.Sig}
 }
 
 // MarshalJSON writes the receipt's fields flat.
-func (r Receipt) MarshalJSON() ([]byte, error) { return json.Marshal(flatReceipt(r)) }
+func (r Receipt) MarshalJSON() ([]byte, error) { return r.signed().MarshalJSON() }
 
 // UnmarshalJSON reads them.
 func (r *Receipt) UnmarshalJSON(b []byte) error {
-	var f flatReceipt
-	if err := json.Unmarshal(b, &f); err != nil {
+	var s attest.Signed[receiptBody]
+	if err := s.UnmarshalJSON(b); err != nil {
 		return err
 	}
-	*r = Receipt(f)
+	*r = Receipt{receiptBody: s.Body, Sig: s.Sig}
 	return nil
 }
 
@@ -224,11 +228,11 @@ func Sign(k *attest.Key, d *Document, rev Revisions, calls []ModelCallRef, synth
 	if len(d.Models) > 0 {
 		b.Models = append([]ModelRef{}, d.Models...)
 	}
-	sig, _, err := k.Sign(ReceiptFormat, b)
+	s, err := attest.Sign(k, ReceiptFormat, b)
 	if err != nil {
 		return err
 	}
-	d.Receipt = Receipt{receiptBody: b, Sig: sig}
+	d.Receipt = Receipt{receiptBody: s.Body, Sig: s.Sig}
 	return nil
 }
 
@@ -302,7 +306,7 @@ func Verify(d *Document, pinned ed25519.PublicKey) ([]Check, error) {
 	if r.V != ReceiptFormat {
 		return nil, fmt.Errorf("the receipt's v is %q, want %s", r.V, ReceiptFormat)
 	}
-	out, err := attest.SignatureChecks(ReceiptFormat, r.receiptBody, r.Signer, r.Sig, pinned)
+	out, err := r.signed().Verify(ReceiptFormat, pinned)
 	if err != nil {
 		return nil, err
 	}

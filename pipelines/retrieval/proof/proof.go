@@ -5,7 +5,9 @@
 // bytes, no white space, non-ASCII and <, >, & written as themselves);
 // version 1, Go's encoding/json with fields in declaration order and <,
 // >, & escaped as \u003c, \u003e, \u0026, is kept so that indexes,
-// proofs and receipts made before still verify.
+// proofs and receipts made before still verify. It also holds a chunk as
+// an index lists it (Chunk) and its inclusion proof (Inclusion), which
+// VerifyChunk checks against the corpus root.
 package proof
 
 import (

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
+
+	"boxd/pipelines/sitecheck/pagecheck/schema"
 )
 
 // KitFunctions are this package's kit functions by name. Each takes one JSON
@@ -45,8 +49,8 @@ func decodeInput(fn string, raw json.RawMessage, fields []field) (map[string]jso
 	for _, f := range fields {
 		names = append(names, f.name)
 	}
-	for _, k := range sortedKeys(anyKeys(m)) {
-		if !contains(names, k) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !slices.Contains(names, k) {
 			return nil, fmt.Errorf("%s: bad input: unknown field %q (allowed: %s)", fn, k, strings.Join(names, ", "))
 		}
 	}
@@ -103,14 +107,6 @@ func kindPhrase(v string) string {
 	return "a JSON " + v
 }
 
-func anyKeys(m map[string]json.RawMessage) map[string]any {
-	out := make(map[string]any, len(m))
-	for k := range m {
-		out[k] = nil
-	}
-	return out
-}
-
 func strictUnmarshal(raw json.RawMessage, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
@@ -137,7 +133,7 @@ func validateSchemaKit(raw json.RawMessage) (any, error) {
 	if perr != nil {
 		return nil, fmt.Errorf("validateSchemaLocally: bad input: %v", perr)
 	}
-	return validateNode(v, "$", nodeOpts{}), nil
+	return schema.ValidateParsed(v), nil
 }
 
 func checkLiveMetaKit(raw json.RawMessage) (any, error) {
