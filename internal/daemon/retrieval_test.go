@@ -113,6 +113,10 @@ func TestRetrievalIndexSearchVerify(t *testing.T) {
 			t.Errorf("model call %d: receipt names %+v, answer %+v", i, mc, sr.ModelCalls[i])
 		}
 	}
+	// The run path: the model calls' receipt events fill x-service-receipt.
+	if h, want := r.header.Get("x-service-receipt"), sr.ModelCalls[0].ID+", "+sr.ModelCalls[1].ID; h != want {
+		t.Errorf("x-service-receipt %q, want %q", h, want)
+	}
 	for _, h := range sr.Results {
 		if h.ScoresPPM.Rerank == nil || h.Text == "" || len(h.Proof.Path) == 0 && ix.Index.NChunks > 1 {
 			t.Errorf("result %+v", h)

@@ -73,6 +73,9 @@ func (r *Request) SyntheticClaim() (string, *bool) {
 	return "html", r.Synthetic
 }
 
+// Streaming reports the body's stream flag (read by admission).
+func (r *Request) Streaming() bool { return r.Stream }
+
 // Validate checks the body: exactly one source, the HTML's bound, a
 // known sample, one to five URLs.
 func (r *Request) Validate() error {

@@ -67,6 +67,9 @@ func (r *ReadRequest) confirmedSynthetic() bool {
 	return r.File == "" || (r.Synthetic != nil && *r.Synthetic)
 }
 
+// Streaming reports the body's stream flag (read by admission).
+func (r *ReadRequest) Streaming() bool { return r.Stream }
+
 // Validate checks what can be checked before the file is read.
 func (r *ReadRequest) Validate() error {
 	hasFile := r.File != ""

@@ -47,6 +47,9 @@ var excluded = func() (out []struct{ what, words string }) {
 	return out
 }()
 
+// Streaming reports the body's stream flag (read by admission).
+func (b *Body) Streaming() bool { return b.Stream }
+
 // Validate checks the body and turns it into a Request (sources with
 // PDF or image data are not read in this version: 415).
 func (b *Body) Validate() (*Request, error) {

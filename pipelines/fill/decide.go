@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"boxd/pipelines/fill/rules"
+	"boxd/pipelines/fill/rules/inject"
 )
 
 // Statuses of a field in the review (contract 2, section 2).
@@ -130,15 +131,15 @@ func labelFlagged(f Field) bool {
 	if f.LabelFlagged {
 		return true
 	}
-	where := rules.InVisibleText
+	where := inject.InVisibleText
 	if f.LabelFrom == "aria-label" || f.LabelFrom == "title" {
-		where = rules.InAttribute
+		where = inject.InAttribute
 	}
-	if ok, _ := rules.AimedAtAgents(f.Label, where); ok {
+	if ok, _ := inject.AimedAtAgents(f.Label, where); ok {
 		return true
 	}
 	for _, o := range f.Options {
-		if ok, _ := rules.AimedAtAgents(o.Text, rules.InVisibleText); ok {
+		if ok, _ := inject.AimedAtAgents(o.Text, inject.InVisibleText); ok {
 			return true
 		}
 	}

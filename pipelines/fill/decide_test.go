@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"boxd/pipelines/fill/form"
 	"boxd/pipelines/fill/rules"
 )
 
@@ -45,19 +46,19 @@ func TestDecide(t *testing.T) {
 		t.Fatal(err)
 	}
 	fields := []Field{
-		{FID: "f1", Label: "First name", Kind: KindGivenName},
-		{FID: "f2", Label: "Last name", Kind: KindFamilyName},
-		{FID: "f3", Label: "Date of birth", Kind: KindBirthDate},
-		{FID: "f4", Label: "Phone", Kind: KindPhone},
-		{FID: "f5", Label: "Country", Kind: KindCountry, Options: []Option{{"", "Choose"}, {"PT", "Portugal"}, {"ES", "Spain"}}},
-		{FID: "f6", Label: "Allergies", Kind: KindAllergy},
-		{FID: "f7", Label: "Member ID", Secret: rules.SecretInsurance, Kind: KindSecret},
-		{FID: "f8", Label: "Notes", Kind: KindText},
-		{FID: "f9", Label: "Amount", Kind: KindAmount},
-		{FID: "f10", Label: "City", Kind: KindCity},
-		{FID: "f11", Label: "Email", Kind: KindEmail},
-		{FID: "f12", Label: "Postal code", Kind: KindPostalCode},
-		{FID: "f13", Label: "Comments", Kind: KindText},
+		{FID: "f1", Label: "First name", Kind: form.KindGivenName},
+		{FID: "f2", Label: "Last name", Kind: form.KindFamilyName},
+		{FID: "f3", Label: "Date of birth", Kind: form.KindBirthDate},
+		{FID: "f4", Label: "Phone", Kind: form.KindPhone},
+		{FID: "f5", Label: "Country", Kind: form.KindCountry, Options: []Option{{Value: "", Text: "Choose"}, {Value: "PT", Text: "Portugal"}, {Value: "ES", Text: "Spain"}}},
+		{FID: "f6", Label: "Allergies", Kind: form.KindAllergy},
+		{FID: "f7", Label: "Member ID", Secret: rules.SecretInsurance, Kind: form.KindSecret},
+		{FID: "f8", Label: "Notes", Kind: form.KindText},
+		{FID: "f9", Label: "Amount", Kind: form.KindAmount},
+		{FID: "f10", Label: "City", Kind: form.KindCity},
+		{FID: "f11", Label: "Email", Kind: form.KindEmail},
+		{FID: "f12", Label: "Postal code", Kind: form.KindPostalCode},
+		{FID: "f13", Label: "Comments", Kind: form.KindText},
 	}
 	props := []Proposal{
 		{"f1", "referral.txt", 1, "Ana"},

@@ -8,7 +8,7 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/internal/run"
-	"boxd/pipelines/fill/rules"
+	"boxd/pipelines/fill/rules/inject"
 	"boxd/pipelines/llmcall"
 )
 
@@ -131,7 +131,7 @@ func buildPrompt(fields []Field, lines []Line) prompt {
 				if text == "" {
 					continue
 				}
-				if flagged, _ := rules.AimedAtAgents(text, rules.InVisibleText); flagged {
+				if flagged, _ := inject.AimedAtAgents(text, inject.InVisibleText); flagged {
 					text = withheldAgents
 				}
 				text, _ = secrets.Redact(text)

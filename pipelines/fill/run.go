@@ -22,6 +22,7 @@ import (
 	"boxd/internal/ids"
 	"boxd/internal/problem"
 	"boxd/internal/run"
+	"boxd/pipelines/fill/form"
 	"boxd/pipelines/fill/rules"
 	"boxd/pipelines/llmcall"
 )
@@ -234,7 +235,7 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 		return nil, err
 	}
 	fields := pg.fields
-	flags := Flags(pg.segs)
+	flags := form.Flags(pg.segs)
 	ev.Emit("ready", map[string]any{"fields": len(fields), "commit_buttons": pg.commits})
 	if pg.shot != nil {
 		ev.Emit("frame", map[string]string{"png_b64": base64.StdEncoding.EncodeToString(pg.shot), "stage": "page"})
@@ -325,7 +326,7 @@ func (s *Service) Run(ctx context.Context, req Request, ev Events, budget run.Bu
 // pageRead is what the first look at the form found.
 type pageRead struct {
 	fields  []Field
-	segs    []Segment
+	segs    []form.Segment
 	commits int
 	held    []browser.Refused
 	shot    []byte // the form as loaded (nil when the screenshot failed)
@@ -342,7 +343,7 @@ func (s *Service) readPage(ctx context.Context, html string) (*pageRead, error) 
 	if err := tab.LoadHTML(html); err != nil {
 		return nil, problem.Wrap(problem.Unprocessable, err, "the form did not load in the browser: %v", err)
 	}
-	fields, segs, err := Scan(ctx, tab)
+	fields, segs, err := form.Scan(ctx, tab)
 	if err != nil {
 		return nil, tab.Err(err) // a crash is 422 naming the memory bound
 	}
@@ -402,7 +403,7 @@ func (s *Service) typeInto(ctx context.Context, id, html string, fields []Field,
 		leave("the form did not load again to type ("+reason(err)+")", nil)
 		return tab.Refused(), nil
 	}
-	again, _, err := Scan(ctx, tab)
+	again, _, err := form.Scan(ctx, tab)
 	err = tab.Err(err)
 	if err == nil && !sameFields(fields, again) {
 		err = errors.New("the form's fields were not the same when it was opened again")

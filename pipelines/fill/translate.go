@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"boxd/internal/run"
-	"boxd/pipelines/fill/rules"
+	"boxd/pipelines/fill/rules/inject"
 	"boxd/pipelines/llmcall"
 )
 
@@ -16,7 +16,7 @@ var LangNames = map[string]string{"bg": "Bulgarian", "cs": "Czech", "da": "Danis
 	"lv": "Latvian", "mt": "Maltese", "nl": "Dutch", "pl": "Polish", "pt": "Portuguese", "ro": "Romanian", "sk": "Slovak", "sl": "Slovenian", "sv": "Swedish"}
 
 // Translation is the review's words in the person's language: each
-// field's label and why, each flag's why. rules.Values, citations and the flags'
+// field's label and why, each flag's why. Values, citations and the flags'
 // page text are never translated (they are what the documents and the
 // page say).
 type Translation struct {
@@ -57,7 +57,7 @@ func Translate(ctx context.Context, chat *llmcall.Model, b run.Budget, ev llmcal
 	var fids []string
 	for _, f := range rv.Fields {
 		label := f.Label
-		if flagged, _ := rules.AimedAtAgents(label, rules.InAttribute); flagged {
+		if flagged, _ := inject.AimedAtAgents(label, inject.InAttribute); flagged {
 			label = ""
 		}
 		items = append(items, item{FID: f.FID, Label: label, Why: f.Why})

@@ -288,6 +288,22 @@ type SearchResponse struct {
 	ModelCalls []ModelCallReceipt `json:"model_calls"`
 }
 
+// ServeSearch runs a search on the run path: each model call's receipt
+// (embedding the query, reranking) goes to env.Events as a receipt event,
+// then done with the answer (a stream: false answer's x-service-receipt
+// header lists the calls).
+func (s *Service) ServeSearch(ctx context.Context, env run.Env, owner string, keyID *string, req SearchRequest) (*SearchResponse, error) {
+	out, err := s.Search(ctx, owner, keyID, req)
+	if err != nil {
+		return nil, err
+	}
+	for _, rc := range out.ModelCalls {
+		env.Events.Emit(run.TypeReceipt, rc)
+	}
+	env.Events.End(run.TypeDone, out)
+	return out, nil
+}
+
 // Validate checks a search body (400).
 func (r *SearchRequest) Validate() error {
 	if err := notUTF8Problem("", r.notUTF8); err != nil {

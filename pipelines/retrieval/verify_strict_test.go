@@ -235,9 +235,9 @@ func TestModelCallReceiptsSignTokens(t *testing.T) {
 	if got := usage(1); got != "3/3" {
 		t.Errorf("query embedding: usage %s, want 3", got)
 	}
-	cands := len(wc.overlapReranker.got)
+	cands := len(wc.overlapReranker.Got)
 	rr := 0
-	for _, d := range wc.overlapReranker.got {
+	for _, d := range wc.overlapReranker.Got {
 		rr += 3 + len(strings.Fields(d))
 	}
 	if got := usage(2); cands == 0 || got != strconv.Itoa(rr)+"/"+strconv.Itoa(rr) {

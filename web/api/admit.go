@@ -117,7 +117,8 @@ type Declared[Req any] struct {
 	// Uploaded hands the decoded upload fields (Route.Uploads) to the
 	// body, right after it is read, so that Validate can see which came.
 	Uploaded func(*Req, *upload.Upload)
-	// Validate checks the body after the vertical.
+	// Validate checks the body after the vertical; nil: the body's own
+	// Validate() error method, when it has one.
 	Validate func(*Req) error
 	// TokensFor is the minimum tokens this body needs when it depends on
 	// the body (added to MinTokens' check; 0 for none).
@@ -125,7 +126,8 @@ type Declared[Req any] struct {
 	// BudgetHint, when set, adds to a 402 what the caller can do about it
 	// with this body (a model pass it can turn off).
 	BudgetHint func(*Req) string
-	// StreamOf reports the body's stream flag.
+	// StreamOf reports the body's stream flag; nil: the body's own
+	// Streaming() bool method, when it has one.
 	StreamOf func(*Req) bool
 	// Upgrade, for a socket route (Route.Socket), upgrades the connection
 	// before admission; refusals are then told on the socket (Conn.Refuse).
@@ -309,8 +311,12 @@ func admit[Req any](s *API, d Declared[Req], w http.ResponseWriter, r *http.Requ
 	}
 	// 4. Validation, then the operator's synthetic rule
 	// (limits.require_synthetic) for a body carrying the caller's data.
-	if d.Validate != nil {
-		if err := d.Validate(req); err != nil {
+	validate := d.Validate
+	if v, ok := any(req).(validator); ok && validate == nil {
+		validate = func(*Req) error { return v.Validate() }
+	}
+	if validate != nil {
+		if err := validate(req); err != nil {
 			refuse(err)
 			return
 		}
@@ -382,7 +388,7 @@ func admit[Req any](s *API, d Declared[Req], w http.ResponseWriter, r *http.Requ
 		}
 		defer release()
 		if !pr.IsKey() {
-			share, err := s.demoCallShare(r.Context())
+			share, err := s.demoShare.take(r.Context())
 			if err != nil {
 				refuse(err)
 				return
@@ -392,7 +398,13 @@ func admit[Req any](s *API, d Declared[Req], w http.ResponseWriter, r *http.Requ
 	}
 	// 8. The run.
 	if d.Stream {
-		a.Stream = WantsStream(r) || (d.StreamOf != nil && d.StreamOf(req))
+		a.Stream = WantsStream(r)
+		switch st, ok := any(req).(streamer); {
+		case d.StreamOf != nil:
+			a.Stream = a.Stream || d.StreamOf(req)
+		case ok:
+			a.Stream = a.Stream || st.Streaming()
+		}
 	}
 	switch {
 	case d.Do != nil:
@@ -418,6 +430,15 @@ func (a *Admitted) Budget() run.Budget {
 	}
 	return Budget{Principal: a.Principal}
 }
+
+// validator is a request type that checks itself (admission step 4, when
+// the declaration has no Validate of its own).
+type validator interface{ Validate() error }
+
+// streamer is a request type that says whether the caller asked for a
+// stream (stream: true), read on a Stream route when the declaration has
+// no StreamOf.
+type streamer interface{ Streaming() bool }
 
 // Conn is a socket route's upgraded connection: Refuse tells a refusal
 // on it (an error event, then the kind's close code) and closes it.

@@ -61,9 +61,8 @@ type API struct {
 	adminLimit int             // wrong admin secrets per network per minute
 	adminFails *window.Limiter // wrong admin secrets by network
 
-	demoMu    sync.Mutex
-	demoCalls int           // chat completions of demo tokens running
-	demoFreed chan struct{} // closed when one ends (nil: nobody waits)
+	// demoShare is the demo tokens' share of the chat model (a gate).
+	demoShare *Gate
 
 	life lifecycle
 
@@ -84,10 +83,12 @@ func New(mux Mux, o Options) *API {
 		panic("api.New: Options.Config and Options.Platform are required")
 	}
 	b := o.Config.Bounds
-	return &API{Config: o.Config, Platform: o.Platform, Log: o.Log, Now: o.Now, mux: mux, chatSequences: o.ChatSequences,
+	a := &API{Config: o.Config, Platform: o.Platform, Log: o.Log, Now: o.Now, mux: mux, chatSequences: o.ChatSequences,
 		Verifications: NewGate(max(b.RecordVerifications, 1), "verifications"),
 		adminLimit:    max(b.AdminFailuresPerMinute, 1), adminFails: window.New(time.Minute),
 		life: newLifecycle()}
+	a.demoShare = a.newDemoShare()
+	return a
 }
 
 // Declared lists every route declared so far (for the docs and the
@@ -107,14 +108,25 @@ func (s *API) Handle(r Route, h http.HandlerFunc) {
 
 // --- Busy -------------------------------------------------------------------
 
-// Gate is a box-wide busy limit: at most its capacity of runs at once.
-// Busy is decided here and only here (admission step 7): a run that finds
-// no slot free waits at most BusyWait for one, then is refused 503 with
-// Retry-After naming what the box serves at once.
+// Gate is a box-wide busy limit: at most its limit of runs at once. Busy
+// is decided here and only here in admission (step 7, Gate.take): a run
+// that finds no slot free waits at most BusyWait for one, then is refused
+// 503 with Retry-After naming what the box serves at once. The demo
+// tokens' share of the chat model is a gate too, whose limit follows the
+// model's sequences and the setting.
 type Gate struct {
-	slots chan struct{}
+	state *gateState // shared by the gates Named and Says make
 	what  string
 	says  string // the refusal, when not the default one
+}
+
+type gateState struct {
+	mu    sync.Mutex
+	n     int           // slots taken
+	freed chan struct{} // closed when one is given back (nil: nobody waits)
+	limit func() int
+	// refusal, when set, is the busy answer for limit (the demo share's).
+	refusal func(limit int) *problem.Error
 }
 
 // BusyWait is the one wait before a busy refusal: long enough that a
@@ -124,35 +136,74 @@ const BusyWait = 2 * time.Second
 
 // NewGate is a gate of n slots; what names what is served (in the 503).
 func NewGate(n int, what string) *Gate {
-	return &Gate{slots: make(chan struct{}, max(n, 1)), what: what}
+	n = max(n, 1)
+	return &Gate{state: &gateState{limit: func() int { return n }}, what: what}
 }
 
 // Named is a gate sharing g's slots whose refusals name what.
-func (g *Gate) Named(what string) *Gate { return &Gate{slots: g.slots, what: what} }
+func (g *Gate) Named(what string) *Gate { return &Gate{state: g.state, what: what} }
 
 // Says is a gate sharing g's slots whose refusal is msg (a sentence that
 // says what runs one at a time and to retry after Retry-After).
-func (g *Gate) Says(msg string) *Gate { return &Gate{slots: g.slots, what: g.what, says: msg} }
+func (g *Gate) Says(msg string) *Gate { return &Gate{state: g.state, what: g.what, says: msg} }
 
-// take holds a slot until release, waiting up to BusyWait.
-func (g *Gate) take(ctx context.Context) (release func(), err *problem.Error) {
-	select {
-	case g.slots <- struct{}{}:
-		return func() { <-g.slots }, nil
-	default:
+// Cap is the gate's limit now.
+func (g *Gate) Cap() int { return g.state.limit() }
+
+// Hold takes a slot without waiting (false when none is free); tests hold
+// slots with it to see the busy answer.
+func (g *Gate) Hold() (release func(), ok bool) {
+	st := g.state
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.n >= st.limit() {
+		return nil, false
 	}
+	st.n++
+	return sync.OnceFunc(st.give), true
+}
+
+func (st *gateState) give() {
+	st.mu.Lock()
+	st.n--
+	if st.freed != nil {
+		close(st.freed)
+		st.freed = nil
+	}
+	st.mu.Unlock()
+}
+
+// take holds a slot until release, waiting up to BusyWait for one.
+func (g *Gate) take(ctx context.Context) (release func(), err *problem.Error) {
+	st := g.state
 	wait := time.NewTimer(BusyWait)
 	defer wait.Stop()
-	select {
-	case g.slots <- struct{}{}:
-		return func() { <-g.slots }, nil
-	case <-wait.C:
-		if g.says != "" {
-			return nil, problem.New(problem.Busy, "%s", g.says).Retry(time.Second)
+	for {
+		st.mu.Lock()
+		limit := st.limit()
+		if st.n < limit {
+			st.n++
+			st.mu.Unlock()
+			return sync.OnceFunc(st.give), nil
 		}
-		return nil, problem.New(problem.Busy, "the box is serving %d %s at once, its limit; retry after the time in Retry-After", cap(g.slots), g.what).Retry(time.Second)
-	case <-ctx.Done():
-		return nil, problem.Wrap(problem.Unavailable, ctx.Err(), "the request ended while it waited for a free slot (%s)", g.what)
+		if st.freed == nil {
+			st.freed = make(chan struct{})
+		}
+		freed := st.freed
+		st.mu.Unlock()
+		select {
+		case <-freed:
+		case <-wait.C:
+			switch {
+			case st.refusal != nil:
+				return nil, st.refusal(limit)
+			case g.says != "":
+				return nil, problem.New(problem.Busy, "%s", g.says).Retry(time.Second)
+			}
+			return nil, problem.New(problem.Busy, "the box is serving %d %s at once, its limit; retry after the time in Retry-After", limit, g.what).Retry(time.Second)
+		case <-ctx.Done():
+			return nil, problem.Wrap(problem.Unavailable, ctx.Err(), "the request ended while it waited for a free slot (%s)", g.what)
+		}
 	}
 }
 
@@ -177,43 +228,16 @@ func (s *API) demoCallLimit() (limit, sequences int) {
 	return max(1, sequences-1), sequences
 }
 
-// demoCallShare takes one of the demo tokens' shared chat slots (after the
-// token's own, limits.demo_concurrent_calls), waiting up to BusyWait for
-// one: 503 busy with Retry-After when demo tokens together still run
-// their share.
-func (s *API) demoCallShare(ctx context.Context) (release func(), d *problem.Error) {
-	limit, sequences := s.demoCallLimit()
-	wait := time.NewTimer(BusyWait)
-	defer wait.Stop()
-	for {
-		s.demoMu.Lock()
-		if s.demoCalls < limit {
-			s.demoCalls++
-			s.demoMu.Unlock()
-			return sync.OnceFunc(func() {
-				s.demoMu.Lock()
-				s.demoCalls--
-				if s.demoFreed != nil {
-					close(s.demoFreed)
-					s.demoFreed = nil
-				}
-				s.demoMu.Unlock()
-			}), nil
-		}
-		if s.demoFreed == nil {
-			s.demoFreed = make(chan struct{})
-		}
-		freed := s.demoFreed
-		s.demoMu.Unlock()
-		select {
-		case <-freed:
-		case <-wait.C:
-			return nil, problem.New(problem.Busy, "demo sessions together run %d chat completions at once, their share of the chat model's %d sequences (limits.demo_model_calls); the rest are kept for developer keys; retry after the time in Retry-After",
+// newDemoShare is the gate of the demo tokens' shared chat slots (taken
+// after the token's own, limits.demo_concurrent_calls).
+func (s *API) newDemoShare() *Gate {
+	return &Gate{what: "demo chat completions", state: &gateState{
+		limit: func() int { n, _ := s.demoCallLimit(); return n },
+		refusal: func(limit int) *problem.Error {
+			_, sequences := s.demoCallLimit()
+			return problem.New(problem.Busy, "demo sessions together run %d chat completions at once, their share of the chat model's %d sequences (limits.demo_model_calls); the rest are kept for developer keys; retry after the time in Retry-After",
 				limit, sequences).Retry(demoCallRetry)
-		case <-ctx.Done():
-			return nil, problem.Wrap(problem.Unavailable, ctx.Err(), "the request ended while it waited for the demo sessions' share of the chat model")
-		}
-	}
+		}}}
 }
 
 // --- Admin secret -----------------------------------------------------------
@@ -278,18 +302,4 @@ type ErrorBody struct {
 // a problem kind's (a transport's own: 405, 421, 426).
 func WriteError(w http.ResponseWriter, status int, msg string) {
 	WriteJSON(w, status, ErrorBody{Error: msg})
-}
-
-// Cap is the gate's capacity.
-func (g *Gate) Cap() int { return cap(g.slots) }
-
-// Hold takes a slot without waiting (false when none is free); tests hold
-// slots with it to see the busy answer.
-func (g *Gate) Hold() (release func(), ok bool) {
-	select {
-	case g.slots <- struct{}{}:
-		return func() { <-g.slots }, true
-	default:
-		return nil, false
-	}
 }

@@ -39,6 +39,12 @@ func foldText(orig string) folded {
 	return folded{s: b.String(), off: off}
 }
 
+// FoldText is text as the rules read it (folded: lower case, accents and
+// compatibility forms removed, curly apostrophes straight, format
+// characters dropped, spaces as " " but a line's end); package inject
+// reads page text so.
+func FoldText(s string) string { return foldText(s).s }
+
 // span is the original's span of the folded bytes [a, b).
 func (f folded) span(a, b int) (int, int) { return f.off[a], f.off[b] }
 

@@ -2,8 +2,9 @@
 // section 4, "fill rules"): the secrets that are never typed nor shown
 // to a model (by a field's meaning and by a value's pattern and
 // checksum), when a line supports a value (as written, or the same date,
-// time, phone number or amount written another way), and the page text
-// aimed at AI agents that is flagged and withheld.
+// time, phone number or amount written another way), and the forms the
+// filler refuses. The page text aimed at AI agents, flagged and withheld,
+// is read by the sub-package inject.
 package rules
 
 import (

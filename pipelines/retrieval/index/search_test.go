@@ -2,13 +2,13 @@ package index
 
 import (
 	"context"
-	"hash/fnv"
 	"math"
 	"strings"
 	"testing"
 
 	"boxd/pipelines/retrieval/bm25"
 	"boxd/pipelines/retrieval/chunker"
+	"boxd/pipelines/retrieval/index/indextest"
 	"boxd/pipelines/retrieval/proof"
 )
 
@@ -16,56 +16,11 @@ import (
 // index and the vectors). bagEmbedder, overlapReranker and manyDocs are
 // package retrieval's test models and corpus.
 
-// bagEmbedder embeds a text as its hashed bag of words, normalised: texts
-// sharing words are near.
-type bagEmbedder struct{ calls int }
-
-func (b *bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	b.calls++
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, 64)
-		for _, w := range bm25.Analyze(t) {
-			h := fnv.New32a()
-			h.Write([]byte(w))
-			v[h.Sum32()%64]++
-		}
-		var n float64
-		for _, x := range v {
-			n += float64(x * x)
-		}
-		if n > 0 {
-			for j := range v {
-				v[j] /= float32(math.Sqrt(n))
-			}
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-// overlapReranker scores a document by the query words it holds, minus a
-// little for its length.
-type overlapReranker struct{ got []string }
-
-func (o *overlapReranker) Rerank(_ context.Context, query string, docs []string) ([]float32, error) {
-	o.got = docs
-	q := map[string]bool{}
-	for _, w := range bm25.Analyze(query) {
-		q[w] = true
-	}
-	out := make([]float32, len(docs))
-	for i, d := range docs {
-		ws := bm25.Analyze(d)
-		for _, w := range ws {
-			if q[w] {
-				out[i]++
-			}
-		}
-		out[i] -= float32(len(ws)) / 1000
-	}
-	return out, nil
-}
+// The test models (indextest).
+type (
+	bagEmbedder     = indextest.BagEmbedder
+	overlapReranker = indextest.OverlapReranker
+)
 
 func manyDocs() []Document {
 	topics := []string{"pump pressure drops after the filter change", "roof shingles crack in cold weather", "the patient reports lower back pain",
@@ -153,8 +108,8 @@ func TestSearchModesFusionAndRerank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rr.got) != Candidates {
-		t.Errorf("the reranker scored %d candidates, want %d", len(rr.got), Candidates)
+	if len(rr.Got) != Candidates {
+		t.Errorf("the reranker scored %d candidates, want %d", len(rr.Got), Candidates)
 	}
 	if len(rk) != 7 {
 		t.Fatalf("%d results, want 7", len(rk))

@@ -3,55 +3,20 @@ package pagecheck
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"boxd/pipelines/sitecheck/pagecheck/internal/fixtures"
 	"boxd/pipelines/sitecheck/pagecheck/text"
 )
-
-// fixtureInputs returns the raw "input" objects of a fixture file; it is
-// used to seed the fuzz corpora.
-func fixtureInputs(f *testing.F, file string) []map[string]json.RawMessage {
-	f.Helper()
-	data, err := os.ReadFile(filepath.Join(fixtureDir, file))
-	if err != nil {
-		f.Fatal(err)
-	}
-	var fx []struct {
-		Input map[string]json.RawMessage `json:"input"`
-	}
-	if err := json.Unmarshal(data, &fx); err != nil {
-		f.Fatalf("%s: %v", file, err)
-	}
-	out := make([]map[string]json.RawMessage, len(fx))
-	for i, c := range fx {
-		out[i] = c.Input
-	}
-	return out
-}
-
-func inputString(f *testing.F, in map[string]json.RawMessage, key string) string {
-	f.Helper()
-	raw, ok := in[key]
-	if !ok {
-		return ""
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		f.Fatalf("input %q: %v", key, err)
-	}
-	return s
-}
 
 // seedHTML adds the pages of the JSON-LD and meta fixtures.
 func seedHTML(f *testing.F) {
 	for _, file := range []string{"check_page_jsonld.json", "check_live_meta.json"} {
-		for _, in := range fixtureInputs(f, file) {
-			f.Add(inputString(f, in, "html"), inputString(f, in, "url"))
+		for _, in := range fixtures.Inputs(f, file) {
+			f.Add(fixtures.String(f, in, "html"), fixtures.String(f, in, "url"))
 		}
 	}
 	for _, s := range []string{

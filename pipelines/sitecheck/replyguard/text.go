@@ -4,7 +4,8 @@ import "regexp"
 
 // This file holds the text model every check works on. It is written to be
 // ported line for line: the TypeScript kit and the Python mirror must build
-// the same normalised runes, tokens and scan strings. See PORTING.md.
+// the same normalised runes, tokens and scan strings (TestKitsAgree in
+// pipelines/sitecheck runs all three on the shared fixtures).
 
 // normRune maps one code point to one code point. The mapping never changes
 // the length of a text, so an offset into the normalised text is an offset

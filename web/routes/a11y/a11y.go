@@ -49,12 +49,10 @@ func (s *routes) a11yRoutes() {
 	api.Declare(s.api, api.Declared[a11y.Request]{
 		Route: api.Route{Method: http.MethodPost, Path: "/a11y/audit", Auth: api.Bearer, Verticals: []string{a11yVertical},
 			Body: a11yBody, OneRun: true, Stream: true, Example: `{"sample_id": "shop-with-issues"}`},
-		Validate:  func(r *a11y.Request) error { return r.Validate() },
 		TokensFor: func(r *a11y.Request) int64 { return s.a11y.TokensFor(r) },
 		BudgetHint: func(r *a11y.Request) string {
 			return fmt.Sprintf("an audit with the vision judge needs about %d tokens a page (%d for this one); send judge: false to audit without the model", judge.TokensPerPage, s.a11y.TokensFor(r))
 		},
-		StreamOf: func(r *a11y.Request) bool { return r.Stream },
 		Run: func(a *api.Admitted, req *a11y.Request, env run.Env) (any, error) {
 			var who a11y.Caller
 			if len(req.URLs) > 0 {

@@ -51,9 +51,7 @@ func (s *routes) docreaderRoutes() {
 				r.File = f.Path
 			}
 		},
-		Validate: func(r *docreader.ReadRequest) error { return r.Validate() },
-		StreamOf: func(r *docreader.ReadRequest) bool { return r.Stream },
-		Run:      s.docreaderRead,
+		Run: s.docreaderRead,
 	})
 	api.Declare(s.api, api.Declared[docreader.VerifyRequest]{
 		Route: api.Route{Gate: s.api.Verifications.Named("verifications"), Method: http.MethodPost, Path: "/docreader/verify", Body: docreaderVerifyBody,
@@ -76,7 +74,6 @@ func (s *routes) docreaderRoutes() {
 				r.File = f.Path
 			}
 		},
-		Validate: func(r *docreader.ChartRequest) error { return r.Validate() },
 		// The run path: a model reading's receipt event (method model,
 		// hybrid's fallback or its labels) reaches x-service-receipt.
 		Run: func(a *api.Admitted, req *docreader.ChartRequest, env run.Env) (any, error) {

@@ -65,7 +65,6 @@ func (s *routes) fillRoutes() {
 			b.Parsed = req
 			return err
 		},
-		StreamOf: func(b *fill.Body) bool { return b.Stream },
 		Run: func(a *api.Admitted, b *fill.Body, env run.Env) (any, error) {
 			if s.fill.Browser == nil {
 				return nil, problem.Wrap(problem.Unavailable, s.fillErr, "the form filler needs chromium, and this box has none (the operator installs it: apt-get install chromium)")
@@ -79,7 +78,6 @@ func (s *routes) fillRoutes() {
 	api.Declare(s.api, api.Declared[fill.ApproveBody]{
 		Route: api.Route{Method: http.MethodPost, Path: "/fill/runs/{run_id}/approve", Auth: api.Bearer, Verticals: []string{fill.Vertical},
 			Body: 16 << 10, Example: `{"person": {"name": "Ana Silva"}, "confirm": true, "acknowledge_flags": []}`},
-		Validate: func(b *fill.ApproveBody) error { return b.Validate() },
 		Serve: func(a *api.Admitted, b *fill.ApproveBody) {
 			id := a.R.PathValue("run_id")
 			ap, err := s.fill.ApproveRun(a.R.Context(), id, a.Principal.LogID(), *b)

@@ -45,7 +45,6 @@ func (s *routes) hccRoutes() {
 				r.File = f.Path
 			}
 		},
-		Validate: func(r *hcc.Request) error { return r.Validate() },
 		// The run path: the model call's receipt event reaches the
 		// answer's x-service-receipt header.
 		Run: func(a *api.Admitted, req *hcc.Request, env run.Env) (any, error) {

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 
+	"boxd/internal/run"
 	"boxd/pipelines/retrieval"
 	"boxd/web/api"
 )
@@ -60,7 +61,6 @@ func Mount(a *api.API, d Deps) {
 	api.Declare(a, api.Declared[retrieval.IndexScansRequest]{
 		Route: api.Route{Method: http.MethodPost, Path: "/retrieval/index-scans", Auth: api.Bearer, Body: scansBody, OneRun: true, Gate: d.Gate,
 			Example: `{"documents": [{"name": "letter", "document": {"id": "doc-x"}}], "synthetic": true}`},
-		Validate: (*retrieval.IndexScansRequest).Validate,
 		Do: func(a *api.Admitted, req *retrieval.IndexScansRequest) (any, error) {
 			out, err := svc.IndexScans(a.R.Context(), a.Principal.LogID(), a.Principal.KeyID(), *req, d.Scans)
 			if err == nil {
@@ -72,9 +72,10 @@ func Mount(a *api.API, d Deps) {
 	api.Declare(a, api.Declared[retrieval.SearchRequest]{
 		Route: api.Route{Method: http.MethodPost, Path: "/retrieval/search", Auth: api.Bearer, Body: IndexBodyLimit, OneRun: true, Gate: d.Gate,
 			Example: `{"documents": [{"id": "a", "text": "The pump loses pressure."}], "synthetic": true, "query": "pressure"}`},
-		Validate: (*retrieval.SearchRequest).Validate,
-		Do: func(a *api.Admitted, req *retrieval.SearchRequest) (any, error) {
-			out, err := svc.Search(a.R.Context(), a.Principal.LogID(), a.Principal.KeyID(), *req)
+		// The run path: the model calls' receipt events reach the
+		// answer's x-service-receipt header.
+		Run: func(a *api.Admitted, req *retrieval.SearchRequest, env run.Env) (any, error) {
+			out, err := svc.ServeSearch(a.R.Context(), env, a.Principal.LogID(), a.Principal.KeyID(), *req)
 			if err == nil {
 				log.Info("retrieval search", "caller", a.Principal.LogID(), "index", out.Index.Hash, "receipt", out.Receipt.ID, "results", len(out.Results))
 			}
@@ -84,7 +85,6 @@ func Mount(a *api.API, d Deps) {
 	api.Declare(a, api.Declared[retrieval.QuotesRequest]{
 		Route: api.Route{Method: http.MethodPost, Path: "/retrieval/quotes", Auth: api.Bearer, Body: quotesBody, OneRun: true,
 			Example: `{"index": "` + strings.Repeat("0", 64) + `", "chunks": ["c0"], "quotes": ["the pump"]}`},
-		Validate: (*retrieval.QuotesRequest).Validate,
 		Do: func(a *api.Admitted, req *retrieval.QuotesRequest) (any, error) {
 			return svc.Quotes(a.R.Context(), a.Principal.LogID(), a.Principal.KeyID(), *req)
 		},

@@ -2,49 +2,12 @@ package jsonld
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"boxd/pipelines/sitecheck/pagecheck/internal/fixtures"
 )
-
-// fixtureDir holds the kits' shared fixtures.
-const fixtureDir = "../../../../testdata/sitecheck"
-
-// fixtureInputs returns the raw "input" objects of a fixture file; it is
-// used to seed the fuzz corpora.
-func fixtureInputs(f *testing.F, file string) []map[string]json.RawMessage {
-	f.Helper()
-	data, err := os.ReadFile(filepath.Join(fixtureDir, file))
-	if err != nil {
-		f.Fatal(err)
-	}
-	var fx []struct {
-		Input map[string]json.RawMessage `json:"input"`
-	}
-	if err := json.Unmarshal(data, &fx); err != nil {
-		f.Fatalf("%s: %v", file, err)
-	}
-	out := make([]map[string]json.RawMessage, len(fx))
-	for i, c := range fx {
-		out[i] = c.Input
-	}
-	return out
-}
-
-func inputString(f *testing.F, in map[string]json.RawMessage, key string) string {
-	f.Helper()
-	raw, ok := in[key]
-	if !ok {
-		return ""
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		f.Fatalf("input %q: %v", key, err)
-	}
-	return s
-}
 
 // checkJSONError checks a ParseJSON error against its input.
 func checkJSONError(t *testing.T, s string, e *JSONError) {
@@ -90,11 +53,11 @@ func maxNesting(s string) int {
 // seedJSON adds the objects of the validation fixtures and the block texts
 // of the page fixtures.
 func seedJSON(f *testing.F) {
-	for _, in := range fixtureInputs(f, "validate_schema.json") {
+	for _, in := range fixtures.Inputs(f, "validate_schema.json") {
 		f.Add(string(in["object"]))
 	}
-	for _, in := range fixtureInputs(f, "check_page_jsonld.json") {
-		for _, b := range ExtractJSONLD(inputString(f, in, "html")) {
+	for _, in := range fixtures.Inputs(f, "check_page_jsonld.json") {
+		for _, b := range ExtractJSONLD(fixtures.String(f, in, "html")) {
 			f.Add(b.Text)
 		}
 	}

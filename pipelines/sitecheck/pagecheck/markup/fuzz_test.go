@@ -2,39 +2,14 @@ package markup
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"boxd/pipelines/sitecheck/pagecheck/internal/fixtures"
 	"boxd/pipelines/sitecheck/pagecheck/jsonld"
 	"boxd/pipelines/sitecheck/pagecheck/schema"
 )
-
-// fixtureDir holds the kits' shared fixtures.
-const fixtureDir = "../../../../testdata/sitecheck"
-
-// fixtureInputs returns the raw "input" objects of a fixture file; it is
-// used to seed the fuzz corpora.
-func fixtureInputs(f *testing.F, file string) []map[string]json.RawMessage {
-	f.Helper()
-	data, err := os.ReadFile(filepath.Join(fixtureDir, file))
-	if err != nil {
-		f.Fatal(err)
-	}
-	var fx []struct {
-		Input map[string]json.RawMessage `json:"input"`
-	}
-	if err := json.Unmarshal(data, &fx); err != nil {
-		f.Fatalf("%s: %v", file, err)
-	}
-	out := make([]map[string]json.RawMessage, len(fx))
-	for i, c := range fx {
-		out[i] = c.Input
-	}
-	return out
-}
 
 // FuzzGenerateMarkup checks that GenerateMarkup never panics and that
 // markup it generates passes Validate without errors, also after a JSON
@@ -50,7 +25,7 @@ func FuzzGenerateMarkup(f *testing.F) {
 		_ = json.Unmarshal(in[k], &l)
 		return strings.Join(l, "\n")
 	}
-	for _, in := range fixtureInputs(f, "generate_schema_markup.json") {
+	for _, in := range fixtures.Inputs(f, "generate_schema_markup.json") {
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(in["facts"], &m); err != nil {
 			f.Fatal(err)

@@ -1,4 +1,4 @@
-package fill
+package form
 
 import (
 	"context"

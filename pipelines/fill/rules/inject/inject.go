@@ -1,8 +1,18 @@
-package rules
+// Package inject holds the form filler's rules for page text aimed at AI
+// agents (contract 2, section 4, "fill rules"): text that tells its
+// reader to ignore its instructions, addresses an AI, carries a chat
+// template's markers, asks for a person's secret to be typed or sent,
+// for data to be sent elsewhere or for something to be hidden from the
+// person; and, where the person cannot see it, an instruction about the
+// form. What it flags is withheld from the model and shown to the
+// person, who acknowledges it before Submit.
+package inject
 
 import (
 	"regexp"
 	"strings"
+
+	"boxd/pipelines/fill/rules"
 )
 
 // Where page text was found, for flags.
@@ -51,7 +61,7 @@ const (
 // field blank") are not.
 func AimedAtAgents(text, where string) (bool, string) {
 	var ls []string
-	for _, l := range strings.Split(foldText(text).s, "\n") {
+	for _, l := range strings.Split(rules.FoldText(text), "\n") {
 		if l = strings.Join(strings.Fields(l), " "); l != "" {
 			ls = append(ls, l)
 		}

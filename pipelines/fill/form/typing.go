@@ -1,4 +1,4 @@
-package fill
+package form
 
 import (
 	"context"
@@ -10,13 +10,23 @@ import (
 	"boxd/engine/browser"
 )
 
-// Type enters the decided values into the page: text by real input
-// events (as a person's typing fires the page's handlers), a select's
-// option by value with its input and change events. Every request is held
-// while it types: a keystroke handler may not send anything. Fields not
-// filled are not touched. It returns the FIDs of the fields it typed
-// (or chose) into: a field that is gone or takes no focus is not one.
-func Type(ctx context.Context, tab *browser.Tab, ds []Decided) (map[string]bool, error) {
+// Entry is one field as Type enters it: the value to type, or the
+// option to choose (by value); an entry not to fill is passed over.
+type Entry struct {
+	Field
+	Value  string
+	Fill   bool // false: the field is not touched
+	Choose bool // a select's option, chosen by value
+}
+
+// Type enters the values into the page: text by real input events (as a
+// person's typing fires the page's handlers), a select's option by value
+// with its input and change events. Every request is held while it
+// types: a keystroke handler may not send anything. Entries not to fill,
+// and fields that ask for a secret, are not touched. It returns the FIDs
+// of the fields it typed (or chose) into: a field that is gone or takes
+// no focus is not one.
+func Type(ctx context.Context, tab *browser.Tab, ds []Entry) (map[string]bool, error) {
 	tab.Hold()
 	defer tab.Release()
 	c := tab.Context()
@@ -25,11 +35,11 @@ func Type(ctx context.Context, tab *browser.Tab, ds []Decided) (map[string]bool,
 		if err := ctx.Err(); err != nil {
 			return typed, err
 		}
-		if !d.Filled || d.Secret != "" {
+		if !d.Fill || d.Secret != "" {
 			continue
 		}
 		sel := fmt.Sprintf("%q", d.Selector)
-		if d.Status == StatusChosen {
+		if d.Choose {
 			ok, err := chromedp.Run(c, chromedp.Evaluate[bool](`((sel, v) => { const el = document.querySelector(sel); if (!el) return false;
   el.value = v; el.dispatchEvent(new Event("input", {bubbles: true})); el.dispatchEvent(new Event("change", {bubbles: true})); return el.value === v; })(`+sel+`, `+fmt.Sprintf("%q", d.Value)+`)`))
 			if err != nil {

@@ -1,4 +1,9 @@
-package fill
+// Package form is the form filler's hands on the page: it reads a form
+// loaded in a browser tab (its fields, each with its kind and the secret
+// it asks for, and its text, from which it flags what is aimed at AI
+// agents), and types values into it with every request held. It decides
+// nothing: package fill decides what is typed.
+package form
 
 import (
 	"context"
@@ -11,6 +16,7 @@ import (
 	"boxd/engine/browser"
 	"boxd/internal/problem"
 	"boxd/pipelines/fill/rules"
+	"boxd/pipelines/fill/rules/inject"
 )
 
 // Option is one choice of a select (or a radio group).
@@ -49,7 +55,7 @@ type Field struct {
 // Segment is a piece of the page's text and where it was.
 type Segment struct {
 	Text     string `json:"text"`
-	Where    string `json:"where"` // rules.InVisibleText, rules.InHiddenText, rules.InAttribute, rules.InComment
+	Where    string `json:"where"` // inject.InVisibleText, inject.InHiddenText, inject.InAttribute, inject.InComment
 	Selector string `json:"selector"`
 	Why      string `json:"why,omitempty"` // why it is hidden
 }
@@ -263,7 +269,7 @@ func cutRunes(s string, max int) string {
 func Flags(segs []Segment) []Flag {
 	var out []Flag
 	for _, s := range segs {
-		ok, why := rules.AimedAtAgents(s.Text, s.Where)
+		ok, why := inject.AimedAtAgents(s.Text, s.Where)
 		if !ok {
 			continue
 		}
@@ -272,7 +278,7 @@ func Flags(segs []Segment) []Flag {
 			text = string(r[:200]) + "…"
 		}
 		s.Selector = cutRunes(s.Selector, MaxLabelRunes)
-		if s.Where == rules.InHiddenText {
+		if s.Where == inject.InHiddenText {
 			why += " (hidden: " + hiddenReason(s) + ")"
 		}
 		out = append(out, Flag{N: len(out) + 1, Where: s.Where, Selector: s.Selector, Text: text, Why: why})
