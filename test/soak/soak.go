@@ -281,7 +281,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	report := &Report{PerVertical: map[string]int{}}
 	rec := &recorder{r: report, dir: cfg.Box.WorkDir}
 	sample := func(at time.Duration, phase string) error {
-		p, err := box.Probe(hard)
+		probe := box.Probe
+		if phase != PhaseLoad {
+			probe = box.IdleProbe
+		}
+		p, err := probe(hard)
 		if err != nil {
 			return err
 		}
