@@ -244,6 +244,12 @@ func (c *Config) finish() error {
 		}
 		*p = abs
 	}
+	if c.Diarize.MaxSpeakers < c.Diarize.MinSpeakers {
+		return fmt.Errorf("diarize.max_speakers (%d, %s) is below diarize.min_speakers (%d, %s); raise diarize.max_speakers", c.Diarize.MaxSpeakers, c.Source("diarize.max_speakers"), c.Diarize.MinSpeakers, c.Source("diarize.min_speakers"))
+	}
+	if (c.Models.Diarizer.Path == "") != (c.Models.DiarizerEmbedding.Path == "") {
+		return fmt.Errorf("models.diarizer.path and models.diarizer.embedding_path go together (the segmentation and the speaker-embedding network); set both, or neither for the model-free diarizer")
+	}
 	if c.AdminSecretFile == "" {
 		return nil
 	}

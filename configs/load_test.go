@@ -204,7 +204,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"limits.connections": "40", "limits.record_verifications": "1", "limits.admin_failures_per_minute": "5",
 		"receipts.retention_days": "7", "receipts.max": "1000",
 		"models.llm.path": model, "models.llm.id": "m", "models.llm.aliases": "llama3.2,qwen", "models.llm.context_length": "512", "models.llm.parallel": "2", "models.llm.template": "gemma", "models.llm.projector": model,
-		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model, "models.mirror": "http://mirror.lan/boxd-models",
+		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model, "models.diarizer.embedding_path": model, "diarize.min_speakers": "2", "diarize.max_speakers": "3", "diarize.max_audio_s": "600", "models.mirror": "http://mirror.lan/boxd-models",
 		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3", "asr.parallel": "2", "asr.flash_attention": "true", "retrieval.persist": "true", "retrieval.max_indexes": "32", "retrieval.indexes_per_key": "4", "retrieval.demo_indexes": "8", "retrieval.indexes_per_demo_session": "1", "a11y.axe_dir": "/opt/axe", "docreader.max_pages": "40",
 		"outbound.allow_private": "true", "outbound.allow_cidrs": "127.0.0.1/32,10.0.0.0/8", "outbound.ca_file": model,
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
@@ -223,6 +223,9 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		if e.Source != "env "+EnvName(e.Key) {
 			t.Errorf("%s: source %q", e.Key, e.Source)
 		}
+	}
+	if c.Diarize != (Diarize{MinSpeakers: 2, MaxSpeakers: 3, MaxAudioS: 600}) || c.Models.DiarizerEmbedding.Path != model {
+		t.Errorf("diarize settings not applied: %+v %+v", c.Diarize, c.Models.DiarizerEmbedding)
 	}
 	if c.Models.Mirror != "http://mirror.lan/boxd-models" {
 		t.Errorf("models.mirror not applied: %q", c.Models.Mirror)
@@ -301,6 +304,10 @@ func TestBadValuesStopStartUpNamingTheKey(t *testing.T) {
 		{name: "env int", env: map[string]string{"BOXD_LIMITS_AUDIO_BUDGET_S": "1h"}, want: []string{"limits.audio_budget_s (env BOXD_LIMITS_AUDIO_BUDGET_S)", "whole number"}},
 		{name: "env unknown", env: map[string]string{"BOXD_LISTN": "x"}, want: []string{"BOXD_LISTN is not a setting", "did you mean BOXD_LISTEN"}},
 		{name: "flag out of range", args: []string{"--models-llm-parallel", "0"}, want: []string{"models.llm.parallel (flag --models-llm-parallel)", "out of range"}},
+		{name: "max speakers zero", file: "diarize:\n  max_speakers: 0\n", want: []string{"diarize.max_speakers", "out of range: use 1 to 16"}},
+		{name: "max speakers below min", file: "diarize:\n  min_speakers: 3\n  max_speakers: 2\n", want: []string{"diarize.max_speakers (2, file ", "below diarize.min_speakers (3"}},
+		{name: "diarizer without its embedding", file: "models:\n  diarizer:\n    path: " + good + "\n", want: []string{"models.diarizer.path and models.diarizer.embedding_path go together"}},
+		{name: "missing diarizer file", file: "models:\n  diarizer:\n    path: /nonexistent/seg.gguf\n", want: []string{"models.diarizer.path", "does not exist"}},
 		{name: "several errors at once", file: "limits:\n  live_cap: x\n  token_budget: y\n", want: []string{"limits.live_cap", "limits.token_budget"}},
 	}
 	for _, tc := range cases {

@@ -77,6 +77,7 @@ type Config struct {
 	Retrieval        Retrieval
 	A11y             A11y
 	DocReader        DocReader
+	Diarize          Diarize
 	Outbound         Outbound
 	GPU              GPU
 
@@ -149,7 +150,12 @@ type Models struct {
 	VAD      ModelFile
 	Embedder ModelFile
 	Reranker ModelFile
-	Diarizer ModelFile
+	// Diarizer is the segmentation network (pyannote segmentation-3.0
+	// converted to GGUF); DiarizerEmbedding the speaker-embedding network
+	// (WeSpeaker ResNet34 converted to GGUF). Both or neither: without
+	// them pass 2 diarizes with the model-free boxd-classical-1.
+	Diarizer          ModelFile
+	DiarizerEmbedding ModelFile
 	// Mirror is the base URL `boxd models pull NAME` fetches the
 	// catalogue's files from (MIRROR/FILE) instead of their publishers'
 	// URLs, for boxes without internet ("": the publishers').
@@ -190,6 +196,17 @@ type ASR struct {
 	// FlashAttention runs Whisper's attention as ggml's flash attention:
 	// "auto" (on when Whisper's layers are on a GPU), "on" or "off".
 	FlashAttention string
+}
+
+// Diarize tunes pass 2's diarization (who spoke when, after a clinical or
+// sales session).
+type Diarize struct {
+	// MinSpeakers and MaxSpeakers bound the speakers a diarization finds
+	// (diarize.min_speakers, diarize.max_speakers).
+	MinSpeakers, MaxSpeakers int
+	// MaxAudioS bounds the audio a session keeps in memory for pass 2
+	// (diarize.max_audio_s): 32,000 bytes a second.
+	MaxAudioS int
 }
 
 // A11y tunes the accessibility audit.
@@ -454,8 +471,16 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Models.Embedder.Path }, check: checkModelFile},
 	{key: "models.reranker.path", kind: kindString, def: "", usage: "reranker GGUF file",
 		field: func(c *Config) any { return &c.Models.Reranker.Path }, check: checkModelFile},
-	{key: "models.diarizer.path", kind: kindString, def: "", usage: "speaker diarization model GGUF file",
+	{key: "models.diarizer.path", kind: kindString, def: "", usage: "speaker segmentation GGUF (pyannote segmentation-3.0 converted by boxd models convert); set with models.diarizer.embedding_path, or leave both empty for the model-free diarizer boxd-classical-1",
 		field: func(c *Config) any { return &c.Models.Diarizer.Path }, check: checkModelFile},
+	{key: "models.diarizer.embedding_path", kind: kindString, def: "", usage: "speaker embedding GGUF (WeSpeaker ResNet34 converted by boxd models convert), used with models.diarizer.path",
+		field: func(c *Config) any { return &c.Models.DiarizerEmbedding.Path }, check: checkModelFile},
+	{key: "diarize.min_speakers", kind: kindInt, def: 1, min: 1, max: 16, usage: "fewest speakers pass 2's diarization finds",
+		field: func(c *Config) any { return &c.Diarize.MinSpeakers }},
+	{key: "diarize.max_speakers", kind: kindInt, def: 4, min: 1, max: 16, usage: "most speakers pass 2's diarization finds (at least diarize.min_speakers)",
+		field: func(c *Config) any { return &c.Diarize.MaxSpeakers }},
+	{key: "diarize.max_audio_s", kind: kindInt, def: 3600, min: 60, max: 14400, usage: "seconds of a session's audio kept in memory (never on disk) for pass 2's diarization, 32,000 bytes a second; a longer session's pass 2 falls back to the live transcript",
+		field: func(c *Config) any { return &c.Diarize.MaxAudioS }},
 	{key: "models.mirror", kind: kindString, def: "", usage: "base URL of a mirror on your network that serves the model catalogue's files under their names; boxd models pull NAME fetches MIRROR/FILE instead of the publisher's URL (boxes without internet)",
 		field: func(c *Config) any { return &c.Models.Mirror }, check: checkMirror},
 	{key: "outbound.allow_private", kind: kindBool, def: false, usage: "let site checks and audits fetch private, loopback and link-local addresses (self-hosted tests only)",

@@ -13,15 +13,18 @@ const LLMRoute = "direct"
 
 // Health is the body of GET /healthz (contract section 4).
 type Health struct {
-	OK           bool         `json:"ok"`
-	ASR          bool         `json:"asr"`
-	LLM          bool         `json:"llm"`
-	LLMError     string       `json:"llm_error,omitempty"`
-	LiveSessions int          `json:"live_sessions"`
-	Queue        int          `json:"queue"`
-	LLMRoute     string       `json:"llm_route"`
-	Version      string       `json:"version"`
-	Diarize      bool         `json:"diarize"`
+	OK           bool   `json:"ok"`
+	ASR          bool   `json:"asr"`
+	LLM          bool   `json:"llm"`
+	LLMError     string `json:"llm_error,omitempty"`
+	LiveSessions int    `json:"live_sessions"`
+	Queue        int    `json:"queue"`
+	LLMRoute     string `json:"llm_route"`
+	Version      string `json:"version"`
+	Diarize      bool   `json:"diarize"`
+	// Diarizer names what pass 2 diarizes with (a model's name, or the
+	// model-free boxd-classical-1); absent when it cannot diarize.
+	Diarizer     string       `json:"diarizer,omitempty"`
 	DemoSessions DemoSessions `json:"demo_sessions"`
 	// RandomWeights names the loaded models with random weights (the
 	// quick start's generated test models: they run, and say noise);
@@ -50,7 +53,8 @@ func (s *Server) Health() Health {
 		Queue:        callInt(s.probes.Queue),
 		LLMRoute:     LLMRoute,
 		Version:      version.Version,
-		Diarize:      callBool(s.probes.DiarizeReady),
+		Diarize:      s.probes.Diarizer != "",
+		Diarizer:     s.probes.Diarizer,
 		DemoSessions: DemoSessions{
 			PerAddressPerHour: s.cfg.Limits.SessionsPerAddressPerHour,
 			PerHour:           s.cfg.Limits.SessionsPerHour,

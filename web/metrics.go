@@ -151,7 +151,7 @@ func (c loadedCollector) Describe(ch chan<- *prometheus.Desc) { c.loaded.Describ
 func (c loadedCollector) Collect(ch chan<- prometheus.Metric) {
 	c.loaded.WithLabelValues("llm").Set(b2f(c.s.Health().LLM))
 	c.loaded.WithLabelValues("asr").Set(b2f(callBool(c.s.probes.ASRReady)))
-	c.loaded.WithLabelValues("diarizer").Set(b2f(callBool(c.s.probes.DiarizeReady)))
+	c.loaded.WithLabelValues("diarizer").Set(b2f(c.s.probes.Diarizer != ""))
 	c.loaded.Collect(ch)
 }
 

@@ -36,9 +36,11 @@ type Probes struct {
 	LLMReady func() bool
 	// LLMError says why the loaded chat model cannot serve chat (a model
 	// without a chat template); "" when it can or none is loaded.
-	LLMError     func() string
-	ASRReady     func() bool
-	DiarizeReady func() bool
+	LLMError func() string
+	ASRReady func() bool
+	// Diarizer names what pass 2 diarizes with ("" when it cannot:
+	// /healthz diarize false).
+	Diarizer     string
 	LiveSessions func() int
 	Queue        func() int
 	// RandomWeights names the loaded models whose weights are random

@@ -304,6 +304,12 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	if err != nil {
 		return configError{err}
 	}
+	diar, closeDiar, err := diarization(cfg, log)
+	if err != nil {
+		return configError{err}
+	}
+	defer closeDiar()
+
 	ln, err := web.Listen(ctx, cfg, log)
 	if err != nil {
 		return configError{err}
@@ -327,6 +333,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		Transcribe:    live.SpeechTranscriber(speech),
 		LiveModels:    live.Models{ASR: asrName(speech, cfg), LLM: cfg.Models.LLM.ID},
 		LiveVerticals: verticals,
+		Diarize:       diar,
 		Codes:         codeTables,
 	}, log).Server
 	srv.OnDrain = func() { notify(log, "STOPPING=1") }

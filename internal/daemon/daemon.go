@@ -17,6 +17,8 @@ import (
 	"boxd/configs"
 	"boxd/engine/attest"
 	"boxd/engine/browser"
+	"boxd/engine/diarize"
+	"boxd/engine/diarize/classical"
 	"boxd/internal/platform"
 	"boxd/internal/receipts"
 	"boxd/internal/scratch"
@@ -69,6 +71,9 @@ type Deps struct {
 	// LiveModels name the models in live ready events (LLM defaults to the
 	// chat model id).
 	LiveModels live.Models
+	// Diarize is pass 2's diarizer (clinical and sales); nil: the
+	// model-free boxd-classical-1 with the diarize.* bounds.
+	Diarize *live.Diarization
 	// Retrieval serves /retrieval/*; nil serves verify and info only (no
 	// embedding model: index and search answer 503).
 	Retrieval *retrieval.Service
@@ -121,6 +126,12 @@ func New(cfg *configs.Config, deps Deps, log *slog.Logger, tweak ...func(*Box)) 
 	}
 	if deps.Platform == nil || deps.Key == nil || deps.Receipts == nil {
 		panic("daemon.New: Deps.Platform, Deps.Key and Deps.Receipts are required")
+	}
+	if deps.Diarize == nil {
+		deps.Diarize = ClassicalDiarization(cfg)
+	}
+	if deps.Probes.Diarizer == "" && deps.Diarize.Diarizer != nil {
+		deps.Probes.Diarizer = deps.Diarize.Diarizer.Name()
 	}
 	b := &Box{cfg: cfg, deps: deps, log: log, now: deps.Now}
 	if b.now == nil {
@@ -229,7 +240,7 @@ func (b *Box) mount() {
 	platformroutes.Mount(a, platformroutes.Deps{Log: log, Config: b.cfg, Platform: d.Platform, Key: d.Key, Receipts: d.Receipts})
 	chatroutes.Mount(a, chatroutes.Deps{Log: log, Now: b.now, Service: b.Chat, Started: b.Server.Started(), Retrieval: b.Retrieval})
 	sitecheckroutes.Mount(a, sitecheckroutes.Deps{Log: log, Chat: b.Chat, Checker: b.SiteCheck, OutboundErr: b.OutboundErr, ReplyTokens: b.ReplyTokens})
-	sessions := &live.Opener{Verticals: d.LiveVerticals, Chat: b.Chat, Models: liveModels, Debounce: b.LiveDebounce, Now: b.now}
+	sessions := &live.Opener{Verticals: d.LiveVerticals, Chat: b.Chat, Models: liveModels, Debounce: b.LiveDebounce, Now: b.now, Diarize: d.Diarize}
 	liveroutes.Mount(a, liveroutes.Deps{Log: log, Config: b.cfg, Now: b.now, Sessions: sessions, Transcribe: d.Transcribe})
 	demoroutes.Mount(a, demoroutes.Deps{Log: log, Config: b.cfg, Now: b.now, Sessions: sessions, Transcribe: d.Transcribe})
 	studioroutes.Mount(a, studioroutes.Deps{Log: log, Config: b.cfg, Now: b.now, Platform: d.Platform, Chat: b.Chat})
@@ -239,6 +250,17 @@ func (b *Box) mount() {
 	hccroutes.Mount(a, hccroutes.Deps{Log: log, Service: b.HCC})
 	a11yroutes.Mount(a, a11yroutes.Deps{Log: log, Service: b.A11y, Domains: b.A11yDomains})
 	fillroutes.Mount(a, fillroutes.Deps{Log: log, Service: b.Fill, BrowserErr: b.FillErr, Key: d.Key, Gate: b.FillGate})
+}
+
+// ClassicalDiarization is pass 2's model-free diarizer, boxd-classical-1,
+// with cfg's diarize.* bounds.
+func ClassicalDiarization(cfg *configs.Config) *live.Diarization {
+	return &live.Diarization{Diarizer: classical.Diarizer{}, Options: DiarizeOptions(cfg), MaxAudioS: cfg.Diarize.MaxAudioS}
+}
+
+// DiarizeOptions are cfg's speaker bounds.
+func DiarizeOptions(cfg *configs.Config) diarize.Options {
+	return diarize.Options{MinSpeakers: cfg.Diarize.MinSpeakers, MaxSpeakers: cfg.Diarize.MaxSpeakers}
 }
 
 // scans checks a document reader document with the reader's own

@@ -167,7 +167,7 @@ func TestHealthzFieldsAndTypes(t *testing.T) {
 	}
 	want := map[string]any{
 		"ok": true, "asr": false, "llm": true, "live_sessions": 2.0, "queue": 3.0,
-		"llm_route": "direct", "version": "0.1.0", "diarize": false,
+		"llm_route": "direct", "version": "0.1.0", "diarize": true, "diarizer": "boxd-classical-1",
 		"demo_sessions": map[string]any{"per_address_per_hour": 7.0, "per_hour": 9.0},
 	}
 	if len(got) != len(want) {
@@ -206,7 +206,9 @@ func TestHealthzWithoutModels(t *testing.T) {
 	if err := json.Unmarshal(body, &h); err != nil {
 		t.Fatal(err)
 	}
-	if !h.OK || h.LLM || h.ASR || h.Diarize || h.LiveSessions != 0 || h.Queue != 0 {
+	// Every box diarizes: without a diarizer model, with the model-free
+	// boxd-classical-1.
+	if !h.OK || h.LLM || h.ASR || !h.Diarize || h.Diarizer != "boxd-classical-1" || h.LiveSessions != 0 || h.Queue != 0 {
 		t.Errorf("health = %+v", h)
 	}
 	if h.DemoSessions.PerAddressPerHour != 1000 || h.DemoSessions.PerHour != 1000 {

@@ -24,6 +24,10 @@ type Sentence struct {
 	// End is when the sentence's speech ended (0: not known).
 	End  float64 `json:"end,omitempty"`
 	Text string  `json:"text"`
+	// Speaker and Role are set after pass 2's diarization (the sentences
+	// are then final_transcript's lines): S01 and Doctor, say.
+	Speaker string `json:"speaker,omitempty"`
+	Role    string `json:"role,omitempty"`
 }
 
 // State is what a lane sees: the transcript so far and every lane's latest
@@ -43,13 +47,26 @@ type State struct {
 	// Pass2Failed is why pass 2 failed after stop (the first Pass2 lane
 	// that failed and its error), "" when it did not fail.
 	Pass2Failed string
+	// Diarized is pass 2's speaker-attributed transcript once diarized
+	// (nil before stop, and when diarization failed or the vertical has
+	// no Roles).
+	Diarized *Diarized
 }
 
 // Lines is the transcript with line numbers ("[n] text", n from 1), the form
-// lanes are prompted with and cite.
+// lanes are prompted with and cite. After pass 2's diarization each line
+// names its speaker's role (or label): "[n] Doctor: text".
 func (st *State) Lines() string {
 	var b strings.Builder
 	for _, s := range st.Sentences {
+		who := s.Role
+		if who == "" {
+			who = s.Speaker
+		}
+		if who != "" {
+			fmt.Fprintf(&b, "[%d] %s: %s\n", s.I+1, who, s.Text)
+			continue
+		}
 		fmt.Fprintf(&b, "[%d] %s\n", s.I+1, s.Text)
 	}
 	return b.String()
@@ -80,6 +97,9 @@ type Vertical struct {
 	// Pass2Fallback says what stands in for pass 2's output when one of
 	// its lanes (LaneSpec.Pass2) fails; the error event ends with it.
 	Pass2Fallback string
+	// Roles, when set, makes pass 2 diarize the session's audio on stop
+	// and map its speakers to these roles (diarized.go).
+	Roles *Roles
 }
 
 // LaneSpec is one lane: a model call over the transcript so far whose JSON

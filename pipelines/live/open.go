@@ -22,6 +22,8 @@ type Opener struct {
 	// session default).
 	Debounce time.Duration
 	Now      func() time.Time
+	// Diarize is pass 2's diarizer (verticals with Roles).
+	Diarize *Diarization
 }
 
 // Serves reports whether the box serves vertical live, and why not.
@@ -69,7 +71,7 @@ func (o *Opener) Open(ctx context.Context, who Caller, vertical, lang, target st
 	sess, err := Start(ctx, Config{
 		Vertical: o.Verticals[vertical], Lang: lang, Target: target, Models: o.Models,
 		Transcribe: transcribe, Chat: o.Chat, Budget: who.Budget, Send: send, Now: o.Now,
-		Debounce: o.Debounce, Demo: who.Demo,
+		Debounce: o.Debounce, Demo: who.Demo, Diarize: o.Diarize,
 	})
 	if err != nil {
 		if p, ok := problem.As(err); ok {

@@ -1,9 +1,9 @@
 package live
 
-// Pass-2 plumbing the verticals share: final_transcript (the live
-// transcript in the contract's diarized-transcript shape, this box having
-// no diarization model), summary.pass2 of a vertical whose pass 2 does not
-// run, and summary.pass2_timing.
+// Pass-2 plumbing the verticals share: final_transcript (the diarized,
+// role-mapped transcript of diarized.go, or the live transcript without
+// speakers where diarization did not run), summary.pass2 of a vertical
+// whose pass 2 does not run, and summary.pass2_timing.
 
 import (
 	"encoding/json"
@@ -12,9 +12,10 @@ import (
 )
 
 // FinalTranscriptLine is one line of final_transcript (contract section
-// 2). Without diarization the lines are the live transcript's: speaker and
-// role null; start and end from the VAD's span of each sentence (end null
-// only where a transcriber did not say).
+// 2). Diarized, each line is one speaker's (align.go); without
+// diarization the lines are the live transcript's: speaker and role null.
+// Start and end come from the VAD's span of each sentence (end null only
+// where a transcriber did not say).
 type FinalTranscriptLine struct {
 	N       int      `json:"n"`
 	Speaker *string  `json:"speaker"`
@@ -25,14 +26,26 @@ type FinalTranscriptLine struct {
 }
 
 // FinalTranscript is the final_transcript lane's data and summary entry:
-// {lines, roles, model, audio_s, diarize_s}. Without a diarization model
-// roles is {} (no speaker to map), model and diarize_s null.
+// {lines, roles, model, audio_s, diarize_s} and roles_source (model: the
+// role-map call decided; fallback: the questions rule did; null without
+// diarization). Without diarization roles is {} (no speaker to map),
+// model and diarize_s null.
 type FinalTranscript struct {
-	Lines    []FinalTranscriptLine `json:"lines"`
-	Roles    map[string]string     `json:"roles"`
-	Model    *string               `json:"model"`
-	AudioS   float64               `json:"audio_s"`
-	DiarizeS *float64              `json:"diarize_s"`
+	Lines       []FinalTranscriptLine `json:"lines"`
+	Roles       map[string]string     `json:"roles"`
+	Model       *string               `json:"model"`
+	AudioS      float64               `json:"audio_s"`
+	DiarizeS    *float64              `json:"diarize_s"`
+	RolesSource *string               `json:"roles_source"`
+}
+
+// Final is final_transcript of a stopped session: the diarized one when
+// pass 2 diarized, else the live transcript without speakers.
+func Final(st *State) FinalTranscript {
+	if st.Diarized != nil {
+		return st.Diarized.Transcript
+	}
+	return LiveFinalTranscript(st)
 }
 
 // LiveFinalTranscript is final_transcript built from the live transcript.
@@ -50,20 +63,31 @@ func LiveFinalTranscript(st *State) FinalTranscript {
 }
 
 // FinalTranscriptLane is the after-stop final_transcript lane (no model
-// call): LiveFinalTranscript as its data, the numbered lines with their
-// start times as its body.
+// call): Final as its data, the numbered lines with their start times
+// and speakers as its body.
 func FinalTranscriptLane() *LaneSpec {
 	return &LaneSpec{
 		ID: "final_transcript", Title: "Final transcript", Local: true,
 		Finish: func(st *State, _ int, _ json.RawMessage) (string, any, error) {
-			ft := LiveFinalTranscript(st)
+			ft := Final(st)
 			var b strings.Builder
-			b.WriteString("_The live transcript: speakers are not identified (no diarization model on this box)._\n\n")
+			if ft.Model == nil {
+				b.WriteString("_The live transcript: speakers are not identified (pass 2's diarization did not run)._\n\n")
+			} else {
+				fmt.Fprintf(&b, "_Speakers by %s; roles by the %s._\n\n", *ft.Model, map[bool]string{true: "language model", false: "questions rule (the model call did not decide)"}[ft.RolesSource != nil && *ft.RolesSource == RolesFromModel])
+			}
 			if len(ft.Lines) == 0 {
 				b.WriteString("_Nothing was transcribed._\n")
 			}
 			for _, l := range ft.Lines {
-				fmt.Fprintf(&b, "- [%d] %s %s\n", l.N, clock(l.Start), l.Text)
+				who := ""
+				switch {
+				case l.Role != nil:
+					who = fmt.Sprintf("**%s** (%s): ", *l.Role, *l.Speaker)
+				case l.Speaker != nil:
+					who = fmt.Sprintf("**%s**: ", *l.Speaker)
+				}
+				fmt.Fprintf(&b, "- [%d] %s %s%s\n", l.N, clock(l.Start), who, l.Text)
 			}
 			return b.String(), ft, nil
 		},
@@ -82,13 +106,18 @@ func Pass2NotRun(reason string) map[string]any {
 	return map[string]any{"ran": false, "reason": reason}
 }
 
-// Pass2Timing is summary.pass2_timing: seconds each step took (its lane's
-// latency: final_note for note_s, verifier for verifier_s), null for the
-// steps that did not run (diarization and roles on this box, and a step
-// that failed or that the vertical does not have); total_s is the steps
-// that ran of the contract's four (the final_transcript lane is not one).
+// Pass2Timing is summary.pass2_timing: seconds each step took (diarize_s
+// and roles_s measured by diarized.go; note_s and verifier_s their lanes'
+// latency), null for the steps that did not run (a step that failed or
+// that the vertical does not have); total_s is the steps that ran of the
+// contract's four (the final_transcript lane is not one).
 func Pass2Timing(st *State) map[string]any {
 	total := 0.0
+	var diarizeS, rolesS *float64
+	if d := st.Diarized; d != nil {
+		diarizeS, rolesS = d.Transcript.DiarizeS, &d.RolesS
+		total += *diarizeS + *rolesS
+	}
 	sec := func(id string) *float64 {
 		lb, ok := st.Lanes[id]
 		if !ok {
@@ -99,5 +128,5 @@ func Pass2Timing(st *State) map[string]any {
 		return &v
 	}
 	note, check := sec("final_note"), sec("verifier")
-	return map[string]any{"diarize_s": nil, "roles_s": nil, "note_s": note, "verifier_s": check, "total_s": total}
+	return map[string]any{"diarize_s": diarizeS, "roles_s": rolesS, "note_s": note, "verifier_s": check, "total_s": total}
 }

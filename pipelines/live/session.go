@@ -58,6 +58,9 @@ type Config struct {
 	// Demo is set for a demo session token (a developer key is an app in
 	// real use): the clinical banner then asks for synthetic data only.
 	Demo bool
+	// Diarize is pass 2's diarizer, for verticals with Roles (nil: their
+	// pass 2 fails, saying no diarizer is configured).
+	Diarize *Diarization
 }
 
 // The clinical banners (ready.banner). The contract's demo banner says that
@@ -101,6 +104,10 @@ type Session struct {
 	samples   int64 // samples received: the charge carries their fraction of a millisecond
 	lastAudio int64 // audio left (ms) at the last charge
 	paused    bool  // live lanes paused at the stop reserve
+	// audio is the session's audio for pass 2's diarization (vertical
+	// with Roles), in memory only; dropped when pass 2 has read it or the
+	// session closes.
+	audio *audioBuffer
 
 	// heard is when speech was last recognised (unix nanoseconds, the
 	// wall clock, not cfg.Now): SinceSpeech.
@@ -136,6 +143,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg, start: cfg.Now(), ctx: ctx, stop: cancel,
 		endedCh: make(chan struct{})}
 	s.heard.Store(time.Now().UnixNano())
+	if v.Roles != nil && cfg.Diarize != nil {
+		s.audio = &audioBuffer{max: cfg.Diarize.maxSamples()}
+	}
 	s.state = State{Vertical: v.ID, Lang: cfg.Lang, Target: cfg.Target, Lanes: map[string]LaneBody{}}
 	s.em = run.NewEmitter(cfg.Send, cfg.Now, run.DefaultQueue)
 	s.start = s.em.Start()
@@ -249,6 +259,9 @@ func (s *Session) Audio(ctx context.Context, frame []byte) error {
 	// millisecond makes no charge (and no store write).
 	s.mu.Lock()
 	s.samples += int64(len(frame) / 2)
+	if s.audio != nil {
+		s.audio.add(frame)
+	}
 	total := s.samples * 1000 / 16000
 	ms := total - s.audioMS
 	s.audioMS = total
@@ -368,6 +381,9 @@ func (s *Session) Stop(ctx context.Context) error {
 		return fmt.Errorf("live: %s", e.Message)
 	}
 	v := s.cfg.Vertical
+	if v.Roles != nil {
+		s.diarizePass2(ctx)
+	}
 	for _, spec := range v.Final {
 		st := s.Snapshot()
 		if spec.Pass2 && st.Pass2Failed != "" {
@@ -406,7 +422,12 @@ func (s *Session) Stop(ctx context.Context) error {
 // event that says so (the contract's signal), with what stands in for
 // pass 2's output.
 func (s *Session) failPass2(spec *LaneSpec, err error) {
-	why := fmt.Sprintf("the %s lane failed: %v", spec.ID, err)
+	s.failPass2Why(fmt.Sprintf("the %s lane failed: %v", spec.ID, err))
+}
+
+// failPass2Why records that pass 2 failed, saying why, and sends the
+// error event.
+func (s *Session) failPass2Why(why string) {
 	s.mu.Lock()
 	s.state.Pass2Failed = why
 	s.mu.Unlock()
@@ -421,6 +442,9 @@ func (s *Session) failPass2(spec *LaneSpec, err error) {
 // for the events queued so far to be sent.
 func (s *Session) Close() {
 	s.stop()
+	s.mu.Lock()
+	s.audio = nil // the session's audio goes with it
+	s.mu.Unlock()
 	for _, r := range s.lanes {
 		r.finish()
 	}

@@ -78,7 +78,7 @@ func newModelsConvert() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "convert IN OUT.gguf",
-		Short: "Convert a whisper.cpp model (ggml-*.bin), a Silero VAD (ggml-silero-*.bin) or a Hugging Face openai/whisper-* checkpoint directory to GGUF",
+		Short: "Convert a whisper.cpp model (ggml-*.bin), a Silero VAD (ggml-silero-*.bin), a Hugging Face openai/whisper-* checkpoint directory or a diarizer network (pyannote segmentation-3.0, WeSpeaker ResNet34 pytorch_model.bin) to GGUF",
 		Long: `Convert speech model files to the GGUF files boxd loads.
 
   whisper.cpp ggml-*.bin          tensors copied bit for bit; hyper-parameters,
@@ -87,6 +87,12 @@ func newModelsConvert() *cobra.Command {
   Hugging Face checkpoint dir     config.json, model.safetensors (or shards),
                                   vocab.json and added_tokens.json / tokenizer.json;
                                   matrices F16 (whisper.cpp's layout) unless --f32
+  pyannote/segmentation-3.0       pytorch_model.bin: the diarizer's segmentation
+                                  network (models.diarizer.path); sinc filters
+                                  computed in float64, weights F32
+  pyannote/wespeaker-voxceleb-    pytorch_model.bin: the speaker embeddings
+    resnet34-LM                   (models.diarizer.embedding_path); batch norms
+                                  folded into the convolutions, weights F32
 
 Every size from tiny to large-v3-turbo converts the same way.`,
 		Args: cobra.ExactArgs(2),
@@ -107,10 +113,12 @@ Every size from tiny to large-v3-turbo converts the same way.`,
 				err = convert.WhisperBinFile(in, out, name)
 			case format == convert.FormatSileroBin:
 				err = convert.SileroFile(in, out)
+			case format == convert.FormatTorchZip:
+				return convertDiarizer(cmd.OutOrStdout(), in, out)
 			case format == convert.FormatGGUF:
 				return fmt.Errorf("%s is already GGUF: boxd models inspect %s", in, in)
 			default:
-				return fmt.Errorf("%s: not a whisper.cpp model or VAD file, nor a Hugging Face checkpoint directory (config.json with model.safetensors)", in)
+				return fmt.Errorf("%s: not a whisper.cpp model or VAD file, a Hugging Face checkpoint directory (config.json with model.safetensors) nor a PyTorch checkpoint (pytorch_model.bin)", in)
 			}
 			if err != nil {
 				return err

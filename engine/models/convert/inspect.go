@@ -20,6 +20,7 @@ const (
 	FormatGGUF              // GGUF (any architecture)
 	FormatWhisperBin        // whisper.cpp ggml-*.bin model
 	FormatSileroBin         // whisper.cpp ggml-silero-*.bin VAD
+	FormatTorchZip          // a zip: PyTorch's torch.save format (pytorch_model.bin)
 )
 
 func (f Format) String() string {
@@ -30,6 +31,8 @@ func (f Format) String() string {
 		return "whisper.cpp model"
 	case FormatSileroBin:
 		return "whisper.cpp Silero VAD"
+	case FormatTorchZip:
+		return "PyTorch checkpoint"
 	}
 	return "unknown"
 }
@@ -55,6 +58,8 @@ func Sniff(path string) (Format, error) {
 			return FormatSileroBin, nil
 		}
 		return FormatWhisperBin, nil
+	case string(head[:4]) == "PK\x03\x04":
+		return FormatTorchZip, nil
 	}
 	return FormatUnknown, nil
 }

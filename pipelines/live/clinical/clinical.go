@@ -30,8 +30,18 @@ func New(t *codes.Tables) *live.Vertical {
 		Final:         []*live.LaneSpec{live.FinalTranscriptLane(), finalNoteLane(), verifierLane()},
 		Summary:       clinicalSummary,
 		Pass2Fallback: clinicalPass2Fallback,
+		Roles: &live.Roles{
+			Names: []string{"Doctor", "Patient", "Other"},
+			Setting: "The transcript is an outpatient visit. Doctor is the clinician who asks about symptoms, examines and plans; " +
+				"Patient is the person being seen; Other is anyone else (a relative, an interpreter, a nurse).",
+			Asker: "Doctor", Answerer: "Patient", Rest: "Other",
+		},
 	}
 }
+
+// diarizedSpeakers replaces what clinicalSystem says of speakers once pass
+// 2 has labelled them.
+const diarizedSpeakers = "each line begins with its speaker's role (Doctor, Patient or Other, from a speaker diarization that may err)"
 
 const clinicalSystem = "You assist a US outpatient clinician during a visit. The user message holds the live " +
 	"speech-recognition transcript so far, one numbered line per sentence ([n] text); speakers are not " +
@@ -53,7 +63,11 @@ func clinicalPrompt(task string, extra func(st *live.State) string) func(st *liv
 				user += "\n" + x
 			}
 		}
-		return clinicalSystem + task, user
+		system := clinicalSystem
+		if st.Diarized != nil {
+			system = strings.Replace(system, "speakers are not labelled", diarizedSpeakers, 1)
+		}
+		return system + task, user
 	}
 }
 
@@ -456,7 +470,7 @@ func clinicalSummary(st *live.State) map[string]any {
 		"codes":            live.LaneData(st, "codes", emptyCodes),
 		"priorauth":        live.LaneData(st, "priorauth", emptyPriorAuth),
 		"visit_level":      live.LaneData(st, "visit_level", emptyVisitLevel),
-		"final_transcript": live.LaneData(st, "final_transcript", func() any { return live.LiveFinalTranscript(st) }),
+		"final_transcript": live.LaneData(st, "final_transcript", func() any { return live.Final(st) }),
 		"final_note":       live.LaneData(st, "final_note", emptyFinalNote),
 		"verifier":         live.LaneData(st, "verifier", emptyClaimCheck),
 		"pass2":            pass2,

@@ -1,14 +1,15 @@
 package clinical
 
-// The clinical after-visit pass 2 (contract document 1, section 6), as far
-// as this box can run it. Steps (1) diarization and (2) the role map need a
-// diarization model, which the box does not have, so they do not run;
-// steps (3) the cited note and (4) the claim check need only the text
-// model, and run as the vertical's after-stop lanes, in order:
+// The clinical after-visit pass 2 (contract document 1, section 6).
+// Steps (1) diarization and (2) the role map run in the session core on
+// stop (pipelines/live/diarized.go: the vertical's Roles are Doctor,
+// Patient and Other); the numbered, role-labelled lines then stand for the
+// transcript. Steps (3) the cited note and (4) the claim check run as the
+// vertical's after-stop lanes, in order:
 //
-//   - final_transcript (no model, live.FinalTranscriptLane): the live
-//     transcript as the contract's diarized-transcript shape, speakers and
-//     roles null;
+//   - final_transcript (no model, live.FinalTranscriptLane): the diarized
+//     transcript (live.Final; speakers and roles null where diarization
+//     failed);
 //   - final_note (one model call, Pass2): the note in five sections, each
 //     claim one sentence citing transcript lines; boxd renders the body
 //     and checks that the cited lines exist;
@@ -68,9 +69,8 @@ const (
 // clinicalPass2Fallback ends the error event when pass 2 fails.
 const clinicalPass2Fallback = "note is the single-pass SOAP note from the live transcript"
 
-// clinicalNoDiarization is summary.pass2.reason when pass 2 ran.
-const clinicalNoDiarization = "no diarization model on this box: steps 1 and 2 (speakers and the Doctor and Patient roles) did not run, " +
-	"so final_transcript is the live transcript without speakers or roles; the cited note and the claim check ran on it"
+// clinicalRan is summary.pass2.reason when pass 2 ran.
+const clinicalRan = "pass 2 ran: speakers diarized, roles mapped, the cited note written on final_transcript's lines and its claims checked"
 
 // clinicalPass2Empty is summary.pass2.reason when nothing was transcribed.
 const clinicalPass2Empty = "the cited note and the claim check did not run: there was no transcript to cite"
@@ -295,6 +295,9 @@ func judgePrompt(st *live.State, claims []CheckedClaim) string {
 		for _, n := range c.Cites {
 			s, _ := st.Line(n)
 			text := s.Text
+			if s.Role != "" {
+				text = s.Role + ": " + text
+			}
 			if len(text) > verifierLineChars {
 				text = strings.ToValidUTF8(text[:verifierLineChars], "") + "..."
 			}
@@ -435,16 +438,17 @@ func claimCheckMarkdown(c ClaimCheck) string {
 // --- summary ------------------------------------------------------------
 
 // clinicalPass2 is summary.pass2 {ran, diarized, reason} and whether the
-// cited note replaces the SOAP note: pass 2 ran when both the note and the
-// claim check did; diarized is false on this box.
+// cited note replaces the SOAP note: pass 2 ran when the diarization, the
+// note and the claim check did.
 func clinicalPass2(st *live.State) (map[string]any, bool) {
 	_, note := st.Lanes["final_note"]
 	_, check := st.Lanes["verifier"]
+	diarized := st.Diarized != nil
 	switch {
 	case st.Pass2Failed != "":
-		return map[string]any{"ran": false, "diarized": false, "reason": st.Pass2Failed}, false
+		return map[string]any{"ran": false, "diarized": diarized, "reason": st.Pass2Failed}, false
 	case note && check:
-		return map[string]any{"ran": true, "diarized": false, "reason": clinicalNoDiarization}, true
+		return map[string]any{"ran": true, "diarized": diarized, "reason": clinicalRan}, true
 	}
-	return map[string]any{"ran": false, "diarized": false, "reason": clinicalPass2Empty}, false
+	return map[string]any{"ran": false, "diarized": diarized, "reason": clinicalPass2Empty}, false
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"boxd/engine/diarize"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/clinical"
@@ -327,6 +328,7 @@ func p2Session(t *testing.T, v *live.Vertical, c *chat.Service, budget *livetest
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical: v, Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
 		Transcribe: livetest.ScriptedTranscriber(clinicalScript), Chat: c, Budget: budget, Send: rec.Send,
+		Diarize: &live.Diarization{Diarizer: &livetest.ScriptedDiarizer{Lines: clinicalScript}, Options: diarize.DefaultOptions},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -393,13 +395,13 @@ func p2Failed(t *testing.T, evs []live.Event, failed, why string) map[string]any
 	}
 	p2 := sum["pass2"].(map[string]any)
 	reason := strings.TrimSuffix(strings.TrimPrefix(msg, "pass 2 failed: "), "; note is the single-pass SOAP note from the live transcript")
-	if p2["ran"] != false || p2["diarized"] != false || p2["reason"] != reason {
+	if p2["ran"] != false || p2["diarized"] != true || p2["reason"] != reason {
 		t.Errorf("summary.pass2 %v, want ran false and the reason %q", p2, reason)
 	}
 	if v := sum["verifier"].(map[string]any); v["flagged"] != float64(0) || len(v["claims"].([]any)) != 0 {
 		t.Errorf("summary.verifier %v, want the empty shape", v)
 	}
-	if tm := sum["pass2_timing"].(map[string]any); tm["verifier_s"] != nil || tm["diarize_s"] != nil {
+	if tm := sum["pass2_timing"].(map[string]any); tm["verifier_s"] != nil || tm["diarize_s"] == nil {
 		t.Errorf("pass2_timing %v", tm)
 	}
 	return sum
@@ -476,11 +478,11 @@ func TestClinicalVerifierOnTheTinyModel(t *testing.T) {
 		t.Errorf("lanes %v", order)
 	}
 	csCheckClaims(t, clinicalScript, fn, check)
-	if receipts != 2 || check.Counts.Error != 0 || check.Claims[4].Label != "UNSUPPORTED" {
-		t.Errorf("%d receipts (want 2: 6 claims judged 4 at a time), counts %+v", receipts, check.Counts)
+	if receipts != 3 || check.Counts.Error != 0 || check.Claims[4].Label != "UNSUPPORTED" {
+		t.Errorf("%d receipts (want 3: the role map, and 6 claims judged 4 at a time), counts %+v", receipts, check.Counts)
 	}
 	sum := livetest.ClientMap(t, evs[len(evs)-1].Body.(live.DoneBody).Summary)
-	if p2 := sum["pass2"].(map[string]any); p2["ran"] != true || p2["diarized"] != false {
+	if p2 := sum["pass2"].(map[string]any); p2["ran"] != true || p2["diarized"] != true {
 		t.Errorf("pass2 %v", p2)
 	}
 	if body, _, _ := livetest.LaneByID(t, clinical.New(nil), "final_note").Finish(livetest.ScriptState(clinicalScript), -1, json.RawMessage(p2NoteAnswer)); sum["note"] != body {
@@ -511,6 +513,7 @@ func TestPass2BudgetGoneAtReservation(t *testing.T) {
 	s, err := live.Start(context.Background(), live.Config{
 		Vertical: p2Vertical(t, false), Models: live.Models{ASR: "whisper-test", LLM: "model-27b"},
 		Transcribe: livetest.ScriptedTranscriber(clinicalScript), Chat: livetest.TinyChat(t, 4096, 1), Budget: b, Send: rec.Send,
+		Diarize: &live.Diarization{Diarizer: &livetest.ScriptedDiarizer{Lines: clinicalScript}, Options: diarize.DefaultOptions},
 	})
 	if err != nil {
 		t.Fatal(err)

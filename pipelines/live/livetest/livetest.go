@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"boxd/engine/asr/stream"
+	"boxd/engine/diarize"
 	"boxd/internal/problem"
 	"boxd/pipelines/live"
 )
@@ -25,6 +26,42 @@ import (
 type Line struct {
 	Text       string
 	Start, End float64
+	// Speaker is who says it (0, 1, …): ScriptedDiarizer's turns.
+	Speaker int
+}
+
+// ScriptedDiarizer is a diarizer that knows the script: one turn per
+// line, its speaker the line's. It checks that it was handed the
+// session's audio (at least up to the last line's end).
+type ScriptedDiarizer struct {
+	Lines []Line
+	// Err, when set, is what Diarize fails with.
+	Err error
+	// Samples is how many samples the last call was given.
+	Samples int
+}
+
+// Name is the model name final_transcript reports.
+func (d *ScriptedDiarizer) Name() string { return "scripted-diarizer" }
+
+// Diarize returns the script's turns.
+func (d *ScriptedDiarizer) Diarize(ctx context.Context, pcm []float32, o diarize.Options) (diarize.Result, error) {
+	d.Samples = len(pcm)
+	if d.Err != nil {
+		return diarize.Result{}, d.Err
+	}
+	if err := o.Check(); err != nil {
+		return diarize.Result{}, err
+	}
+	if n := len(d.Lines); n > 0 && float64(len(pcm))/diarize.SampleRate < d.Lines[n-1].End {
+		return diarize.Result{}, fmt.Errorf("livetest: %d samples of audio, the script runs to %.1f s", len(pcm), d.Lines[n-1].End)
+	}
+	var r diarize.Result
+	for _, l := range d.Lines {
+		r.Turns = append(r.Turns, diarize.Turn{Start: l.Start, End: l.End, Speaker: l.Speaker})
+		r.Speakers = max(r.Speakers, l.Speaker+1)
+	}
+	return r, nil
 }
 
 // ScriptedTranscriber returns a live.StartTranscriber that, as audio

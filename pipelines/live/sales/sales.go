@@ -1,10 +1,13 @@
 // Package sales is the sales live vertical (contract document 1, section
 // 6). Live lanes: objection, next_question and crm (the CRM record's
-// fields). After stop, in order: followup (the follow-up email) and
-// final_transcript. The final artifact, done.summary, holds every lane's
-// state, the live transcript as final_transcript, pass2 saying why the
-// after-call pass did not run, and pass2_timing (every step null). Payload
-// shapes are in docs/decisions.md ("Live lanes: clinical and sales").
+// fields). After stop pass 2 runs its steps 1 and 2 (the session core
+// diarizes the call and maps its speakers to Seller and Buyer:
+// pipelines/live/diarized.go), then, in order: followup (the follow-up
+// email, written from the role-labelled lines) and final_transcript. The
+// final artifact, done.summary, holds every lane's state, the diarized
+// final_transcript, pass2 and pass2_timing (diarize_s and roles_s; note_s
+// and verifier_s null: the sales pass has no note). Payload shapes are in
+// docs/decisions.md ("Live lanes: clinical and sales").
 package sales
 
 import (
@@ -20,18 +23,29 @@ import (
 // New is the sales vertical.
 func New() *live.Vertical {
 	return &live.Vertical{
-		ID:           "sales",
-		Live:         []*live.LaneSpec{objectionLane(), nextQuestionLane(), crmLane()},
-		Final:        []*live.LaneSpec{followupLane(), live.FinalTranscriptLane()},
-		Summary:      salesSummary,
-		Pass2Skipped: salesPass2Skipped,
+		ID:            "sales",
+		Live:          []*live.LaneSpec{objectionLane(), nextQuestionLane(), crmLane()},
+		Final:         []*live.LaneSpec{followupLane(), live.FinalTranscriptLane()},
+		Summary:       salesSummary,
+		Pass2Fallback: salesPass2Fallback,
+		Roles: &live.Roles{
+			Names: []string{"Seller", "Buyer"},
+			Setting: "The transcript is a sales call. Seller is the person selling (who asks discovery questions and presents the offer); " +
+				"Buyer is the prospect or customer, and anyone on the buying side.",
+			Asker: "Seller", Answerer: "Buyer", Rest: "Buyer",
+		},
 	}
 }
 
-// salesPass2Skipped is why the after-call pass does not run (error event
-// before done, and summary.pass2.reason).
-const salesPass2Skipped = "pass 2 (diarization and the Seller and Buyer roles) is not available on this box yet: " +
-	"final_transcript is the live transcript without speakers or roles"
+// salesPass2Fallback ends the error event when pass 2 fails.
+const salesPass2Fallback = "final_transcript is the live transcript without speakers or roles"
+
+// salesRan is summary.pass2.reason when pass 2 ran.
+const salesRan = "pass 2 ran its steps 1 and 2: speakers diarized and mapped to Seller and Buyer"
+
+// diarizedSpeakers replaces what salesSystem says of speakers once pass 2
+// has labelled them.
+const diarizedSpeakers = "each line begins with its speaker's role (Seller or Buyer, from a speaker diarization that may err)"
 
 const salesSystem = "You assist a seller during a live sales call. The user message holds the live " +
 	"speech-recognition transcript so far, one numbered line per sentence ([n] text); speakers are not " +
@@ -53,7 +67,11 @@ func salesPrompt(task string, withCRM bool) func(st *live.State, _ int) (string,
 				user += "\nCRM fields so far: " + string(b) + "\n"
 			}
 		}
-		return salesSystem + task, user
+		system := salesSystem
+		if st.Diarized != nil {
+			system = strings.Replace(system, "speakers are not labelled (seller or buyer)", diarizedSpeakers, 1)
+		}
+		return system + task, user
 	}
 }
 
@@ -295,15 +313,20 @@ func orNull(s string) *string {
 // --- summary ------------------------------------------------------------
 
 // salesSummary is done.summary: objection, next_question, crm and followup
-// (each lane's data), final_transcript and pass2.
+// (each lane's data), final_transcript, pass2 {ran, diarized, reason} and
+// pass2_timing.
 func salesSummary(st *live.State) map[string]any {
+	pass2 := map[string]any{"ran": st.Diarized != nil, "diarized": st.Diarized != nil, "reason": salesRan}
+	if st.Pass2Failed != "" {
+		pass2["reason"] = st.Pass2Failed
+	}
 	return map[string]any{
 		"objection":        live.LaneData(st, "objection", emptyObjections),
 		"next_question":    live.LaneData(st, "next_question", emptyNextQuestion),
 		"crm":              live.LaneData(st, "crm", emptyCRM),
 		"followup":         live.LaneData(st, "followup", emptyFollowup),
-		"final_transcript": live.LiveFinalTranscript(st),
-		"pass2":            live.Pass2NotRun(salesPass2Skipped),
-		"pass2_timing":     live.Pass2Timing(st), // every step null: none ran
+		"final_transcript": live.Final(st),
+		"pass2":            pass2,
+		"pass2_timing":     live.Pass2Timing(st),
 	}
 }

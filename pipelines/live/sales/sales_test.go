@@ -2,6 +2,7 @@ package sales_test
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -14,13 +15,13 @@ import (
 
 // salesScript is a synthetic discovery call (no real people or companies).
 var salesScript = []livetest.Line{
-	{Text: "Thanks for making time today, Dana. How is shipping going at Northwind Freight?", Start: 0.3, End: 4.0},
-	{Text: "Honestly, late deliveries are hurting us; we ship about forty pallets a week.", Start: 4.4, End: 8.2},
-	{Text: "Our current carrier is Contoso Logistics and that contract renews in June.", Start: 8.6, End: 12.1},
-	{Text: "Your price looks about twenty percent higher than what we pay now.", Start: 12.5, End: 15.6},
-	{Text: "I understand; most customers recover that through fewer failed deliveries.", Start: 16.0, End: 19.4},
-	{Text: "Our operations director, Sam, signs off, and the budget is around fifty thousand a year.", Start: 19.8, End: 24.3},
-	{Text: "Let us set up a demo with Sam next Tuesday.", Start: 24.7, End: 26.9},
+	{Text: "Thanks for making time today, Dana. How is shipping going at Northwind Freight?", Start: 0.3, End: 4.0, Speaker: 0},
+	{Text: "Honestly, late deliveries are hurting us; we ship about forty pallets a week.", Start: 4.4, End: 8.2, Speaker: 1},
+	{Text: "Our current carrier is Contoso Logistics and that contract renews in June.", Start: 8.6, End: 12.1, Speaker: 1},
+	{Text: "Your price looks about twenty percent higher than what we pay now.", Start: 12.5, End: 15.6, Speaker: 1},
+	{Text: "I understand; most customers recover that through fewer failed deliveries.", Start: 16.0, End: 19.4, Speaker: 0},
+	{Text: "Our operations director, Sam, signs off, and the budget is around fifty thousand a year.", Start: 19.8, End: 24.3, Speaker: 1},
+	{Text: "Let us set up a demo with Sam next Tuesday.", Start: 24.7, End: 26.9, Speaker: 0},
 }
 
 func TestSalesSessionFillsEveryLane(t *testing.T) {
@@ -32,9 +33,17 @@ func TestSalesSessionFillsEveryLane(t *testing.T) {
 			t.Errorf("summary has no %s: %v", k, sum)
 		}
 	}
-	// Pass 2 did not run: every step's time is null, none took any.
-	if tm, _ := sum["pass2_timing"].(map[string]any); tm == nil || tm["diarize_s"] != nil || tm["roles_s"] != nil || tm["note_s"] != nil || tm["verifier_s"] != nil || tm["total_s"] != 0.0 {
+	// Pass 2 ran steps 1 and 2: their times, no note or claim check.
+	if tm, _ := sum["pass2_timing"].(map[string]any); tm == nil || tm["diarize_s"] == nil || tm["roles_s"] == nil || tm["note_s"] != nil || tm["verifier_s"] != nil ||
+		math.Abs(tm["total_s"].(float64)-tm["diarize_s"].(float64)-tm["roles_s"].(float64)) > 1e-9 {
 		t.Errorf("pass2_timing %v", sum["pass2_timing"])
+	}
+	// The roles are Seller and Buyer.
+	ft := sum["final_transcript"].(map[string]any)
+	for sp, r := range ft["roles"].(map[string]any) {
+		if r != "Seller" && r != "Buyer" {
+			t.Errorf("speaker %s: role %v", sp, r)
+		}
 	}
 	// followup is written on stop: after every live lane event; then the
 	// final_transcript lane.
