@@ -209,11 +209,13 @@ lint: headers tools
 ## bench: LLM throughput against ollama serve (same GGUF, same run) as ratios; speech real-time factors (tiny);
 ## Whisper encoder and decoder step against whisper.cpp (npm reference) in the tiny, base and small shapes as ratios;
 ## live replay latency (sentence end to final and to lane) and concurrent live sessions in real time (one run: minutes);
+## diarization real-time factors (boxd-classical-1 on 10 minutes; the neural path on random weights: a window, 1 minute);
 ## retrieval: embedding throughput against ollama's /api/embed, index build, search p50/p95 over 1,500 chunks, rerank of 40
 BENCH_COUNT ?= 3
 bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader ./pipelines/a11y
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./pipelines/replay
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./engine/diarize/classical ./engine/diarize/segnet ./engine/diarize/embnet ./engine/diarize/neural
 
 ## soak: the box (bin/boxd) under 4 live sessions and 16 chat streams for SOAK_DURATION, sampled
 ## every 10 s: RSS, goroutines, open files, the store's size (make test runs a 60 s version)
@@ -234,7 +236,7 @@ FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engin
   pipelines/fill:FuzzBody pipelines/fill:FuzzApprove pipelines/fill:FuzzFlight pipelines/fill/rules:FuzzSecrets pipelines/fill/rules:FuzzAgents \
   pipelines/sitecheck:FuzzParseDomain pipelines/sitecheck:FuzzPageSections pipelines/a11y/axe:FuzzLoadCriteria \
   pipelines/a11y/domains:FuzzNormalize pipelines/retrieval:FuzzVerifySearch engine/attest:FuzzSignedDecodesAsFlat pipelines/retrieval:FuzzCut \
-  pipelines/retrieval/chunker:FuzzCutGraphemes
+  pipelines/retrieval/chunker:FuzzCutGraphemes engine/diarize/score:FuzzReadRTTM engine/models/torchfile:FuzzRead engine/models/torchfile:FuzzUnpickle
 fuzz: headers
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz: $$fn ($$pkg, $(FUZZTIME))"; \
@@ -282,7 +284,7 @@ cuda: headers
 ## binaries, ollama from the pinned module, the ggml sources of the CUDA backend, data, check.sh
 GPU_BUNDLE     := build/gpu-bundle
 GPU_BUNDLE_MAX := 58720256 # 56 MiB
-BENCH_PKGS     := llm.test=./engine/llm stream.test=./engine/asr/stream replay.test=./pipelines/replay
+BENCH_PKGS     := llm.test=./engine/llm stream.test=./engine/asr/stream replay.test=./pipelines/replay diarize.test=./engine/diarize/neural
 gpu-bundle: headers tools
 	@rm -rf $(GPU_BUNDLE) && mkdir -p $(GPU_BUNDLE)/bin $(GPU_BUNDLE)/data/demo-audio $(GPU_BUNDLE)/.stage
 	@# The device has no Tesseract or leptonica: the check's boxd is built without OCR (boxd_noocr).

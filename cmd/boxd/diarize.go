@@ -85,7 +85,7 @@ diarize.max_speakers.`,
 			}
 			pcm, err := frontend.ReadWAV(args[0])
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w; give a 16 kHz mono 16-bit WAV (sox in.wav -r 16000 -c 1 -b 16 out.wav)", args[0], err)
 			}
 			began := time.Now()
 			res, err := d.Diarizer.Diarize(cmd.Context(), pcm, d.Options)
@@ -107,5 +107,6 @@ diarize.max_speakers.`,
 	cmd.Flags().IntVar(&minSpeakers, "min-speakers", 1, "fewest speakers to find (default diarize.min_speakers)")
 	cmd.Flags().IntVar(&maxSpeakers, "max-speakers", 4, "most speakers to find (default diarize.max_speakers)")
 	cmd.Flags().StringVar(&file, "file-id", "", "RTTM file id (default the file's name)")
+	configs.RegisterFileFlags(cmd.Flags())
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,11 +17,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"boxd/engine/asr/asrtest"
 	"boxd/engine/attest"
+	"boxd/engine/diarize/diarizetest"
 	"boxd/engine/llm"
 	"boxd/engine/models"
 	"boxd/engine/models/testmodels"
@@ -286,6 +290,148 @@ func TestServeWithoutModelReportsLLMFalse(t *testing.T) {
 	}
 }
 
+// diarizerSeg is a random-weight segmentation GGUF, made once.
+func diarizerSeg(t *testing.T) string {
+	seg, _ := diarizerGGUFs(t)
+	return seg
+}
+
+var diarizerFiles struct {
+	once     sync.Once
+	seg, emb string
+	err      error
+}
+
+// diarizerGGUFs are random-weight segmentation and embedding GGUFs, made
+// once for the package's tests.
+func diarizerGGUFs(t *testing.T) (seg, emb string) {
+	t.Helper()
+	diarizerFiles.once.Do(func() {
+		dir, err := os.MkdirTemp("", "boxd-diarizer-")
+		if err != nil {
+			diarizerFiles.err = err
+			return
+		}
+		diarizerFiles.seg, diarizerFiles.emb = diarizetest.GGUFs(tempDirTB{dir: dir})
+	})
+	if diarizerFiles.err != nil {
+		t.Fatal(diarizerFiles.err)
+	}
+	return diarizerFiles.seg, diarizerFiles.emb
+}
+
+// tempDirTB hands diarizetest a fixed directory (the files outlive one
+// test; the OS's temporary directory holds them).
+type tempDirTB struct{ dir string }
+
+func (tempDirTB) Helper()                           {}
+func (tempDirTB) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
+func (d tempDirTB) TempDir() string                 { return d.dir }
+
+// TestServeLoadsTheNeuralDiarizer: with both diarizer GGUFs configured,
+// both networks load at start and /healthz names the neural diarizer;
+// without them it names boxd-classical-1.
+func TestServeLoadsTheNeuralDiarizer(t *testing.T) {
+	seg, emb := diarizerGGUFs(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--models-diarizer-path", seg, "--models-diarizer-embedding-path", emb}, "pyannote-segmentation-3.0+wespeaker-resnet34"},
+		{nil, "boxd-classical-1"},
+	} {
+		ns := newNotifySocket(t)
+		cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path}, serveArgs(t, c.args...)...)
+		exited := ns.watch(t, cmd)
+		ready := ns.waitFor(t, "READY=1", 60*time.Second)
+		addr := strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):])
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if h["diarize"] != true || h["diarizer"] != c.want {
+			t.Errorf("healthz = %v, want diarize true and diarizer %s", h, c.want)
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		if err := <-exited; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDiarizeCommand: boxd diarize prints RTTM for a WAV (the
+// model-free diarizer here: two espeak-ng voices), and refuses bad input
+// saying what to fix.
+func TestDiarizeCommand(t *testing.T) {
+	wav := filepath.Join(t.TempDir(), "two.wav")
+	var pcm []float32
+	pcm = append(pcm, asrtest.Silence(0.3)...)
+	pcm = append(pcm, asrtest.Speak(t, "Good morning, what brings you in today? Tell me about the pain.", "en-us+m3")...)
+	pcm = append(pcm, asrtest.Silence(0.7)...)
+	pcm = append(pcm, asrtest.Speak(t, "My lower back has been hurting for about two weeks now.", "en-gb+f4")...)
+	pcm = append(pcm, asrtest.Silence(0.5)...)
+	if err := os.WriteFile(wav, wavFile(pcm), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := boxdCmd(t, nil, "diarize", wav, "--config", writeConfig(t, "# defaults\n"))
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	speakers := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 10 || f[0] != "SPEAKER" || f[1] != "two" {
+			t.Fatalf("not an RTTM line: %q", line)
+		}
+		speakers[f[7]] = true
+	}
+	if len(speakers) != 2 || !strings.Contains(stderr.String(), "boxd-classical-1: 2 speakers") {
+		t.Errorf("speakers %v; stderr %s", speakers, stderr.String())
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diarize", wav, "--max-speakers", "0"}, "max_speakers is 0"},
+		{[]string{"diarize", wav, "--min-speakers", "3", "--max-speakers", "2"}, "max_speakers (2) is below min_speakers (3)"},
+		{[]string{"diarize", writeConfig(t, "not audio")}, "give a 16 kHz mono 16-bit WAV"},
+	} {
+		cmd := boxdCmd(t, nil, append(c.args, "--config", writeConfig(t, "# defaults\n"))...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err == nil || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: %v, stderr %q; want %q", c.args, err, stderr.String(), c.want)
+		}
+	}
+}
+
+// wavFile is pcm as a 16 kHz mono PCM16 WAV file.
+func wavFile(pcm []float32) []byte {
+	data := make([]byte, 2*len(pcm))
+	for i, v := range pcm {
+		binary.LittleEndian.PutUint16(data[2*i:], uint16(int16(max(-1, min(1, v))*32767)))
+	}
+	h := make([]byte, 44)
+	copy(h, "RIFF")
+	binary.LittleEndian.PutUint32(h[4:], uint32(36+len(data)))
+	copy(h[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(h[16:], 16)
+	binary.LittleEndian.PutUint16(h[20:], 1)
+	binary.LittleEndian.PutUint16(h[22:], 1)
+	binary.LittleEndian.PutUint32(h[24:], 16000)
+	binary.LittleEndian.PutUint32(h[28:], 32000)
+	binary.LittleEndian.PutUint16(h[32:], 2)
+	binary.LittleEndian.PutUint16(h[34:], 16)
+	copy(h[36:], "data")
+	binary.LittleEndian.PutUint32(h[40:], uint32(len(data)))
+	return append(h, data...)
+}
+
 // TestServeLoadsSpeech: with a Whisper GGUF and the VAD configured,
 // /healthz says asr true once READY.
 func TestServeLoadsSpeech(t *testing.T) {
@@ -340,6 +486,11 @@ func TestServeStartUpErrors(t *testing.T) {
 		{"asr without a vad", nil, serveArgs(t, "--models-asr-path", testmodels.Generated(t, testmodels.WhisperMicroGGUF)), []string{"models.vad.path", "ggml-silero-v6.2.0.bin"}},
 		{"vad file that is not silero", nil, serveArgs(t, "--models-asr-path", testmodels.Generated(t, testmodels.WhisperMicroGGUF), "--models-vad-path", testmodels.Shared(t, "stories260K.gguf")), []string{"models.vad.path", "vad"}},
 		{"llm file that is not a model", nil, serveArgs(t, "--models-llm-path", writeConfig(t, "not a model")), []string{"models.llm.path", "could not load"}},
+		{"diarizer without its embedding", nil, serveArgs(t, "--models-diarizer-path", testmodels.Shared(t, "stories260K.gguf")), []string{"models.diarizer.path and models.diarizer.embedding_path go together"}},
+		{"diarizer that is not a segmentation", nil, serveArgs(t, "--models-diarizer-path", testmodels.Shared(t, "stories260K.gguf"), "--models-diarizer-embedding-path", testmodels.Shared(t, "stories260K.gguf")), []string{"models.diarizer.path (flag --models-diarizer-path)", "not a pyannote segmentation-3.0"}},
+		{"diarizer embedding that is not a ResNet34", nil, serveArgs(t, "--models-diarizer-path", diarizerSeg(t), "--models-diarizer-embedding-path", testmodels.Shared(t, "stories260K.gguf")), []string{"models.diarizer.embedding_path (flag --models-diarizer-embedding-path)", "wespeaker-resnet34"}},
+		{"missing diarizer file", nil, serveArgs(t, "--models-diarizer-path", "/nonexistent/seg.gguf", "--models-diarizer-embedding-path", "/nonexistent/emb.gguf"), []string{"models.diarizer.path", "does not exist"}},
+		{"max speakers zero", nil, serveArgs(t, "--diarize-max-speakers", "0"), []string{"diarize.max_speakers (flag --diarize-max-speakers)", "out of range"}},
 		{"projector that is not one", nil, serveArgs(t, "--models-llm-path", testmodels.Generated(t, testmodels.ChatFile), "--models-llm-projector", testmodels.Generated(t, testmodels.EmbedFile)), []string{"models.llm.projector (flag --models-llm-projector)", "did not load"}},
 	}
 	for _, tc := range cases {

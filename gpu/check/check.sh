@@ -377,6 +377,18 @@ fi
 [ "$QUICK" = 1 ] || step live-flash 40 $((LIVE_S * 2 + 90)) gobench replay.test '^BenchmarkConcurrentLiveSessions$' "${LIVE_ENV[@]}" \
 	BOXD_BENCH_SESSIONS=$SESSIONS BOXD_BENCH_CONCURRENT_SECONDS=$LIVE_S BOXD_BENCH_ASR_FLASH=1
 
+# --- 9. diarization (pass 2's neural path: segmentation-3.0 and ResNet34) ----
+# Random weights of the real shapes: 10 minutes of audio on the card (goal:
+# real-time factor <= 0.005); the dry run measures 20 s on the CPU.
+if [ "$QUICK" = 1 ]; then
+	DIA_ENV=(NEURAL_BENCH_SECONDS=10 NEURAL_BENCH_GPU=0)
+elif [ "$DRY" = 1 ]; then
+	DIA_ENV=(NEURAL_BENCH_SECONDS=20 NEURAL_BENCH_GPU=0)
+else
+	DIA_ENV=(NEURAL_BENCH_SECONDS=600 NEURAL_BENCH_GPU=1)
+fi
+step diarize 30 300 gobench diarize.test '^BenchmarkNeural10Min$' "${DIA_ENV[@]}"
+
 # --- summary ------------------------------------------------------------------
 say "done in $(($(date +%s) - T0)) s"
 python3 "$HERE/summary.py" --out "$L" --gpu "$GPU_NAME" --dry "$DRY" --quick "$QUICK" --elapsed "$(($(date +%s) - T0))" >"$L/summary.txt"

@@ -193,6 +193,14 @@ def summarize(out_dir, gpu, dry, quick, elapsed):
                      f"{fmt(loaded.get('partial_p50_ms'))}/{fmt(loaded.get('partial_p95_ms'))}", fmt(ratio(loaded.get("partial_p50_ms"), alone.get("partial_p50_ms"))), "loaded/alone"))
         rows.append((sec, "chat tok/s alone vs beside live", fmt(chat_alone.get("chat_tok/s")), fmt(loaded.get("chat_tok/s")), fmt(loaded.get("chat_cost")), "cost"))
 
+    dia = parse_bench(read(os.path.join(out_dir, "diarize.log")))
+    s["diarize"] = dia
+    m = next((v for k, v in dia.items() if k.startswith("Neural10Min")), None)
+    if m:
+        sec = "diarization (pyannote-shape networks, random weights)"
+        rows.append((sec, f"real-time factor over {fmt(m.get('audio-s'), 0)} s of audio (goal <= 0.005 on the card)", fmt(m.get("rtf"), 4), "", "",
+                     gpu if not s["dry"] else "CPU (dry run)"))
+
     failed = [x["step"] for x in steps if x["status"] != "ok" and x["status"] != "prebuilt"]
     s["failed_or_skipped"] = failed
     s["rows"] = [dict(section=r[0], measure=r[1], boxd=r[2], peer=r[3], ratio=r[4], against=r[5]) for r in rows]

@@ -90,10 +90,6 @@ type Vertical struct {
 	Final []*LaneSpec
 	// Summary builds done.summary from the final state.
 	Summary func(st *State) map[string]any
-	// Pass2Skipped, when set, is why the vertical's after-stop pass 2 did
-	// not run: Stop sends it as an error event before done (the contract's
-	// signal that pass 2 failed), and summary.pass2 carries the reason.
-	Pass2Skipped string
 	// Pass2Fallback says what stands in for pass 2's output when one of
 	// its lanes (LaneSpec.Pass2) fails; the error event ends with it.
 	Pass2Fallback string

@@ -405,9 +405,6 @@ func (s *Session) Stop(ctx context.Context) error {
 			s.setLane(*lb)
 		}
 	}
-	if v.Pass2Skipped != "" {
-		s.emit(TypeError, ErrorBody{Message: Pass2SkippedPrefix + v.Pass2Skipped})
-	}
 	st := s.Snapshot()
 	summary := map[string]any{}
 	if v.Summary != nil {

@@ -74,23 +74,19 @@ func (r *Recorder) Add(e live.Event) {
 	r.rec.Events = append(r.rec.Events, raw)
 	switch e.Type {
 	case live.TypeError:
-		// The pass-2 notice before done is part of a clean session's
-		// stream (sales, whose pass 2 cannot run on this box); any other error
-		// means the replay did not go as a live session should.
-		if b, ok := e.Body.(live.ErrorBody); !ok || !live.IsPass2Notice(b.Message) {
-			r.errors++
-		}
+		// An error means the replay did not go as a live session should.
+		r.errors++
 	case live.TypeDone:
 		r.done = true
 	}
 }
 
-// ErrIncomplete: the replay did not end with done or had error events
-// (other than the pass-2 notice), so it is not kept.
+// ErrIncomplete: the replay did not end with done or had error events, so
+// it is not kept.
 var ErrIncomplete = errors.New("replay: the replay did not finish cleanly; the previous recording is kept")
 
 // Save writes the recording to dir/<id>.json (atomically) when the replay
-// ended with done and sent no error event but the pass-2 notice.
+// ended with done and sent no error event.
 func (r *Recorder) Save(dir string, now time.Time) error {
 	r.mu.Lock()
 	rec := r.rec

@@ -19,7 +19,6 @@ func TestRecorderKeepsCleanReplays(t *testing.T) {
 	}
 	ready := live.Event{Type: live.TypeReady, Body: live.ReadyBody{Vertical: "sales", Receipts: "signed"}}
 	done := live.Event{Type: live.TypeDone, Body: live.DoneBody{Summary: map[string]any{}}}
-	notice := live.Event{Type: live.TypeError, Body: live.ErrorBody{Message: live.Pass2SkippedPrefix + "no diarization model"}}
 	laneFailed := live.Event{Type: live.TypeError, Body: live.ErrorBody{Message: "the crm lane failed: model error"}}
 	for _, c := range []struct {
 		name   string
@@ -27,9 +26,9 @@ func TestRecorderKeepsCleanReplays(t *testing.T) {
 		kept   bool
 	}{
 		{"done", []live.Event{ready, done}, true},
-		{"pass-2 notice before done", []live.Event{ready, notice, done}, true},
-		{"a lane failed", []live.Event{ready, laneFailed, notice, done}, false},
-		{"no done", []live.Event{ready, notice}, false},
+		{"a lane failed", []live.Event{ready, laneFailed, done}, false},
+		{"pass 2 failed", []live.Event{ready, live.Event{Type: live.TypeError, Body: live.ErrorBody{Message: "pass 2 failed: diarization failed: x"}}, done}, false},
+		{"no done", []live.Event{ready}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -78,13 +78,18 @@ func (Diarizer) Diarize(ctx context.Context, pcm []float32, o diarize.Options) (
 	if err := o.Check(); err != nil {
 		return diarize.Result{}, err
 	}
-	f, err := newFrontEnd().compute(ctx, pcm)
+	fe := newFrontEnd()
+	f, err := fe.compute(ctx, pcm)
 	if err != nil {
 		return diarize.Result{}, fmt.Errorf("classical: %w", err)
 	}
 	speech := detectSpeech(f)
 	if len(speech) == 0 {
 		return diarize.Result{Turns: []diarize.Turn{}}, ctx.Err()
+	}
+	_, level := levels(f)
+	if err := newPitchTracker(fe).track(ctx, pcm, f, speech, level); err != nil {
+		return diarize.Result{}, fmt.Errorf("classical: pitch: %w", err)
 	}
 	segs := splitChanges(f, speech)
 	if err := ctx.Err(); err != nil {

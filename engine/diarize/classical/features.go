@@ -28,7 +28,9 @@ type features struct {
 	db []float32
 	// ceps holds nCeps cepstra per frame, frame-major.
 	ceps []float32
-	n    int // frames
+	// f0 is each speech frame's pitch in Hz, 0 where unvoiced (pitch.go).
+	f0 []float32
+	n  int // frames
 }
 
 // frame returns frame i's cepstra.

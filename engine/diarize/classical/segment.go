@@ -25,15 +25,23 @@ const (
 	padFrames        = 5
 )
 
+// levels returns the noise floor and the speech level of f in dB.
+func levels(f *features) (floor, level float64) {
+	if f.n == 0 {
+		return lowestFloorDB, lowestFloorDB
+	}
+	sorted := slices.Clone(f.db)
+	slices.Sort(sorted)
+	at := func(p float64) float64 { return float64(sorted[int(p*float64(len(sorted)-1))]) }
+	return max(at(floorPercentile), lowestFloorDB), at(speechPercentile)
+}
+
 // detectSpeech returns the speech in f as sorted, disjoint spans.
 func detectSpeech(f *features) []span {
 	if f.n == 0 {
 		return nil
 	}
-	sorted := slices.Clone(f.db)
-	slices.Sort(sorted)
-	at := func(p float64) float64 { return float64(sorted[int(p*float64(len(sorted)-1))]) }
-	floor, level := max(at(floorPercentile), lowestFloorDB), at(speechPercentile)
+	floor, level := levels(f)
 	if level < quietestSpeechDB || level-floor < minDynamicDB {
 		return nil
 	}

@@ -240,7 +240,7 @@ func fieldSummary(st *live.State) map[string]any {
 		"report":           r,
 		"report_markdown":  fieldReportMarkdown(r),
 		"final_transcript": live.LiveFinalTranscript(st),
-		"pass2": live.Pass2NotRun("pass 2 (diarization and speaker roles) does not run for field inspections on this box: " +
-			"final_transcript is the live transcript without speakers or roles, and the report cites its line numbers"),
+		"pass2": live.Pass2NotRun("pass 2 (diarization and speaker roles) is the clinical and sales verticals' (contract section 6): " +
+			"a field inspection's final_transcript is the live transcript without speakers or roles, and the report cites its line numbers"),
 	}
 }

@@ -158,8 +158,7 @@ func allEmitted(evs []live.Event, lanes []*live.LaneSpec) bool {
 }
 
 // CheckSession checks what a clinical or sales session must show: no
-// error event, except for a vertical whose pass 2 is skipped the one
-// saying so right before done (the contract's signal); every lane at least
+// error event; every lane at least
 // once, the after-stop lanes after every live lane and in order; one
 // receipt per model call (the role map's included); done last, and
 // done.summary holding each lane's latest state and final_transcript: for
@@ -172,15 +171,10 @@ func CheckSession(t *testing.T, v *live.Vertical, script []Line, evs []live.Even
 	latest := map[string]live.LaneBody{}
 	counts := map[string]int{}
 	receipts := 0
-	pass2Err := -1
 	var order []string // lanes in the order of their first event
-	for i, e := range evs {
+	for _, e := range evs {
 		switch b := e.Body.(type) {
 		case live.ErrorBody:
-			if v.Pass2Skipped != "" && b.Message == live.Pass2SkippedPrefix+v.Pass2Skipped && pass2Err < 0 {
-				pass2Err = i
-				continue
-			}
 			t.Errorf("error event: %s", b.Message)
 		case live.ReceiptBody:
 			receipts++
@@ -239,9 +233,6 @@ func CheckSession(t *testing.T, v *live.Vertical, script []Line, evs []live.Even
 	last := evs[len(evs)-1]
 	if last.Type != live.TypeDone {
 		t.Fatalf("last event %s, want done", last.Type)
-	}
-	if v.Pass2Skipped != "" && pass2Err != len(evs)-2 {
-		t.Errorf("the error event saying pass 2 did not run is at %d of %d events; want it right before done", pass2Err, len(evs))
 	}
 	// The summary as a client reads it.
 	raw, err := json.Marshal(last.Body.(live.DoneBody).Summary)
