@@ -69,6 +69,9 @@ diarize.max_speakers.`,
 			if err != nil {
 				return configError{err}
 			}
+			if strings.ContainsFunc(file, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+				return configError{fmt.Errorf("--file-id %q: an RTTM file id has no spaces or control characters", file)}
+			}
 			if cmd.Flags().Changed("min-speakers") {
 				cfg.Diarize.MinSpeakers = minSpeakers
 			}
@@ -98,9 +101,13 @@ diarize.max_speakers.`,
 			if err := score.WriteRTTM(cmd.OutOrStdout(), score.FromResult(file, res)); err != nil {
 				return err
 			}
-			audio := float64(len(pcm)) / diarize.SampleRate
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d speakers, %d turns, %.1f s of audio in %.2f s (real-time factor %.4f)\n",
-				d.Diarizer.Name(), res.Speakers, len(res.Turns), audio, time.Since(began).Seconds(), time.Since(began).Seconds()/max(audio, 1e-9))
+			audio, took := float64(len(pcm))/diarize.SampleRate, time.Since(began).Seconds()
+			rtf := ""
+			if audio >= 1 {
+				rtf = fmt.Sprintf(" (real-time factor %.4f)", took/audio)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d speakers, %d turns, %.1f s of audio in %.2f s%s\n",
+				d.Diarizer.Name(), res.Speakers, len(res.Turns), audio, took, rtf)
 			return nil
 		},
 	}

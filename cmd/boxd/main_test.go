@@ -400,6 +400,7 @@ func TestDiarizeCommand(t *testing.T) {
 		{[]string{"diarize", wav, "--max-speakers", "0"}, "max_speakers is 0"},
 		{[]string{"diarize", wav, "--min-speakers", "3", "--max-speakers", "2"}, "max_speakers (2) is below min_speakers (3)"},
 		{[]string{"diarize", writeConfig(t, "not audio")}, "give a 16 kHz mono 16-bit WAV"},
+		{[]string{"diarize", wav, "--file-id", "a b"}, "an RTTM file id has no spaces"},
 	} {
 		cmd := boxdCmd(t, nil, append(c.args, "--config", writeConfig(t, "# defaults\n"))...)
 		var stderr bytes.Buffer

@@ -179,3 +179,35 @@ func checkFailed(t *testing.T, evs []live.Event, why, seen string) {
 		t.Errorf("Pass2Failed %q", sum["failed"])
 	}
 }
+
+// TestPass2SplitsASentenceAtATurnChange: the recogniser made one sentence
+// of two speakers' words; pass 2 splits it at the turn change, so the
+// lines after it are renumbered, and the after-stop lanes (the cited note
+// cites these n) see the new numbering with each line's role.
+func TestPass2SplitsASentenceAtATurnChange(t *testing.T) {
+	sentences := []livetest.Line{
+		{Text: "What brings you in today?", Start: 0.3, End: 2.0},
+		{Text: "My back hurts since Monday. Does it hurt when you bend?", Start: 2.4, End: 7.0},
+		{Text: "Only in the morning.", Start: 7.4, End: 9.0},
+	}
+	turns := []livetest.Line{
+		{Start: 0.3, End: 2.0, Speaker: 0},
+		{Start: 2.4, End: 4.6, Speaker: 1},
+		{Start: 4.8, End: 7.0, Speaker: 0},
+		{Start: 7.4, End: 9.0, Speaker: 1},
+	}
+	var seen string
+	evs := diarizedSession(t, rolesVertical(&seen), &chat.Service{ModelID: "m"}, &live.Diarization{Diarizer: &livetest.ScriptedDiarizer{Lines: turns}, Options: diarize.DefaultOptions}, sentences)
+	want := "[1] Doctor: What brings you in today?\n[2] Patient: My back hurts since Monday.\n[3] Doctor: Does it hurt when you bend?\n[4] Patient: Only in the morning.\n"
+	if seen != want {
+		t.Errorf("the after-stop lanes saw\n%s\nwant\n%s", seen, want)
+	}
+	lines := finalTranscript(t, evs)["lines"].([]any)
+	if len(lines) != 4 {
+		t.Fatalf("%d lines: %v", len(lines), lines)
+	}
+	l2, l3 := lines[1].(map[string]any), lines[2].(map[string]any)
+	if l2["start"] != 2.4 || l3["end"] != 7.0 || l2["end"].(float64) > l3["start"].(float64) || l3["n"] != 3.0 {
+		t.Errorf("the split lines: %v %v", l2, l3)
+	}
+}

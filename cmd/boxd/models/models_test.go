@@ -66,7 +66,7 @@ func TestModelsConvertAndInspect(t *testing.T) {
 	}{
 		{[]string{"models", "convert", testmodels.Generated(t, testmodels.WhisperBin), model}, "exists: pass --force"},
 		{[]string{"models", "convert", model, filepath.Join(dir, "again.gguf")}, "already GGUF"},
-		{[]string{"models", "convert", junk, filepath.Join(dir, "x.gguf")}, "not a whisper.cpp model or VAD file, nor a Hugging Face checkpoint"},
+		{[]string{"models", "convert", junk, filepath.Join(dir, "x.gguf")}, "not a whisper.cpp model or VAD file, a Hugging Face checkpoint directory (config.json with model.safetensors) nor a PyTorch checkpoint"},
 		{[]string{"models", "convert", testmodels.Shared(t, "whisper-vocab-tiny.bin"), filepath.Join(dir, "v.gguf")}, "vocabulary-only"},
 		{[]string{"models", "inspect", testmodels.Generated(t, testmodels.WhisperBin)}, "convert it first"},
 	} {

@@ -36,7 +36,7 @@ const (
 	lowpassHz        = 1000                                 // anti-alias and formant filter
 	lowpassTaps      = 31                                   // odd: symmetric, delay 15 samples
 	voicingThreshold = 0.5                                  // normalised autocorrelation peak
-	octaveCost       = 0.01                                 // per octave above pitchMinHz
+	octaveCostX      = 0.01                                 // per octave above pitchMinHz
 	quietVoicingDB   = 25                                   // below the speech level: unvoiced
 	pitchHalf        = pitchFrame / 2                       // frame centre, in 8 kHz samples
 	pitchMargin      = pitchHalf*pitchDecimate + hop        // 16 kHz samples around a span
@@ -177,3 +177,5 @@ func (p *pitchTracker) frame(x []float64, first int, re, im []float64) float64 {
 	}
 	return hz
 }
+
+var octaveCost = 0.1 // TEMPORARY sweep

@@ -210,7 +210,16 @@ func pieces(s span) []span {
 const (
 	embedBias  = 3.0 // the constant component
 	stdWeight  = 1.0 // weight of the log standard deviations
-	embedWidth = 1 + 2*nCeps
+	embedWidth = 1 + 2*nCeps + 1
+)
+
+// Pitch in the embedding (see the package comment). Tuning knobs are vars
+// for the sweep (TEMPORARY).
+var (
+	pitchWeight = 1.0
+	pitchScale  = 0.0 // 0: z-score by the recording's spread; else ln units
+	minVoiced   = 20  // voiced frames a segment needs for its own pitch
+	pitchAngle  = true
 )
 
 // embed returns an embedding per segment.
@@ -231,8 +240,10 @@ func embed(f *features, segs []span) [][]float32 {
 		gm[k] /= n
 		gs[k] = math.Sqrt(max(gs[k]/n-gm[k]*gm[k], varianceEps))
 	}
+	pmed, pscale := pitchStats(f, segs)
 	out := make([][]float32, len(segs))
 	m, v := make([]float64, nCeps), make([]float64, nCeps)
+	var lf []float64
 	for i, s := range segs {
 		clear(m)
 		clear(v)
@@ -251,7 +262,62 @@ func embed(f *features, segs []span) [][]float32 {
 			e[1+k] = float32((mean - gm[k]) / gs[k])
 			e[1+nCeps+k] = float32(stdWeight * math.Log(sd/gs[k]))
 		}
+		lf = logF0(f, s, lf[:0])
+		if len(lf) >= minVoiced {
+			if pitchAngle {
+				th := max(-math.Pi/2, min(math.Pi/2, pitchWeight*(median(lf)-pmed)/pscale))
+				e[0] = float32(embedBias * math.Cos(th))
+				e[1+2*nCeps] = float32(embedBias * math.Sin(th))
+			} else {
+				e[1+2*nCeps] = float32(pitchWeight * (median(lf) - pmed) / pscale)
+			}
+		}
 		out[i] = e
 	}
 	return out
+}
+
+// logF0 appends the log F0 of the voiced frames of s to dst.
+func logF0(f *features, s span, dst []float64) []float64 {
+	for t := s.start; t < s.end; t++ {
+		if v := f.f0[t]; v > 0 {
+			dst = append(dst, math.Log(float64(v)))
+		}
+	}
+	return dst
+}
+
+// pitchStats returns the median and the scale of the recording's voiced
+// log F0.
+func pitchStats(f *features, segs []span) (med, scale float64) {
+	var all []float64
+	for _, s := range segs {
+		all = logF0(f, s, all)
+	}
+	if len(all) == 0 {
+		return 0, 1
+	}
+	med = median(all)
+	if pitchScale > 0 {
+		return med, pitchScale
+	}
+	var m, v float64
+	for _, x := range all {
+		m += x
+	}
+	m /= float64(len(all))
+	for _, x := range all {
+		v += (x - m) * (x - m)
+	}
+	return med, max(math.Sqrt(v/float64(len(all))), 0.05)
+}
+
+// median returns the median of x, reordering x.
+func median(x []float64) float64 {
+	slices.Sort(x)
+	n := len(x)
+	if n%2 == 1 {
+		return x[n/2]
+	}
+	return (x[n/2-1] + x[n/2]) / 2
 }

@@ -26,8 +26,10 @@ import (
 //     not split a sentence);
 //  3. a sentence left with several runs is split at the turn changes: its
 //     words are divided between the runs in proportion to their duration
-//     (at least one word each, at word boundaries); with fewer words than
-//     runs the shortest runs are absorbed first;
+//     (at least one word each, at word boundaries), each cut moved to the
+//     nearest sentence end (. ? !) within two words, else the nearest
+//     clause end (, ; :); with fewer words than runs the shortest runs are
+//     absorbed first;
 //  4. a sentence no turn overlaps goes to the speaker of the nearest turn
 //     (within maxGapS; otherwise no speaker).
 //
@@ -248,14 +250,34 @@ func splitWords(text string, runs []turnRun) []part {
 	for i, r := range runs {
 		to := len(words)
 		if i < len(runs)-1 {
+			lo, hi := from+1, len(words)-(len(runs)-1-i) // at least one word here and one for each run after
 			to = int(math.Round(float64(len(words)) * (r.end - runs[0].start) / total))
-			to = max(to, from+1)                     // at least one word here
-			to = min(to, len(words)-(len(runs)-1-i)) // and one for each run after
+			to = snap(words, min(max(to, lo), hi), lo, hi)
 		}
 		parts[i] = part{run: r, text: strings.Join(words[from:to], " ")}
 		from = to
 	}
 	return parts
+}
+
+// snapWords is how far a cut moves to meet punctuation.
+const snapWords = 2
+
+// snap moves the cut before word k (within lo..hi) to the nearest word
+// boundary within snapWords that ends a sentence (. ? !), else a clause
+// (, ; :), else leaves it: Whisper punctuates, and a turn change falls far
+// more often at a sentence's end than inside it.
+func snap(words []string, k, lo, hi int) int {
+	for _, marks := range []string{".?!", ",;:"} {
+		for d := 0; d <= snapWords; d++ {
+			for _, c := range []int{k - d, k + d} {
+				if c >= lo && c <= hi && c > 0 && strings.ContainsAny(words[c-1][len(words[c-1])-1:], marks) {
+					return c
+				}
+			}
+		}
+	}
+	return k
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
