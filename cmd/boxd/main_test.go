@@ -371,7 +371,7 @@ func TestDiarizeCommand(t *testing.T) {
 	pcm = append(pcm, asrtest.Silence(0.3)...)
 	pcm = append(pcm, asrtest.Speak(t, "Good morning, what brings you in today? Tell me about the pain.", "en-us+m3")...)
 	pcm = append(pcm, asrtest.Silence(0.7)...)
-	pcm = append(pcm, asrtest.Speak(t, "My lower back has been hurting for about two weeks now.", "en-gb+f4")...)
+	pcm = append(pcm, asrtest.Speak(t, "My lower back has been hurting for about two weeks now.", "en+f4")...)
 	pcm = append(pcm, asrtest.Silence(0.5)...)
 	if err := os.WriteFile(wav, wavFile(pcm), 0o600); err != nil {
 		t.Fatal(err)

@@ -12,30 +12,51 @@
 //     below -55 dBFS, or less than 10 dB above its floor (steady noise,
 //     hum), has no speech. Pauses under 0.25 s are bridged, bursts under
 //     0.12 s dropped, and speech padded by 50 ms.
-//  3. Speaker changes inside speech: ΔBIC between diagonal Gaussians of
+//  3. Pitch (pitch.go): the F0 of each speech frame by normalised
+//     autocorrelation (Boersma 1993) of 40 ms of the audio low-passed at
+//     1 kHz and decimated to 8 kHz, 60-400 Hz; a frame is voiced when the
+//     autocorrelation peak reaches 0.5 and it is within 25 dB of the
+//     speech level.
+//  4. Speaker changes inside speech: ΔBIC between diagonal Gaussians of
 //     the cepstra of the 1 s before and after each frame, with penalty
 //     weight lambda; local maxima above zero at least 1 s apart are
 //     changes. Pauses are boundaries too. Segments longer than 1.5 s are cut
 //     into equal pieces, so that a missed change costs at most a piece.
-//  4. Embeddings: a segment's cepstral means and log standard deviations,
+//  5. Embeddings: a segment's cepstral means and log standard deviations,
 //     relative to the recording's speech frames (z-scores and log ratios),
-//     preceded by a constant component. The constant turns cosine distance
-//     into a distance between the statistics themselves: segments near
-//     the recording's average stay near each other instead of pointing in
-//     random directions.
-//  5. Clustering: cluster.Agglomerative (average linkage, cosine) of the
+//     a constant component, and the segment's pitch. The constant turns
+//     cosine distance into a distance between the statistics themselves:
+//     segments near the recording's average stay near each other instead
+//     of pointing in random directions. The pitch, the median log F0 of
+//     the segment's voiced frames less the recording's, turns the
+//     constant component by pitchAngle radians per unit of log F0 (1.39
+//     rad an octave) into a component of its own, keeping the vector's
+//     length: voices that differ mostly in pitch (one espeak-ng voice at
+//     two pitches, two male voices 13% apart) come apart, while the
+//     distances between voices of one pitch do not shrink, as they would
+//     if pitch were an extra component lengthening the vector (which
+//     merged two female voices of a four-speaker dialogue). A segment
+//     with under 0.2 s voiced keeps the plain constant. The scale is
+//     fixed, not the recording's spread of log F0, which in a one-voice
+//     recording is just intonation; 1.5 rad per unit loses a two-pitch
+//     dialogue, 2.5 splits a demo voice with wide intonation.
+//  6. Clustering: cluster.Agglomerative (average linkage, cosine) of the
 //     segments of at least 0.5 s weighted by duration, at distance
 //     threshold Threshold, bounded by Options; shorter segments join the
 //     nearest cluster, and a cluster with under 1 s of speech joins its
 //     nearest neighbour while there are more than MinSpeakers.
-//  6. Turns: segments labelled by cluster; adjacent turns of one speaker
+//  7. Turns: segments labelled by cluster; adjacent turns of one speaker
 //     less than 0.6 s apart are merged. It finds no overlapped speech.
 //
-// Ten minutes of audio take 1-3 s on a shared two-core machine, a
-// real-time factor of 0.002-0.005 (BenchmarkDiarize10Min); it allocates
-// about 25 MiB for them (features, 80 bytes per 10 ms frame, and the
-// change detector's prefix sums, 304 bytes per frame), besides the
-// caller's samples.
+// Features per segment: 19 cepstral means, 19 cepstral log deviations,
+// the median log F0, all relative to the recording.
+//
+// Ten minutes of audio take 1.5-2 s on a shared two-core machine, a
+// real-time factor of 0.0025-0.0035 (BenchmarkDiarize10Min; the pitch
+// tracker is about half of it); it allocates about 33 MiB for them
+// (features, 84 bytes per 10 ms frame, the change detector's prefix sums,
+// 304 bytes per frame, and the pitch tracker's copy of the longest speech
+// stretch, 12 bytes per sample), besides the caller's samples.
 package classical
 
 import (
@@ -54,10 +75,12 @@ const Name = "boxd-classical-1"
 const sampleRate = diarize.SampleRate
 
 // Threshold is the cosine distance below which clusters of segments merge
-// (see package cluster). Tuned on the demo scripts and the pyannote
-// sample: segments of one demo voice lie about 0.15 apart on average, of
-// two voices about 0.45-0.5; 0.3 to 0.4 all find two speakers in every
-// demo script.
+// (see package cluster). Tuned on the demo scripts, synthetic dialogues of
+// other voices (TestVoices) and the pyannote sample: segments of one demo
+// voice lie about 0.15 apart on average, of two voices about 0.45-0.5. With
+// the pitch angle, 0.30 splits a male-female dialogue into three, 0.40
+// merges two male voices 13% apart in pitch; 0.35 finds every asserted
+// pair.
 const Threshold = 0.35
 
 // Diarizer is boxd-classical-1. Its zero value is ready; it is safe for

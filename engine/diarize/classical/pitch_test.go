@@ -58,3 +58,34 @@ func TestPitch(t *testing.T) {
 		t.Errorf("white noise: %d of %d frames voiced", len(voiced), n)
 	}
 }
+
+// TestPitchEmbedding: a segment's pitch turns the constant component by
+// pitchAngle per unit of log F0 from the recording's median, keeping its
+// length; a segment with too few voiced frames keeps the constant.
+func TestPitchEmbedding(t *testing.T) {
+	const n = 300
+	f := &features{n: n, db: make([]float32, n), ceps: make([]float32, n*nCeps), f0: make([]float32, n)}
+	r := rand.New(rand.NewPCG(5, 5))
+	for i := range f.ceps {
+		f.ceps[i] = float32(r.NormFloat64())
+	}
+	for t := range 100 {
+		f.f0[t], f.f0[100+t] = 100, 200
+	}
+	for t := 200; t < 200+minVoiced-1; t++ {
+		f.f0[t] = 400
+	}
+	emb := embed(f, []span{{0, 100}, {100, 200}, {200, 300}})
+	// the median of all voiced frames lies just above ln 200 (a few at 400)
+	med := math.Log(200)
+	for i, want := range []float64{pitchAngle * (math.Log(100) - med), 0, 0} {
+		e := emb[i]
+		got := math.Atan2(float64(e[len(e)-1]), float64(e[0]))
+		if math.Abs(got-want) > 1e-5 {
+			t.Errorf("segment %d: angle %.4f, want %.4f", i, got, want)
+		}
+		if l := math.Hypot(float64(e[0]), float64(e[len(e)-1])); math.Abs(l-embedBias) > 1e-5 {
+			t.Errorf("segment %d: constant and pitch of length %.4f, want %v", i, l, embedBias)
+		}
+	}
+}

@@ -208,18 +208,21 @@ func pieces(s span) []span {
 
 // Embedding layout (see the package comment).
 const (
-	embedBias  = 3.0 // the constant component
-	stdWeight  = 1.0 // weight of the log standard deviations
-	embedWidth = 1 + 2*nCeps + 1
+	embedBias  = 3.0             // the constant component
+	stdWeight  = 1.0             // weight of the log standard deviations
+	embedWidth = 1 + 2*nCeps + 1 // constant, means, deviations, pitch
 )
 
-// Pitch in the embedding (see the package comment). Tuning knobs are vars
-// for the sweep (TEMPORARY).
-var (
-	pitchWeight = 1.0
-	pitchScale  = 0.0 // 0: z-score by the recording's spread; else ln units
-	minVoiced   = 20  // voiced frames a segment needs for its own pitch
-	pitchAngle  = true
+// Pitch in the embedding (see the package comment).
+const (
+	// pitchAngle is the angle, in radians per unit of natural-log F0,
+	// by which a segment's pitch turns the constant component: a factor
+	// of two in F0 (an octave, about a male and a female voice) is 1.39
+	// rad, 13% (two semitones) 0.25 rad.
+	pitchAngle = 2.0
+	// minVoiced is the voiced frames (0.2 s) a segment needs for a pitch
+	// of its own; with fewer it gets the recording's (angle 0).
+	minVoiced = 20
 )
 
 // embed returns an embedding per segment.
@@ -240,7 +243,7 @@ func embed(f *features, segs []span) [][]float32 {
 		gm[k] /= n
 		gs[k] = math.Sqrt(max(gs[k]/n-gm[k]*gm[k], varianceEps))
 	}
-	pmed, pscale := pitchStats(f, segs)
+	pmed := pitchMedian(f, segs)
 	out := make([][]float32, len(segs))
 	m, v := make([]float64, nCeps), make([]float64, nCeps)
 	var lf []float64
@@ -264,13 +267,9 @@ func embed(f *features, segs []span) [][]float32 {
 		}
 		lf = logF0(f, s, lf[:0])
 		if len(lf) >= minVoiced {
-			if pitchAngle {
-				th := max(-math.Pi/2, min(math.Pi/2, pitchWeight*(median(lf)-pmed)/pscale))
-				e[0] = float32(embedBias * math.Cos(th))
-				e[1+2*nCeps] = float32(embedBias * math.Sin(th))
-			} else {
-				e[1+2*nCeps] = float32(pitchWeight * (median(lf) - pmed) / pscale)
-			}
+			th := max(-math.Pi/2, min(math.Pi/2, pitchAngle*(median(lf)-pmed)))
+			e[0] = float32(embedBias * math.Cos(th))
+			e[1+2*nCeps] = float32(embedBias * math.Sin(th))
 		}
 		out[i] = e
 	}
@@ -287,29 +286,17 @@ func logF0(f *features, s span, dst []float64) []float64 {
 	return dst
 }
 
-// pitchStats returns the median and the scale of the recording's voiced
-// log F0.
-func pitchStats(f *features, segs []span) (med, scale float64) {
+// pitchMedian returns the median log F0 of the voiced frames of segs, 0
+// when there are none.
+func pitchMedian(f *features, segs []span) float64 {
 	var all []float64
 	for _, s := range segs {
 		all = logF0(f, s, all)
 	}
 	if len(all) == 0 {
-		return 0, 1
+		return 0
 	}
-	med = median(all)
-	if pitchScale > 0 {
-		return med, pitchScale
-	}
-	var m, v float64
-	for _, x := range all {
-		m += x
-	}
-	m /= float64(len(all))
-	for _, x := range all {
-		v += (x - m) * (x - m)
-	}
-	return med, max(math.Sqrt(v/float64(len(all))), 0.05)
+	return median(all)
 }
 
 // median returns the median of x, reordering x.
