@@ -74,5 +74,19 @@ BenchmarkSpeed/batch-16  1  1 ns/op  {wps} windows_per_s
         self.assertTrue(rows[("live x4", "final ms p50 / p95")]["boxd"].startswith("834"))
 
 
+class DiarizeRowTest(unittest.TestCase):
+    def test_diarize_rtf(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name, text in [("steps.tsv", "diarize\tok\t40\t\n"),
+                               ("diarize.log", "BenchmarkNeural10Min-16  1  1 ns/op  600.0 audio-s  0.0042 rtf\n")]:
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            s, t = summary.summarize(d, "NVIDIA H200", "0", "0", 10)
+        row = next(r for r in s["rows"] if r["section"].startswith("diarization"))
+        self.assertEqual(row["boxd"], "0.0042")
+        self.assertIn("600 s of audio", row["measure"])
+        self.assertEqual(row["against"], "NVIDIA H200")
+
+
 if __name__ == "__main__":
     unittest.main()
