@@ -54,7 +54,7 @@ func newDiarize() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diarize FILE.wav",
 		Short: "Say who spoke when in a 16 kHz mono WAV with pass 2's diarizer, as RTTM",
-		Long: `Diarize a 16 kHz mono 16-bit WAV file with the diarizer pass 2 uses: the
+		Long: `Diarize a 16 kHz 16-bit WAV file (mono; stereo is mixed down) with the diarizer pass 2 uses: the
 neural pipeline when models.diarizer.path and models.diarizer.embedding_path
 are set, else the model-free boxd-classical-1. Prints one RTTM SPEAKER line
 per turn (speakers S01, S02, ... in order of first appearance), the form

@@ -42,9 +42,19 @@
 //     dialogue, 2.5 splits a demo voice with wide intonation.
 //  6. Clustering: cluster.Agglomerative (average linkage, cosine) of the
 //     segments of at least 0.5 s weighted by duration, at distance
-//     threshold Threshold, bounded by Options; shorter segments join the
-//     nearest cluster, and a cluster with under 1 s of speech joins its
-//     nearest neighbour while there are more than MinSpeakers.
+//     threshold Threshold, bounded by Options. The count may then grow:
+//     while the dendrogram's next cut (one more cluster) keeps every
+//     cluster at least SplitThreshold apart (0.30, average linkage) and
+//     each with at least 12% of the clustered speech and 10 s, that cut
+//     is taken, up to MaxSpeakers. One fixed threshold had to sit high
+//     enough that a voice's odd sentence does not split off, which merged
+//     third and fourth speakers; a split below it is accepted only for a
+//     substantial speaker (three- and four-speaker conversations), never
+//     for a few seconds (a short two-voice dialogue keeps two). Shorter
+//     segments join the nearest cluster; a cluster with under 1 s of
+//     speech, or under 3 s whose centroid lies within 0.5 (cosine) of
+//     another's (backchannels, an odd sentence), joins its nearest
+//     neighbour while there are more than MinSpeakers.
 //  7. Turns: segments labelled by cluster; adjacent turns of one speaker
 //     less than 0.6 s apart are merged. It finds no overlapped speech.
 //
@@ -128,7 +138,64 @@ const (
 	minClusterSeg = 0.5 // seconds: shorter segments are assigned, not clustered
 	minCluster    = 1.0 // seconds of speech a cluster needs to stand alone
 	mergeGap      = 0.6 // seconds: a speaker's turns closer than this merge
+	// minSpeaker is the speech (seconds) under which a cluster whose
+	// centroid lies within minSpeakerDistance (cosine) of another's joins
+	// it: a few backchannels or an odd sentence of one voice.
+	minSpeaker         = 3.0
+	minSpeakerDistance = 0.5
+	// SplitThreshold and minShare: one more speaker than Threshold gives
+	// is taken while the next cut of the dendrogram separates clusters at
+	// least SplitThreshold apart (average linkage) and every cluster of it
+	// holds at least minShare of the clustered speech and minSplit
+	// seconds.
+	SplitThreshold = 0.30
+	minShare       = 0.12
+	minSplit       = 10.0
 )
+
+// moreSpeakers returns the cut of the dendrogram of vecs (weights w) with
+// more clusters than got while that cut's clusters are all at least
+// SplitThreshold apart and hold at least minShare of the weight and
+// minSplit seconds each, at most most clusters.
+func moreSpeakers(vecs [][]float32, w []float64, got []int, most int) []int {
+	var total float64
+	for _, x := range w {
+		total += x
+	}
+	for k := slices.Max(got) + 1; k < most && k < len(vecs); k++ {
+		next := cluster.Agglomerative(vecs, w, Threshold, k+1, k+1)
+		d, smallest := separation(vecs, w, next, k+1)
+		if d < SplitThreshold || smallest < max(minShare*total, minSplit) {
+			break
+		}
+		got = next
+	}
+	return got
+}
+
+// separation returns the smallest average-linkage cosine distance between
+// the k clusters of labels and the smallest cluster's weight.
+func separation(vecs [][]float32, w []float64, labels []int, k int) (float64, float64) {
+	sum := make([]float64, k*k)
+	wt := make([]float64, k)
+	for i := range vecs {
+		wt[labels[i]] += w[i]
+		for j := i + 1; j < len(vecs); j++ {
+			if a, b := labels[i], labels[j]; a != b {
+				d := w[i] * w[j] * (1 - cosine(vecs[i], vecs[j]))
+				sum[a*k+b] += d
+				sum[b*k+a] += d
+			}
+		}
+	}
+	dmin := math.Inf(1)
+	for a := range k {
+		for b := a + 1; b < k; b++ {
+			dmin = min(dmin, sum[a*k+b]/(wt[a]*wt[b]))
+		}
+	}
+	return dmin, slices.Min(wt)
+}
 
 // label returns a cluster per segment, numbered in order of first
 // appearance.
@@ -151,6 +218,7 @@ func label(segs []span, emb [][]float32, o diarize.Options) []int {
 		vecs[j], w[j] = emb[i], segs[i].seconds()
 	}
 	got := cluster.Agglomerative(vecs, w, Threshold, o.MinSpeakers, o.MaxSpeakers)
+	got = moreSpeakers(vecs, w, got, o.MaxSpeakers)
 	labels := make([]int, len(segs))
 	for i := range labels {
 		labels[i] = -1
@@ -164,7 +232,8 @@ func label(segs []span, emb [][]float32, o diarize.Options) []int {
 		// the smallest cluster under minCluster joins its nearest
 		small := -1
 		for c := range k {
-			if dur[c] < minCluster && k > o.MinSpeakers && (small < 0 || dur[c] < dur[small]) {
+			if k > o.MinSpeakers && (small < 0 || dur[c] < dur[small]) && (dur[c] < minCluster ||
+				dur[c] < minSpeaker && 1-cosine(cent[c], cent[nearest(cent, cent[c], c)]) < minSpeakerDistance) {
 				small = c
 			}
 		}

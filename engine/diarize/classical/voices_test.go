@@ -168,6 +168,16 @@ var (
 	}
 )
 
+// backchannels interleaves the long sentences with one-word replies.
+func backchannels() []string {
+	replies := []string{"Okay.", "Mm-hm.", "Right.", "I see.", "Yes.", "Sure."}
+	var out []string
+	for i, l := range long {
+		out = append(out, l, replies[i%len(replies)])
+	}
+	return out
+}
+
 // alternate makes n turns alternating between speakers 0..k-1 in
 // order, texts taken in turn from texts.
 func alternate(k, n int, texts []string) []line {
@@ -193,6 +203,7 @@ var dialogues = []dialogue{
 	{name: "mf-two-turns-m6-f2", voices: []string{"en-us+m6", "en+f2"}, speed: 150, turns: []line{{0, "Good morning, what brings you in today? Tell me about the pain."}, {1, "My lower back has been hurting for about two weeks now."}}, mf: true},
 	{name: "fm-two-turns-f5-m1", voices: []string{"en-us+f5", "en-us+m1"}, speed: 150, turns: []line{{0, "Thanks for waiting, how can I help you this afternoon?"}, {1, "The parcel I ordered last week still has not arrived."}}, mf: true},
 	{name: "mf-two-turns-m8-andrea", voices: []string{"en+m8", "en-us+Andrea"}, speed: 160, turns: []line{{0, "The gutter on the north side is pulling away from the wall."}, {1, "Can you fix it this week, before the storm comes?"}}, mf: true},
+	{name: "mf-backchannels-m5-f4", voices: []string{"en-us+m5", "en+f4"}, speed: 160, turns: alternate(2, 16, backchannels()), mf: true},
 	{name: "mm-us-m1-m7", voices: []string{"en-us+m1", "en-us+m7"}, speed: 160, turns: alternate(2, 6, long)},
 	{name: "mm-m8-m5", voices: []string{"en+m8", "en-us+m5"}, speed: 155, turns: alternate(2, 6, long[4:])},
 	{name: "ff-f2-annie", voices: []string{"en-us+f2", "en-us+Annie"}, speed: 160, turns: alternate(2, 6, long[2:])},
