@@ -40,6 +40,7 @@ func configuredModels(cfg *configs.Config) []configuredModel {
 		{"embedder", "models.embedder.path", cfg.Models.Embedder.Path},
 		{"reranker", "models.reranker.path", cfg.Models.Reranker.Path},
 		{"diarizer", "models.diarizer.path", cfg.Models.Diarizer.Path},
+		{"diarizer-embedding", "models.diarizer.embedding_path", cfg.Models.DiarizerEmbedding.Path},
 	}
 }
 

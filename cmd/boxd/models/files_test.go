@@ -112,7 +112,7 @@ func TestModelsPullListVerify(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	rows := listing.Configured
-	if len(rows) != 7 || rows[0].Role != "llm" || rows[0].Status != "present" || rows[0].Bytes != int64(len(blob)) || rows[0].WeightsRoot != plantedRoot.Root || rows[0].Key != "models.llm.path" {
+	if len(rows) != 8 || rows[0].Role != "llm" || rows[0].Status != "present" || rows[0].Bytes != int64(len(blob)) || rows[0].WeightsRoot != plantedRoot.Root || rows[0].Key != "models.llm.path" {
 		t.Errorf("list: %+v (want the remembered root %s, without reading the file)", rows, plantedRoot.Root)
 	}
 	if rows[1].Role != "projector" || rows[1].Status != "not set" || rows[2].Role != "asr" || rows[2].Status != "not set" {
