@@ -410,7 +410,11 @@ func (e *Engine) step(mem C.llama_memory_t, slots []*slot) {
 		}
 		j.generated++
 		e.stats.generated.Add(1)
-		if j.out.push(e.piece(tok)) {
+		piece := e.piece(tok)
+		if j.topLogprobs > 0 {
+			j.logprobs = append(j.logprobs, e.logprobs(s.logitAt, tok, piece, j.topLogprobs))
+		}
+		if j.out.push(piece) {
 			e.finish(mem, s, FinishStop, nil) // a stop string
 			continue
 		}

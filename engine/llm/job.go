@@ -52,6 +52,10 @@ type Request struct {
 	// Images are pictures placed among the prompt's tokens (from
 	// TokenizeImages); they count against the context as their tokens do.
 	Images []ImageEmbedding
+	// TopLogprobs, 1 to MaxTopLogprobs, reports each generated token's log
+	// probability and that many likeliest tokens (Result.Logprobs); 0:
+	// none, at no cost.
+	TopLogprobs int
 }
 
 // Finish says why generation ended.
@@ -74,6 +78,12 @@ type Result struct {
 	CachedTokens int
 	Finish       Finish
 	Err          error
+	// Logprobs are the generated tokens whose pieces went into Text, in
+	// order, when the request asked (TopLogprobs); not the end-of-generation
+	// token. A stop string cuts the token holding it when none of its bytes
+	// are in Text, so Text is a prefix of the pieces' bytes joined (equal
+	// without a stop string, invalid UTF-8 aside).
+	Logprobs []TokenLogprob
 }
 
 // Job is a running generation. Read its text with Next; Result tells how it
@@ -89,6 +99,9 @@ type Job struct {
 	generated int
 	reused    int
 	out       output
+
+	topLogprobs int
+	logprobs    []TokenLogprob // written by the engine loop only
 
 	mu     sync.Mutex
 	ready  chan struct{} // signalled when text or the end arrives
@@ -110,6 +123,9 @@ func (e *Engine) Generate(ctx context.Context, r Request) (*Job, error) {
 		if t < 0 || int(t) >= e.nVocab {
 			return nil, fmt.Errorf("llm: token %d is outside the vocabulary", t)
 		}
+	}
+	if r.TopLogprobs < 0 || r.TopLogprobs > MaxTopLogprobs {
+		return nil, fmt.Errorf("llm: top logprobs %d outside 0 to %d", r.TopLogprobs, MaxTopLogprobs)
 	}
 	prompt, images, err := e.withImages(r)
 	if err != nil {
@@ -133,7 +149,7 @@ func (e *Engine) Generate(ctx context.Context, r Request) (*Job, error) {
 	}
 	j := &Job{
 		ctx: ctx, prompt: prompt, images: images, maxTokens: maxTokens, sampler: smp, release: release,
-		out: output{stops: r.Stop}, ready: make(chan struct{}, 1),
+		out: output{stops: r.Stop}, ready: make(chan struct{}, 1), topLogprobs: r.TopLogprobs,
 	}
 	j.out.notify = j.signal
 	select {
@@ -195,7 +211,7 @@ func (j *Job) complete(reason Finish, err error) {
 	j.mu.Lock()
 	j.result = &Result{
 		Text: j.out.all.String(), PromptTokens: len(j.prompt), CompletionTokens: j.generated,
-		CachedTokens: j.reused, Finish: reason, Err: err,
+		CachedTokens: j.reused, Finish: reason, Err: err, Logprobs: emittedLogprobs(j.logprobs, j.out.emitted),
 	}
 	j.mu.Unlock()
 	j.signal()
@@ -271,6 +287,7 @@ type output struct {
 	queue   []string
 	all     strings.Builder
 	stopped bool
+	emitted int // bytes pushed that went into all (before invalid UTF-8 is replaced)
 	notify  func()
 }
 
@@ -296,6 +313,7 @@ func (o *output) push(b []byte) bool {
 		text = text[:len(text)-k]
 	}
 	if text != "" {
+		o.emitted += len(text)
 		text = strings.ToValidUTF8(text, "\uFFFD")
 		o.queue = append(o.queue, text)
 		o.all.WriteString(text)
@@ -314,6 +332,7 @@ func (o *output) flush(emit bool) {
 	var text string
 	if emit && !o.stopped {
 		text = o.held + strings.ToValidUTF8(string(o.raw), "\uFFFD")
+		o.emitted += len(o.held) + len(o.raw)
 	}
 	o.held, o.raw = "", nil
 	if text != "" {

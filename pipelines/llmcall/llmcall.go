@@ -172,6 +172,10 @@ type Request struct {
 	MaxTokens int
 	// Grammar constrains the answer (GBNF); JSON sets it from the schema.
 	Grammar string
+	// TopLogprobs, 1 to llm.MaxTopLogprobs, asks for each generated
+	// token's log probability and that many likeliest tokens
+	// (Result.Logprobs; receipt param top_logprobs); 0: none.
+	TopLogprobs int
 	// Priority on the GPU arbiter; the zero value (gpu.Background) runs at
 	// gpu.Interactive: model calls are never background work.
 	Priority gpu.Priority
@@ -220,6 +224,9 @@ type Result struct {
 	FinishReason string
 	Usage        Usage
 	Receipt      *Receipt
+	// Logprobs are the engine's (llm.Result.Logprobs) when the call asked
+	// for them: the tokens of Text, before Answer.
+	Logprobs []llm.TokenLogprob
 }
 
 // ErrCut is (wrapped in a problem.Upstream error) a JSON answer cut off at
@@ -552,6 +559,9 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 		r.Priority = gpu.Interactive
 	}
 	params := SamplingParams(r.Sampling, r.Stop)
+	if r.TopLogprobs > 0 {
+		params["top_logprobs"] = strconv.Itoa(r.TopLogprobs)
+	}
 	maps.Copy(params, r.Params)
 	prompt, images, reqHash := r.Prompt, r.Images, r.RequestHash
 	var err error
@@ -595,7 +605,7 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 	began := time.Now()
 	j, err := m.start(gctx, llm.Request{
 		Prompt: prompt, Images: images, MaxTokens: int(granted), Sampling: r.Sampling, Stop: r.Stop,
-		Grammar: r.Grammar, Priority: r.Priority,
+		Grammar: r.Grammar, Priority: r.Priority, TopLogprobs: r.TopLogprobs,
 	})
 	if err != nil {
 		return nil, refusal(ctx, err)
@@ -662,7 +672,7 @@ func (m *Model) Text(ctx context.Context, b run.Budget, r Request) (*Result, err
 		m.Meter.Call(finish, res.PromptTokens, res.CompletionTokens, firstToken, generating)
 	}
 	out := &Result{
-		ID: r.ID, Created: m.now().Unix(), Text: res.Text, FinishReason: finish,
+		ID: r.ID, Created: m.now().Unix(), Text: res.Text, FinishReason: finish, Logprobs: res.Logprobs,
 		Usage: Usage{PromptTokens: res.PromptTokens, CompletionTokens: res.CompletionTokens, TotalTokens: res.PromptTokens + res.CompletionTokens},
 	}
 	if stopErr != nil && res.CompletionTokens == 0 {

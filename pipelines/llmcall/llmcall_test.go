@@ -28,6 +28,7 @@ type fakeEngine struct {
 	fail     error // the job's error after the pieces
 	startErr error // Generate's refusal
 	started  []llm.Request
+	logprobs []llm.TokenLogprob // the result's
 }
 
 func (e *fakeEngine) Template() models.Template { return models.TemplateChatML }
@@ -48,24 +49,25 @@ func (e *fakeEngine) start(ctx context.Context, r llm.Request) (job, error) {
 	if finish == "" {
 		finish = llm.FinishStop
 	}
-	return &fakeJob{ctx: ctx, prompt: len(r.Prompt), pieces: e.pieces, finish: finish, fail: e.fail}, nil
+	return &fakeJob{ctx: ctx, prompt: len(r.Prompt), pieces: e.pieces, finish: finish, fail: e.fail, logprobs: e.logprobs}, nil
 }
 
 // fakeJob behaves as *llm.Job: Next returns pieces, io.EOF once it ended,
 // or the reader's context error; the job's own context ending cancels it.
 type fakeJob struct {
-	ctx    context.Context
-	prompt int
-	pieces []string
-	finish llm.Finish
-	fail   error
-	text   strings.Builder
-	n      int
-	res    *llm.Result
+	ctx      context.Context
+	prompt   int
+	pieces   []string
+	finish   llm.Finish
+	fail     error
+	logprobs []llm.TokenLogprob
+	text     strings.Builder
+	n        int
+	res      *llm.Result
 }
 
 func (j *fakeJob) end(f llm.Finish, err error) {
-	j.res = &llm.Result{Text: j.text.String(), PromptTokens: j.prompt, CompletionTokens: j.n, Finish: f, Err: err}
+	j.res = &llm.Result{Text: j.text.String(), PromptTokens: j.prompt, CompletionTokens: j.n, Finish: f, Err: err, Logprobs: j.logprobs}
 }
 
 func (j *fakeJob) Next(ctx context.Context) (string, error) {

@@ -9,6 +9,7 @@
 package outbound
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -326,6 +327,37 @@ func (c *Client) get(ctx context.Context, method, rawURL, accept string, limit i
 		URL: resp.Request.URL.String(), Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"),
 		Header: resp.Header, Body: body, Redirects: redirects, Elapsed: time.Since(start), Truncated: truncated,
 	}, nil
+}
+
+// Post sends body to rawURL with header and returns the response for the
+// caller to read and close (an API call: the endpoint audit's probes). The
+// address is checked when dialled, as for Get; no redirect is followed (a
+// 3xx comes back as it is: a POST is not re-sent elsewhere); ctx bounds
+// the whole exchange and the policy's timeout the wait for the headers.
+// Failures are *Error.
+func (c *Client) Post(ctx context.Context, rawURL string, header http.Header, body []byte) (*http.Response, error) {
+	u, uerr := fetchable(rawURL)
+	if uerr != nil {
+		return nil, uerr
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return nil, &Error{Kind: KindBadURL, URL: rawURL, Msg: err.Error(), Err: err}
+	}
+	req.Header = header.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	if c.p.UserAgent != "" {
+		req.Header.Set("User-Agent", c.p.UserAgent)
+	}
+	hc := *c.hc
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, c.classify(ctx, rawURL, err)
+	}
+	return resp, nil
 }
 
 // fetchable parses rawURL: http or https with a host, no credentials.

@@ -423,8 +423,42 @@ func Encode(typ Type, v []float32) ([]byte, error) {
 			}
 		}
 		return out, nil
+	case Q4_0:
+		return encodeQ4_0(v)
 	}
 	return nil, fmt.Errorf("cannot encode %s", typ)
+}
+
+// encodeQ4_0 is ggml's quantize_row_q4_0_ref: per block of 32, the value
+// of largest magnitude maps to -8, d = max/-8 (stored f16), and each
+// value is min(15, trunc(x/d + 8.5)); the first 16 values fill the low
+// nibbles, the last 16 the high ones.
+func encodeQ4_0(v []float32) ([]byte, error) {
+	if len(v)%32 != 0 {
+		return nil, fmt.Errorf("Q4_0 needs a multiple of 32 values, got %d", len(v))
+	}
+	out := make([]byte, 0, len(v)/32*18)
+	for b := 0; b < len(v); b += 32 {
+		blk := v[b : b+32]
+		var amax, mx float32
+		for _, x := range blk {
+			if a := float32(math.Abs(float64(x))); a > amax {
+				amax, mx = a, x
+			}
+		}
+		d := mx / -8
+		var id float32
+		if d != 0 {
+			id = 1 / d
+		}
+		out = binary.LittleEndian.AppendUint16(out, Float16(d))
+		for j := range 16 {
+			lo := min(15, int8(blk[j]*id+8.5))
+			hi := min(15, int8(blk[16+j]*id+8.5))
+			out = append(out, byte(lo)|byte(hi)<<4)
+		}
+	}
+	return out, nil
 }
 
 // Float16 converts to IEEE half precision, rounding to nearest even.

@@ -272,9 +272,10 @@ func WriteLLM(path string, s LLM) error {
 	return write(path, w)
 }
 
-// matType keeps a matrix in F32 when its rows do not fill Q8_0 blocks.
+// matType keeps a matrix in F32 when its rows do not fill Q8_0 or Q4_0
+// blocks.
 func matType(t gguf.Type, rowLen int) gguf.Type {
-	if t == gguf.Q8_0 && rowLen%32 != 0 {
+	if (t == gguf.Q8_0 || t == gguf.Q4_0) && rowLen%32 != 0 {
 		return gguf.F32
 	}
 	return t
@@ -285,6 +286,8 @@ func fileType(t gguf.Type) uint32 {
 	switch t {
 	case gguf.F16:
 		return 1
+	case gguf.Q4_0:
+		return 2
 	case gguf.Q8_0:
 		return 7
 	case gguf.Q4_K:
