@@ -207,6 +207,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"models.asr.path": model, "models.vad.path": model, "models.embedder.path": model, "models.reranker.path": model, "models.diarizer.path": model, "models.diarizer.embedding_path": model, "diarize.min_speakers": "2", "diarize.max_speakers": "3", "diarize.max_audio_s": "600", "models.mirror": "http://mirror.lan/boxd-models",
 		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3", "asr.parallel": "2", "asr.flash_attention": "true", "retrieval.persist": "true", "retrieval.max_indexes": "32", "retrieval.indexes_per_key": "4", "retrieval.demo_indexes": "8", "retrieval.indexes_per_demo_session": "1", "a11y.axe_dir": "/opt/axe", "docreader.max_pages": "40",
 		"outbound.allow_private": "true", "outbound.allow_cidrs": "127.0.0.1/32,10.0.0.0/8", "outbound.ca_file": model,
+		"audit.allow_private": "true", "audit.targets": "lan|http://10.0.0.5:11434/v1|llama3.2|llama-3.2-3b", "audit.record_at_start": "false",
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
 	}
 	if len(values) != len(settings) {

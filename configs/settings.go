@@ -79,6 +79,7 @@ type Config struct {
 	DocReader        DocReader
 	Diarize          Diarize
 	Outbound         Outbound
+	Audit            Audit
 	GPU              GPU
 
 	// File is the config file that was read ("" when none was).
@@ -274,6 +275,60 @@ type Outbound struct {
 	AllowPrivate bool
 	AllowCIDRs   []string
 	CAFile       string
+}
+
+// Audit governs the endpoint audit (/audit/*).
+type Audit struct {
+	// AllowPrivate lets base_url name plain-http, loopback and private
+	// endpoints (an ollama or llama-server on the LAN).
+	AllowPrivate bool
+	// Targets are endpoints the operator registers as demo targets, each
+	// "id|base_url|model|claimed_model" (claimed_model optional).
+	Targets []string
+	// RecordAtStart records a reference fixture of the chat model at
+	// start when there is none.
+	RecordAtStart bool
+}
+
+// AuditTarget is one parsed audit.targets entry.
+type AuditTarget struct{ ID, BaseURL, Model, ClaimedModel string }
+
+// ParseAuditTarget reads "id|base_url|model|claimed_model".
+func ParseAuditTarget(s string) (AuditTarget, error) {
+	f := strings.Split(s, "|")
+	if len(f) < 3 || len(f) > 4 {
+		return AuditTarget{}, fmt.Errorf("audit target %q: write id|base_url|model or id|base_url|model|claimed_model", s)
+	}
+	for i := range f {
+		f[i] = strings.TrimSpace(f[i])
+	}
+	t := AuditTarget{ID: f[0], BaseURL: f[1], Model: f[2]}
+	if len(f) == 4 {
+		t.ClaimedModel = f[3]
+	}
+	if t.ID == "" || t.Model == "" {
+		return AuditTarget{}, fmt.Errorf("audit target %q: the id and the model may not be empty", s)
+	}
+	u, err := url.Parse(t.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1") {
+		return AuditTarget{}, fmt.Errorf("audit target %q: base_url must be an http(s) URL ending /v1", s)
+	}
+	return t, nil
+}
+
+func checkAuditTargets(v any) error {
+	seen := map[string]bool{}
+	for _, s := range v.([]string) {
+		t, err := ParseAuditTarget(s)
+		if err != nil {
+			return err
+		}
+		if seen[t.ID] || t.ID == "box-chat" {
+			return fmt.Errorf("audit target id %q is used twice (box-chat is the chat model's)", t.ID)
+		}
+		seen[t.ID] = true
+	}
+	return nil
 }
 
 // PackagedVAD is where the .deb installs Silero VAD; models.vad.path
@@ -489,6 +544,12 @@ var settings = []setting{
 		field: func(c *Config) any { return &c.Outbound.AllowCIDRs }, check: checkCIDRs},
 	{key: "outbound.ca_file", kind: kindString, def: "", usage: "PEM file of extra certificate authorities outbound fetches trust (an office's internal CA)",
 		field: func(c *Config) any { return &c.Outbound.CAFile }, check: checkModelFile},
+	{key: "audit.allow_private", kind: kindBool, def: false, usage: "let endpoint audits reach plain-http, loopback and private endpoints (an ollama serve or llama-server on the LAN)",
+		field: func(c *Config) any { return &c.Audit.AllowPrivate }},
+	{key: "audit.targets", kind: kindList, def: []string{}, usage: "endpoints listed as audit demo targets, each id|base_url|model|claimed_model (claimed_model optional)",
+		field: func(c *Config) any { return &c.Audit.Targets }, check: checkAuditTargets},
+	{key: "audit.record_at_start", kind: kindBool, def: true, usage: "record a reference fixture of the chat model at start when the box has none (seconds on a GPU; see README)",
+		field: func(c *Config) any { return &c.Audit.RecordAtStart }},
 	{key: "gpu.layers", kind: kindInt, def: -1, min: -1, max: 10000, usage: "model layers on the GPU: -1 auto, 0 CPU only",
 		field: func(c *Config) any { return &c.GPU.Layers }},
 	{key: "gpu.library_path", kind: kindString, def: "/usr/lib/boxd/lib/ollama", usage: "directory of the ggml GPU backend libraries",

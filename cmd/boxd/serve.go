@@ -314,7 +314,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	if err != nil {
 		return configError{err}
 	}
-	srv := box.New(cfg, box.Deps{
+	bx := box.New(cfg, box.Deps{
 		Outbound: outbound.New(policy),
 		Probes: web.Probes{
 			LLMReady:      func() bool { return chatSvc.Engine != nil },
@@ -335,7 +335,11 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		LiveVerticals: verticals,
 		Diarize:       diar,
 		Codes:         codeTables,
-	}, log).Server
+	}, log)
+	srv := bx.Server
+	// The audit's reference fixture of the chat model, recorded once
+	// (audit.record_at_start): its probes run beside the first requests.
+	go bx.RecordAuditReference(ctx)
 	srv.OnDrain = func() { notify(log, "STOPPING=1") }
 	if testRoutes != nil {
 		testRoutes(srv)

@@ -174,7 +174,7 @@ func compare(b *testing.B, parallel, streams, words, maxTokens int, countPrompt 
 	o := startOllama(b, model, parallel)
 	threads := testmodels.EnvInt(b, "BOXD_BENCH_THREADS", benchThreads)
 	// Threads 0 is boxd serve's default: all the CPUs, tuned down when
-	// fewer are measured faster (threads.go).
+	// fewer are measured faster (package threadtune).
 	e, err := Open(context.Background(), EngineOptions{Options: Options{Path: model, ContextLength: benchCtx, Parallel: parallel, Threads: threads, GPULayers: gpuLayers, TuneThreads: threads == 0}})
 	if err != nil {
 		b.Fatal(err)

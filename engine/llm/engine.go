@@ -16,6 +16,7 @@ import (
 	"time"
 	"unsafe"
 
+	"boxd/engine/llm/threadtune"
 	"boxd/engine/models"
 	"boxd/gpu"
 )
@@ -517,18 +518,18 @@ func (e *Engine) IsEOG(tok int32) bool {
 }
 
 // threadedDecode runs llama_decode with the thread count its tuner picks
-// (threads.go), timing each step for it; with no tuner, the context's
+// (package threadtune), timing each step for it; with no tuner, the context's
 // count as configured.
 type threadedDecode struct {
-	tune     *tuner // nil: threads as configured
-	threads  int    // the count the context decodes with now
-	switches int    // times the count was changed (tests)
+	tune     *threadtune.Tuner // nil: threads as configured
+	threads  int               // the count the context decodes with now
+	switches int               // times the count was changed (tests)
 }
 
 func newThreadedDecode(o Options) threadedDecode {
 	d := threadedDecode{threads: o.Threads}
 	if o.TuneThreads && o.GPULayers == 0 {
-		d.tune = newTuner(o.Threads, time.Now())
+		d.tune = threadtune.New(o.Threads, time.Now())
 	}
 	return d
 }
@@ -538,7 +539,7 @@ func (d *threadedDecode) decode(lctx *C.struct_llama_context, batch C.struct_lla
 	if d.tune == nil {
 		return C.llama_decode(lctx, batch)
 	}
-	if k := d.tune.threads(time.Now()); k != d.threads {
+	if k := d.tune.Threads(time.Now()); k != d.threads {
 		C.llama_set_n_threads(lctx, C.int32_t(k), C.int32_t(k))
 		d.threads = k
 		d.switches++
@@ -547,7 +548,7 @@ func (d *threadedDecode) decode(lctx *C.struct_llama_context, batch C.struct_lla
 	rc := C.llama_decode(lctx, batch)
 	if rc == 0 {
 		now := time.Now()
-		d.tune.observe(tokens, now.Sub(t0), now)
+		d.tune.Observe(tokens, now.Sub(t0), now)
 	}
 	return rc
 }

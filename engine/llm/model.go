@@ -41,7 +41,7 @@ type Options struct {
 	Threads int
 	// TuneThreads lets the engine or embedder decode with fewer than
 	// Threads threads when fewer are measured faster (a busy machine:
-	// threads.go); off, Threads is used as given. On a GPU it does
+	// package threadtune); off, Threads is used as given. On a GPU it does
 	// nothing.
 	TuneThreads bool
 	// Progress, when set, receives load progress from 0 to 1.

@@ -26,6 +26,7 @@ import (
 	"boxd/pipelines/a11y"
 	"boxd/pipelines/a11y/axe"
 	"boxd/pipelines/a11y/domains"
+	"boxd/pipelines/audit"
 	"boxd/pipelines/chat"
 	"boxd/pipelines/codes"
 	"boxd/pipelines/docreader"
@@ -37,6 +38,7 @@ import (
 	"boxd/pipelines/sitecheck"
 	"boxd/web"
 	a11yroutes "boxd/web/routes/a11y"
+	auditroutes "boxd/web/routes/audit"
 	chatroutes "boxd/web/routes/chat"
 	demoroutes "boxd/web/routes/demo"
 	docreaderroutes "boxd/web/routes/docreader"
@@ -110,6 +112,9 @@ type Box struct {
 	// LiveDebounce is how long live lanes wait for more sentences (0: the
 	// session default).
 	LiveDebounce time.Duration
+	// Audit serves /audit/*; AuditErr says why endpoint targets are off.
+	Audit    *audit.Service
+	AuditErr error
 
 	cfg  *configs.Config
 	deps Deps
@@ -220,6 +225,7 @@ func (b *Box) build() {
 		ver.Client = ob
 	}
 	b.A11yDomains = &domains.Registry{Store: deps.Platform.Store(), Verifier: ver, Now: b.now}
+	b.buildAudit()
 
 	// The files of requests a boxd that crashed or was killed left
 	// behind go now (package scratch).
@@ -250,6 +256,8 @@ func (b *Box) mount() {
 	hccroutes.Mount(a, hccroutes.Deps{Log: log, Service: b.HCC})
 	a11yroutes.Mount(a, a11yroutes.Deps{Log: log, Service: b.A11y, Domains: b.A11yDomains})
 	fillroutes.Mount(a, fillroutes.Deps{Log: log, Service: b.Fill, BrowserErr: b.FillErr, Key: d.Key, Gate: b.FillGate})
+	b.Audit.Chat = b.Chat // a tweak may have replaced the chat model
+	auditroutes.Mount(a, auditroutes.Deps{Log: log, Service: b.Audit, Key: d.Key})
 }
 
 // ClassicalDiarization is pass 2's model-free diarizer, boxd-classical-1,

@@ -62,7 +62,7 @@ var table = []Family{
 	{ID: "translate", Kind: KindLive, Live: true, LiveParams: []string{"lang", "target"}, Doc: "1"},
 	{ID: "code", Kind: KindChat, Doc: "1"},
 	{ID: "studio", Kind: KindStudio, Doc: "1"},
-	{ID: "auditor", Kind: KindTool, Doc: "2", Pending: true},
+	{ID: "auditor", Kind: KindTool, Doc: "2"},
 	{ID: "walkthrough-to-quote", Kind: KindTool, Doc: "2", Pending: true},
 	{ID: "expert-to-sop", Kind: KindTool, Doc: "2", Pending: true},
 	{ID: "storefront-accessibility-pass", Kind: KindTool, Doc: "2"},

@@ -112,6 +112,9 @@ type Service struct {
 	Software string
 	// KeepReports is how long reports are kept (0: 90 days).
 	KeepReports time.Duration
+	// ProbeTimeout bounds one probe request (0: 90 s; the context probe
+	// gets five times as long).
+	ProbeTimeout time.Duration
 
 	mu     sync.Mutex
 	recent []ReportListing
@@ -248,6 +251,14 @@ func (s *Service) CheckAddress(ctx context.Context, r *Request) error {
 		}
 	}
 	return nil
+}
+
+// References lists the fixtures this box holds.
+func (s *Service) References() []ReferenceListing {
+	if s.Refs == nil {
+		return []ReferenceListing{}
+	}
+	return s.Refs.List()
 }
 
 // ReportListing is a recent report of a demo target (GET /audit/reports).

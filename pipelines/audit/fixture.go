@@ -32,7 +32,9 @@ type Fixture struct {
 	Aliases       []string `json:"aliases"`
 	Model         string   `json:"model"`
 	Engine        string   `json:"engine"`
-	WeightsSHA256 string   `json:"weights_sha256"`
+	// Weights identifies the weights: the box's weights root (sha256 Merkle
+	// root of the file, engine/models) or the file's sha256.
+	Weights string `json:"weights"`
 	Suite         string   `json:"suite"`
 	SuiteSHA256   string   `json:"suite_sha256"`
 	RecordedAt    string   `json:"recorded_at"`
@@ -79,8 +81,8 @@ type Noise struct {
 	First string `json:"first"`
 }
 
-// summary is a fixture as GET /audit/references lists it.
-type summary struct {
+// ReferenceListing is a fixture as GET /audit/references lists it.
+type ReferenceListing struct {
 	ID            string   `json:"id"`
 	Aliases       []string `json:"aliases"`
 	Model         string   `json:"model"`
@@ -256,15 +258,15 @@ func (r *References) Find(model string) *Fixture {
 }
 
 // List is every fixture, by id.
-func (r *References) List() []summary {
+func (r *References) List() []ReferenceListing {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := make([]summary, 0, len(r.byID))
+	out := make([]ReferenceListing, 0, len(r.byID))
 	for _, f := range r.byID {
-		out = append(out, summary{ID: f.ID, Aliases: f.Aliases, Model: f.Model, Engine: f.Engine, RecordedAt: f.RecordedAt,
+		out = append(out, ReferenceListing{ID: f.ID, Aliases: f.Aliases, Model: f.Model, Engine: f.Engine, RecordedAt: f.RecordedAt,
 			FixtureSHA256: f.FixtureSHA256, FixtureSig: f.FixtureSig, Noise: f.Noise, Suite: f.Suite, Probes: len(f.Probes)})
 	}
-	slices.SortFunc(out, func(a, b summary) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b ReferenceListing) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 
@@ -324,8 +326,8 @@ type Recording struct {
 	Aliases []string
 	Model   string
 	Engine  string
-	// WeightsSHA256 is the model file's sha256 ("" when unknown).
-	WeightsSHA256 string
+	// Weights identifies the weights ("" when unknown).
+	Weights string
 	Suite         *Suite
 	// Runs is the number of runs of the goldens and canaries (the first is
 	// the reference, the rest measure the noise); at least 2.
@@ -350,7 +352,7 @@ func Record(ctx context.Context, ep Endpoint, rec Recording, key *attest.Key) (*
 		now = rec.Now
 	}
 	start := time.Now()
-	f := &Fixture{ID: rec.ID, Aliases: rec.Aliases, Model: rec.Model, Engine: rec.Engine, WeightsSHA256: rec.WeightsSHA256,
+	f := &Fixture{ID: rec.ID, Aliases: rec.Aliases, Model: rec.Model, Engine: rec.Engine, Weights: rec.Weights,
 		Suite: rec.Suite.ID, SuiteSHA256: rec.Suite.SHA256(), RecordedAt: now().UTC().Format(time.RFC3339)}
 	if f.Aliases == nil {
 		f.Aliases = []string{}

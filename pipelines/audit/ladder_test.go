@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"boxd/engine/attest"
 	"boxd/engine/llm"
@@ -124,7 +125,7 @@ func ladderSetup(t testing.TB) (*Service, *audittest.Ollama, string) {
 		t.Fatal(err)
 	}
 	t.Logf("fixture %s recorded in %s s; noise %+v", fx.ID, fx.RecordSeconds, fx.Noise)
-	svc := &Service{Key: key, Chat: m, Refs: refs, Poster: plainPoster{}, AllowPrivate: true, Software: "boxd test"}
+	svc := &Service{Key: key, Chat: m, Refs: refs, Poster: plainPoster{}, AllowPrivate: true, Software: "boxd test", ProbeTimeout: 20 * time.Second}
 	return svc, o, flaky(t, o.URL) + "/v1"
 }
 
@@ -167,10 +168,22 @@ func TestLadder(t *testing.T) {
 	tally := map[string]map[string]int{}
 	figs := map[string]PassSummary{}
 	for i := 0; i < runs; i++ {
-		for _, r := range rungs {
-			ev := &events{}
-			var b run.Budget = &llmcalltest.Budget{}
-			rep, err := svc.Run(context.Background(), r.req, run.Env{Events: ev, Budget: b})
+		// Two rungs audit at once (each ollama model has its own
+		// one-thread runner; more would only make them wait for the CPUs).
+		reps := make([]*Report, len(rungs))
+		errs := make([]error, len(rungs))
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, 2)
+		for k, r := range rungs {
+			wg.Go(func() {
+				slots <- struct{}{}
+				defer func() { <-slots }()
+				reps[k], errs[k] = svc.Run(context.Background(), r.req, run.Env{Events: &events{}, Budget: &llmcalltest.Budget{}})
+			})
+		}
+		wg.Wait()
+		for k, r := range rungs {
+			rep, err := reps[k], errs[k]
 			if err != nil {
 				t.Fatalf("%s: %v", r.name, err)
 			}
@@ -181,8 +194,8 @@ func TestLadder(t *testing.T) {
 			tally[r.name][rep.Verdict]++
 			if rep.Verdict == r.want {
 				right++
-			} else if i == 0 {
-				t.Logf("%s: %s, want %s: %v (passes %+v)", r.name, rep.Verdict, r.want, rep.Reasons, rep.Passes)
+			} else {
+				t.Logf("run %d, %s: %s, want %s: %v (passes %+v)", i, r.name, rep.Verdict, r.want, rep.Reasons, rep.Passes)
 			}
 			if r.want == VerdictPass && rep.Verdict == VerdictFail {
 				falseFails++

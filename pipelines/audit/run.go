@@ -232,7 +232,7 @@ func (a *audit) probe(ctx context.Context, p Probe, sd int64) answer {
 	if p.Kind == KindGolden || p.Kind == KindCanary {
 		c.TopLogprobs = topN
 	}
-	pctx, cancel := context.WithTimeout(ctx, probeTimeout(p))
+	pctx, cancel := context.WithTimeout(ctx, a.s.probeTimeout(p))
 	defer cancel()
 	rep, err := a.ep.Chat(pctx, c)
 	a.mu.Lock()
@@ -255,11 +255,17 @@ func (a *audit) probe(ctx context.Context, p Probe, sd int64) answer {
 	return answer{rep: rep}
 }
 
-func probeTimeout(p Probe) time.Duration {
-	if p.Kind == KindContext {
-		return 5 * time.Minute
+// probeTimeout bounds one probe: ProbeTimeout (90 s), five times that for
+// the context probe.
+func (s *Service) probeTimeout(p Probe) time.Duration {
+	d := s.ProbeTimeout
+	if d <= 0 {
+		d = 90 * time.Second
 	}
-	return 90 * time.Second
+	if p.Kind == KindContext {
+		return 5 * d
+	}
+	return d
 }
 
 // identityChecks are the identity lane's checks over the answers so far.

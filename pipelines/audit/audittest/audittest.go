@@ -121,7 +121,7 @@ func StartOllama(tb testing.TB, files map[string]string) *Ollama {
 		}
 	}
 	o.env = append(env, "HOME="+dir, "OLLAMA_HOST="+addr, "OLLAMA_MODELS="+filepath.Join(dir, "models"),
-		"OLLAMA_NUM_PARALLEL=1", "OLLAMA_KEEP_ALIVE=1h", "OLLAMA_NOPRUNE=1", "OLLAMA_MAX_LOADED_MODELS=2")
+		"OLLAMA_NUM_PARALLEL=1", "OLLAMA_KEEP_ALIVE=1h", "OLLAMA_NOPRUNE=1", "OLLAMA_MAX_LOADED_MODELS=8")
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = o.env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -150,7 +150,7 @@ func StartOllama(tb testing.TB, files map[string]string) *Ollama {
 	}
 	for name, file := range files {
 		mf := filepath.Join(dir, name+".Modelfile")
-		body := "FROM " + file + "\nTEMPLATE \"\"\"" + chatMLTemplate + "\"\"\"\nPARAMETER stop <|im_end|>\nPARAMETER repeat_penalty 1\nPARAMETER num_ctx 4096\n"
+		body := "FROM " + file + "\nTEMPLATE \"\"\"" + chatMLTemplate + "\"\"\"\nPARAMETER stop <|im_end|>\nPARAMETER repeat_penalty 1\nPARAMETER num_ctx 4096\nPARAMETER num_thread 1\n"
 		if err := os.WriteFile(mf, []byte(body), 0o600); err != nil {
 			tb.Fatal(err)
 		}

@@ -1,23 +1,20 @@
-package llm
+package threadtune
 
 import (
-	"context"
 	"slices"
 	"testing"
 	"time"
-
-	"boxd/engine/models/testmodels"
 )
 
 // simulate runs steps decode steps of tokens each through a tuner whose
 // machine takes cost(threads) per step, and returns the thread count at
 // the end and the simulated time when it ended.
-func simulate(t *tuner, start time.Time, steps, tokens int, cost func(threads int) time.Duration) (int, time.Time) {
+func simulate(t *Tuner, start time.Time, steps, tokens int, cost func(threads int) time.Duration) (int, time.Time) {
 	now := start
 	for range steps {
-		d := cost(t.threads(now))
+		d := cost(t.Threads(now))
 		now = now.Add(d)
-		t.observe(tokens, d, now)
+		t.Observe(tokens, d, now)
 	}
 	return t.counts[t.cur], now
 }
@@ -27,7 +24,7 @@ func simulate(t *tuner, start time.Time, steps, tokens int, cost func(threads in
 // probes costing well under a tenth of the time.
 func TestTunerKeepsEveryCPUOnAnIdleMachine(t *testing.T) {
 	start := time.Unix(0, 0)
-	tu := newTuner(2, start)
+	tu := New(2, start)
 	idle := func(k int) time.Duration {
 		return map[int]time.Duration{2: 10 * time.Millisecond, 1: 18 * time.Millisecond}[k]
 	}
@@ -45,7 +42,7 @@ func TestTunerKeepsEveryCPUOnAnIdleMachine(t *testing.T) {
 // to two when the load goes.
 func TestTunerMovesToFewerThreadsUnderLoad(t *testing.T) {
 	start := time.Unix(0, 0)
-	tu := newTuner(2, start)
+	tu := New(2, start)
 	busy := func(k int) time.Duration {
 		return map[int]time.Duration{2: 1000 * time.Millisecond, 1: 150 * time.Millisecond}[k]
 	}
@@ -68,32 +65,32 @@ func TestTunerMovesToFewerThreadsUnderLoad(t *testing.T) {
 // nothing to tune.
 func TestTunerCandidatesAndBuckets(t *testing.T) {
 	now := time.Unix(0, 0)
-	if tu := newTuner(16, now); !slices.Equal(tu.counts, []int{16, 8, 4, 2, 1}) {
+	if tu := New(16, now); !slices.Equal(tu.counts, []int{16, 8, 4, 2, 1}) {
 		t.Errorf("16 CPUs: %v", tu.counts)
 	}
-	if tu := newTuner(6, now); !slices.Equal(tu.counts, []int{6, 3, 1}) {
+	if tu := New(6, now); !slices.Equal(tu.counts, []int{6, 3, 1}) {
 		t.Errorf("6 CPUs: %v", tu.counts)
 	}
-	if newTuner(1, now) != nil {
+	if New(1, now) != nil {
 		t.Error("one CPU tuned")
 	}
-	tu := newTuner(2, now)
+	tu := New(2, now)
 	for range 40 { // decode steps at two threads, 10 ms
-		k := tu.threads(now)
+		k := tu.Threads(now)
 		d := 10 * time.Millisecond
 		if k == 1 {
 			d = 18 * time.Millisecond
 		}
 		now = now.Add(d)
-		tu.observe(1, d, now)
+		tu.Observe(1, d, now)
 	}
 	now = now.Add(2 * time.Second)
 	// A probe begins; its step is a long prompt batch, with no times of
 	// its size to compare: no switch.
-	if k := tu.threads(now); k != 1 {
+	if k := tu.Threads(now); k != 1 {
 		t.Fatalf("no probe after 2 s: %d", k)
 	}
-	tu.observe(512, time.Millisecond, now)
+	tu.Observe(512, time.Millisecond, now)
 	if tu.counts[tu.cur] != 2 || tu.probing >= 0 {
 		t.Errorf("a prompt step switched the count or left a probe open: cur %d probing %d", tu.counts[tu.cur], tu.probing)
 	}
@@ -102,32 +99,29 @@ func TestTunerCandidatesAndBuckets(t *testing.T) {
 	}
 }
 
-// TestTunedEngineDecodesAsFixed: an engine whose threads are tuned (and
-// made to probe another count within each answer) writes the same greedy text as
-// one with a fixed count: the thread count changes how the work is split,
-// not what is computed.
-func TestTunedEngineDecodesAsFixed(t *testing.T) {
-	open := func(tune bool) *Engine {
-		e, err := Open(context.Background(), EngineOptions{Options: Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 1024, Parallel: 1, Threads: 2, TuneThreads: tune}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(e.Close)
-		return e
-	}
-	fixed, tuned := open(false), open(true)
-	if tuned.dec.tune == nil || fixed.dec.tune != nil {
-		t.Fatal("TuneThreads did not choose the tuner")
-	}
+// TestTunerProbeNow: a fresh tuner decodes with all the CPUs until its
+// schedule says to probe; ProbeNow makes the very next step a probe of
+// another count, after which the probe ends as usual.
+func TestTunerProbeNow(t *testing.T) {
+	now := time.Unix(0, 0)
+	tu := New(4, now)
 	for range 3 {
-		a := run(t, fixed, "The roof inspection found", Request{MaxTokens: 48})
-		tuned.dec.tune.lastProbe = time.Time{} // a probe at the next step: another count mid-answer
-		b := run(t, tuned, "The roof inspection found", Request{MaxTokens: 48})
-		if a.Text != b.Text {
-			t.Fatalf("tuned %q, fixed %q", b.Text, a.Text)
+		k := tu.Threads(now)
+		if k != 4 {
+			t.Fatalf("fresh tuner probed: %d threads", k)
 		}
+		now = now.Add(10 * time.Millisecond)
+		tu.Observe(1, 10*time.Millisecond, now)
 	}
-	if tuned.dec.switches < 3 {
-		t.Errorf("the tuned engine changed its thread count %d times in 3 answers: the test decoded nothing with another count", tuned.dec.switches)
+	tu.ProbeNow()
+	if k := tu.Threads(now); k != 2 {
+		t.Fatalf("after ProbeNow: %d threads, want the probe's 2", k)
+	}
+	for range probeSteps { // as fast as the current count: no switch
+		now = now.Add(10 * time.Millisecond)
+		tu.Observe(1, 10*time.Millisecond, now)
+	}
+	if k := tu.Threads(now); k != 4 {
+		t.Errorf("after the probe: %d threads, want 4", k)
 	}
 }

@@ -1,25 +1,29 @@
-package llm
-
-import "time"
-
+// Package threadtune chooses the thread count llama.cpp decodes with on
+// the CPU, measuring rather than guessing.
+//
 // Decode threads on a busy machine. ggml's CPU threads meet at a barrier
 // in every layer of every step; when other work holds some of the CPUs, a
 // thread the kernel has descheduled stalls the others at the barrier,
 // where they spin. So all the CPUs, the right count on an idle machine,
 // can be several times slower than fewer on a busy one (measured on 2
 // CPUs beside 2 busy processes: decode at 0.9 tokens/s with 2 threads;
-// an embedding batch 7.7× slower with 2 threads than with 1). With
-// Threads left at 0 the engine does not guess: tuner measures. It decodes
-// with the current count, and from time to time decodes two steps with
-// the next count of a short list (all CPUs, halved down to 1); a count
-// whose steps are clearly faster than the current count's recent steps of
-// the same batch size becomes the current one. An idle machine keeps all
-// its CPUs (a probe costs two steps a second at most); a busy one moves
-// to fewer within seconds, and back when the load goes.
+// an embedding batch 7.7× slower with 2 threads than with 1). With its
+// Threads option left at 0 the engine (engine/llm) does not guess: a
+// Tuner measures. It decodes with the current count, and from time to
+// time decodes two steps with the next count of a short list (all CPUs,
+// halved down to 1); a count whose steps are clearly faster than the
+// current count's recent steps of the same batch size becomes the current
+// one. An idle machine keeps all its CPUs (a probe costs two steps a
+// second at most); a busy one moves to fewer within seconds, and back
+// when the load goes.
+package threadtune
 
-// tuner chooses a thread count for each step. It is used by one
-// goroutine (the engine's loop).
-type tuner struct {
+import "time"
+
+// Tuner chooses a thread count for each step. It is used by one
+// goroutine (the engine's loop): call Threads before each step and
+// Observe after it.
+type Tuner struct {
 	counts []int // candidates, the first the most (all CPUs)
 	cur    int   // index into counts
 
@@ -47,9 +51,9 @@ const (
 	ewmaWeight  = 0.2
 )
 
-// newTuner tunes between max threads and fewer; nil when there is
-// nothing to choose (one CPU).
-func newTuner(max int, now time.Time) *tuner {
+// New returns a Tuner that tunes between max threads and fewer, starting
+// at max; nil when there is nothing to choose (one CPU).
+func New(max int, now time.Time) *Tuner {
 	if max <= 1 {
 		return nil
 	}
@@ -57,7 +61,7 @@ func newTuner(max int, now time.Time) *tuner {
 	for n := max; n >= 1; n /= 2 {
 		counts = append(counts, n) // ends at 1
 	}
-	return &tuner{counts: counts, ewma: map[int]float64{}, probing: -1, nextProbe: 1, lastProbe: now}
+	return &Tuner{counts: counts, ewma: map[int]float64{}, probing: -1, nextProbe: 1, lastProbe: now}
 }
 
 // bucket groups steps whose cost is alike: the batch's token count, in
@@ -70,8 +74,9 @@ func bucket(tokens int) int {
 	return b
 }
 
-// threads is the count the next step decodes with.
-func (t *tuner) threads(now time.Time) int {
+// Threads is the count the next step, about to start at now, decodes
+// with.
+func (t *Tuner) Threads(now time.Time) int {
 	if t.probing < 0 && t.ewma != nil {
 		gap := now.Sub(t.lastProbe)
 		if (t.sinceProbe >= probeEvery && gap >= probeGap) || gap >= probeMaxGap {
@@ -84,9 +89,9 @@ func (t *tuner) threads(now time.Time) int {
 	return t.counts[t.cur]
 }
 
-// observe records the step just decoded: its batch's tokens and how long
-// it took.
-func (t *tuner) observe(tokens int, took time.Duration, now time.Time) {
+// Observe records the step just decoded, ending at now: its batch's
+// tokens and how long it took.
+func (t *Tuner) Observe(tokens int, took time.Duration, now time.Time) {
 	b, d := bucket(tokens), took.Seconds()
 	if t.probing < 0 {
 		if old, ok := t.ewma[b]; ok {
@@ -115,7 +120,7 @@ func (t *tuner) observe(tokens int, took time.Duration, now time.Time) {
 	t.endProbe(now)
 }
 
-func (t *tuner) endProbe(now time.Time) {
+func (t *Tuner) endProbe(now time.Time) {
 	t.probing, t.sinceProbe, t.lastProbe = -1, 0, now
 	// The next count to try: the next in the list that is not current.
 	for {
@@ -124,4 +129,10 @@ func (t *tuner) endProbe(now time.Time) {
 			break
 		}
 	}
+}
+
+// ProbeNow makes the next step probe another count, whatever the probe
+// schedule says (tests: another count within one answer).
+func (t *Tuner) ProbeNow() {
+	t.lastProbe = time.Time{}
 }
