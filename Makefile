@@ -211,9 +211,10 @@ lint: headers tools
 ## live replay latency (sentence end to final and to lane) and concurrent live sessions in real time (one run: minutes);
 ## diarization real-time factors (boxd-classical-1 on 10 minutes; the neural path on random weights: a window, 1 minute);
 ## retrieval: embedding throughput against ollama's /api/embed, index build, search p50/p95 over 1,500 chunks, rerank of 40
+## endpoint audit: one whole audit of the ladder's base served by ollama serve, wall time and requests (goal <= 60 s on 2 cores)
 BENCH_COUNT ?= 3
 bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader ./pipelines/a11y
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader ./pipelines/a11y ./pipelines/audit
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./pipelines/replay
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./engine/diarize/classical ./engine/diarize/segnet ./engine/diarize/embnet ./engine/diarize/neural
 

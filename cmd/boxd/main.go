@@ -48,7 +48,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root := cli.NewRoot(stdout, stderr)
 	root.Version = versionLine() // boxd --version, as boxd version
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newServe(), newVersion(), models.New(), newConfig(), newKeys(), verify.New(), newTranscribe(), newDiarize(), newDemo(), newGPU(), newA11y(), newDocs())
+	root.AddCommand(newServe(), newVersion(), models.New(), newConfig(), newKeys(), verify.New(), newAudit(), newTranscribe(), newDiarize(), newDemo(), newGPU(), newA11y(), newDocs())
 	return root
 }
 

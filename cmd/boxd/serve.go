@@ -255,7 +255,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 			continue
 		}
 		// All the CPUs, tuned down when fewer are measured faster (an
-		// index built on a busy box: threads.go).
+		// index built on a busy box: threadtune).
 		emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: m.path, GPULayers: cfg.GPU.Layers, TuneThreads: true})
 		if errors.Is(err, llm.ErrCancelled) {
 			return nil
@@ -398,7 +398,7 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, thr
 			ContextLength: cfg.Models.LLM.ContextLength,
 			Parallel:      cfg.Models.LLM.Parallel,
 			Threads:       threads,
-			// llm.threads 0: threads.go measures whether fewer threads
+			// llm.threads 0: threadtune measures whether fewer threads
 			// decode faster on this machine (other work holding CPUs).
 			TuneThreads: cfg.LLM.Threads == 0,
 			Progress: func(float32) {

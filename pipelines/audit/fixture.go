@@ -240,8 +240,20 @@ func (r *References) Errors() map[string]string {
 	return out
 }
 
-// Find is the fixture that names model (id, model or alias).
+// Find is the fixture that names model (id, model or alias); the
+// directory is read again when none does (boxd audit record may have
+// added one).
 func (r *References) Find(model string) *Fixture {
+	if f := r.find(model); f != nil {
+		return f
+	}
+	if r.Dir != "" && r.Load() == nil {
+		return r.find(model)
+	}
+	return nil
+}
+
+func (r *References) find(model string) *Fixture {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ids := make([]string, 0, len(r.byID))
@@ -257,8 +269,11 @@ func (r *References) Find(model string) *Fixture {
 	return nil
 }
 
-// List is every fixture, by id.
+// List is every fixture, by id (the directory read again).
 func (r *References) List() []ReferenceListing {
+	if r.Dir != "" {
+		_ = r.Load()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]ReferenceListing, 0, len(r.byID))

@@ -21,6 +21,7 @@ import (
 	"boxd/configs"
 	"boxd/engine/attest"
 	"boxd/internal/records"
+	"boxd/pipelines/audit"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/docreader/chart"
 	"boxd/pipelines/retrieval"
@@ -61,6 +62,7 @@ func New() *cobra.Command {
 				Documents []retrieval.Document    `json:"documents"`
 				Document  json.RawMessage         `json:"document"`
 				Chart     json.RawMessage         `json:"chart"`
+				Fixture   string                  `json:"fixture_sig"`
 			}
 			_ = json.Unmarshal(raw, &wrapper)
 			var outer json.RawMessage // a GET /receipts/{id} body around the receipt
@@ -119,6 +121,12 @@ func New() *cobra.Command {
 				}
 				pub = k.PublicKey()
 			}
+			if wrapper.Format == audit.ReportFormat {
+				return verifyAuditReport(cmd.OutOrStdout(), raw, pub)
+			}
+			if wrapper.Fixture != "" {
+				return verifyFixture(cmd.OutOrStdout(), raw, pub)
+			}
 			if search {
 				in := searchInput{receipt: raw, chunks: wrapper.Chunks, documents: wrapper.Documents}
 				if inner.V == retrieval.SearchFormat {
@@ -156,6 +164,43 @@ func New() *cobra.Command {
 	cmd.Flags().StringVar(&pubHex, "pubkey", "", "the signer's public key (64 hex)")
 	configs.RegisterFileFlags(cmd.Flags())
 	return cmd
+}
+
+// verifyAuditReport checks an endpoint audit report
+// (service.audit.report.v1) and that pub signed it.
+func verifyAuditReport(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
+	v := audit.VerifyReport(raw, hex.EncodeToString(pub))
+	var head struct {
+		ID      string `json:"id"`
+		Verdict string `json:"verdict"`
+	}
+	_ = json.Unmarshal(raw, &head)
+	switch {
+	case !v.ValidSignature:
+		fmt.Fprintln(out, "NOT VERIFIED: the report's signature:", v.Reason)
+		return cli.ErrNotVerified
+	case !v.SignedByThisAuditor:
+		fmt.Fprintln(out, "NOT VERIFIED: the report is signed by another key, not", hex.EncodeToString(pub))
+		return cli.ErrNotVerified
+	}
+	fmt.Fprintf(out, "verified: audit report %s, verdict %s, signed by %s\n", head.ID, head.Verdict, attest.KeyID(pub))
+	return nil
+}
+
+// verifyFixture checks an audit reference fixture: its fixture_sha256 and
+// fixture_sig, and that pub signed it.
+func verifyFixture(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
+	var f audit.Fixture
+	if err := json.Unmarshal(raw, &f); err != nil {
+		fmt.Fprintln(out, "NOT VERIFIED: not a fixture:", err)
+		return cli.ErrNotVerified
+	}
+	if err := f.Verify(pub); err != nil {
+		fmt.Fprintln(out, "NOT VERIFIED:", err)
+		return cli.ErrNotVerified
+	}
+	fmt.Fprintf(out, "verified: audit fixture %s (%s, %d probes), signed by %s\n", f.ID, f.Model, len(f.Probes), f.Signer.KeyID)
+	return nil
 }
 
 // verifyReceipt checks a service.model-call.v1 receipt against pub: the
