@@ -28,16 +28,16 @@ const FixtureFormat = "boxd.audit.fixture.v1"
 // repeated runs (noise). fixture_sha256 is the sha256 of its signed
 // message; fixture_sig signs that message with the box's key.
 type Fixture struct {
-	ID            string   `json:"id"`
-	Aliases       []string `json:"aliases"`
-	Model         string   `json:"model"`
-	Engine        string   `json:"engine"`
+	ID      string   `json:"id"`
+	Aliases []string `json:"aliases"`
+	Model   string   `json:"model"`
+	Engine  string   `json:"engine"`
 	// Weights identifies the weights: the box's weights root (sha256 Merkle
 	// root of the file, engine/models) or the file's sha256.
-	Weights string `json:"weights"`
-	Suite         string   `json:"suite"`
-	SuiteSHA256   string   `json:"suite_sha256"`
-	RecordedAt    string   `json:"recorded_at"`
+	Weights     string `json:"weights"`
+	Suite       string `json:"suite"`
+	SuiteSHA256 string `json:"suite_sha256"`
+	RecordedAt  string `json:"recorded_at"`
 	// RecordSeconds is how long recording took.
 	RecordSeconds string         `json:"record_seconds"`
 	Noise         Noise          `json:"noise"`
@@ -343,7 +343,7 @@ type Recording struct {
 	Engine  string
 	// Weights identifies the weights ("" when unknown).
 	Weights string
-	Suite         *Suite
+	Suite   *Suite
 	// Runs is the number of runs of the goldens and canaries (the first is
 	// the reference, the rest measure the noise); at least 2.
 	Runs int

@@ -52,25 +52,6 @@ func (e *events) Emit(typ string, body any) {
 
 func (e *events) End(typ string, body any) bool { e.Emit(typ, body); return true }
 
-func (e *events) types() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []string
-	for _, ev := range e.evs {
-		t := ev.Type
-		if lb, ok := ev.Body.(LaneBody); ok {
-			t += ":" + lb.Lane
-		}
-		if _, ok := ev.Body.(VerdictBody); ok {
-			t += ":verdict"
-		}
-		if len(out) > 0 && out[len(out)-1] == t {
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
-}
 
 // box is the ladder's base GGUF on boxd's engine (two sequences: the
 // fixture's noise runs batch two probes at once).
