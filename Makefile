@@ -178,8 +178,10 @@ kits:
 # own waits (motion watches, timeouts, the keyboard pass), beside the rest,
 # whose model tests keep every CPU busy. Two model packages at once would
 # only slow each other; a browser package beside one mostly fills its
-# waits. The browser stream's output follows the other's.
-UNIT_BROWSER_RE := ^boxd/(web|internal/daemon|engine/browser|pipelines/a11y|pipelines/fill)(/|$$)
+# waits. The endpoint audit's ladder (pipelines/audit: one-thread ollama
+# runners, about 70 s) runs in the browser stream too, which was the
+# shorter. The browser stream's output follows the other's.
+UNIT_BROWSER_RE := ^boxd/(web|internal/daemon|engine/browser|pipelines/a11y|pipelines/fill|pipelines/audit)(/|$$)
 UNIT_BROWSER_LOG := $(CURDIR)/.unit-browser.log
 unit: headers
 	@if [ "$${CI:-}" = true ] && [ ! -f "$(MODELS_DIR)/stories260K.gguf" ]; then \
@@ -237,7 +239,8 @@ FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engin
   pipelines/fill:FuzzBody pipelines/fill:FuzzApprove pipelines/fill:FuzzFlight pipelines/fill/rules:FuzzSecrets pipelines/fill/rules:FuzzAgents \
   pipelines/sitecheck:FuzzParseDomain pipelines/sitecheck:FuzzPageSections pipelines/a11y/axe:FuzzLoadCriteria \
   pipelines/a11y/domains:FuzzNormalize pipelines/retrieval:FuzzVerifySearch engine/attest:FuzzSignedDecodesAsFlat pipelines/retrieval:FuzzCut \
-  pipelines/retrieval/chunker:FuzzCutGraphemes engine/diarize/score:FuzzReadRTTM engine/models/torchfile:FuzzRead engine/models/torchfile:FuzzUnpickle
+  pipelines/retrieval/chunker:FuzzCutGraphemes engine/diarize/score:FuzzReadRTTM engine/models/torchfile:FuzzRead engine/models/torchfile:FuzzUnpickle \
+  pipelines/audit:FuzzReadAnswer pipelines/audit:FuzzVerifyReport
 fuzz: headers
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz: $$fn ($$pkg, $(FUZZTIME))"; \
