@@ -384,3 +384,19 @@ func TestAuditProviderKeyNeverWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAuditBoxTargetUnavailable: without a chat model the box's own target
+// is listed unavailable, and an audit of it is 503 saying why.
+func TestAuditBoxTargetUnavailable(t *testing.T) {
+	ts := newTestBox(t, boxOptions{})
+	var targets []map[string]any
+	_ = json.Unmarshal(ts.do(t, call{method: "GET", path: "/audit/targets"}).body, &targets)
+	if len(targets) != 1 || targets[0]["available"] != false || !strings.Contains(targets[0]["note"].(string), "models.llm.path") {
+		t.Errorf("targets: %v", targets)
+	}
+	tok := session(t, ts, "auditor")
+	r := ts.do(t, call{method: "POST", path: "/audit/runs", body: `{"target":"box-chat"}`, token: tok})
+	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.errMsg(t), "not available") {
+		t.Errorf("%d %s", r.status, r.body)
+	}
+}

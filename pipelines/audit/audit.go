@@ -142,7 +142,10 @@ func (s *Service) Targets() []Target {
 		t := Target{ID: BoxTarget, Label: "This box's chat model", ClaimedModel: s.Chat.ModelID, Kind: "box", Expect: VerdictPass,
 			Note: "the box audits its own chat model through its engine; probes are receipted and spend the caller's token budget"}
 		t.Available = s.Chat.Ready() && s.Refs != nil && s.Refs.Find(s.Chat.ModelID) != nil
-		if s.Chat.Ready() && !t.Available {
+		switch {
+		case !s.Chat.Ready():
+			t.Note = "no chat model is loaded (models.llm.path)"
+		case !t.Available:
 			t.Note = "no reference fixture yet: it is recorded at start (boxd audit record writes one)"
 		}
 		out = append(out, t)
@@ -184,14 +187,10 @@ func (s *Service) Validate(r *Request) error {
 		if r.Model != "" || r.APIKey != "" {
 			return bad("a demo target takes no model or api_key; send {\"target\": %q} alone (GET /audit/targets lists them)", r.Target)
 		}
-		t, ok := s.target(r.Target)
-		if !ok {
+		if _, ok := s.target(r.Target); !ok {
 			return problem.New(problem.NotFound, "no demo target %q; GET /audit/targets lists them", r.Target)
 		}
-		if !t.Available {
-			return problem.New(problem.Unavailable, "demo target %q is not available now: %s", t.ID, t.Note)
-		}
-		return nil
+		return nil // availability is the run's (503 after the budget's 402)
 	case r.BaseURL == "":
 		return bad("send target (a demo target id, GET /audit/targets) or base_url (an https URL ending /v1) with model")
 	}

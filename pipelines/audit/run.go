@@ -176,6 +176,9 @@ func (a *audit) resolve() error {
 		if !ok {
 			return problem.New(problem.NotFound, "no demo target %q; GET /audit/targets lists them", req.Target)
 		}
+		if !t.Available {
+			return problem.New(problem.Unavailable, "demo target %q is not available now: %s", t.ID, t.Note)
+		}
 		if claimed == "" {
 			claimed = t.ClaimedModel
 		}
