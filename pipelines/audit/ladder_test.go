@@ -52,7 +52,6 @@ func (e *events) Emit(typ string, body any) {
 
 func (e *events) End(typ string, body any) bool { e.Emit(typ, body); return true }
 
-
 // box is the ladder's base GGUF on boxd's engine (two sequences: the
 // fixture's noise runs batch two probes at once).
 func box(t testing.TB, path string) *llmcall.Model {
