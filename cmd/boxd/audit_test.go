@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"boxd/engine/attest"
 	"boxd/engine/models/testmodels"
+	"boxd/pipelines/audit"
 )
 
 // TestAuditRecord: boxd audit record writes a signed fixture of a model
@@ -45,6 +48,25 @@ func TestAuditRecord(t *testing.T) {
 	}
 	if code, out, _ := runCLI(t, "verify", bad, "--config", cfg, "--state-dir", state); code == 0 || !strings.Contains(out, "NOT VERIFIED") {
 		t.Errorf("a changed fixture verifies: %d %s", code, out)
+	}
+	// A signed report verifies; one changed does not.
+	key, _, err := attest.LoadOrCreateKey(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &audit.Report{ID: "aud_cli", Format: audit.ReportFormat, Verdict: audit.VerdictDrift, Reasons: []string{"Q4 ≠ F16"}}
+	if err := rep.Sign(key); err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(rep)
+	rp := filepath.Join(t.TempDir(), "report.json")
+	_ = os.WriteFile(rp, body, 0o600)
+	if code, out, _ := runCLI(t, "verify", rp, "--config", cfg, "--state-dir", state); code != 0 || !strings.Contains(out, "verified: audit report aud_cli, verdict drift") {
+		t.Errorf("verify report: %d %s", code, out)
+	}
+	_ = os.WriteFile(rp, bytes.Replace(body, []byte(`"drift"`), []byte(`"pass"`), 1), 0o600)
+	if code, out, _ := runCLI(t, "verify", rp, "--config", cfg, "--state-dir", state); code == 0 || !strings.Contains(out, "NOT VERIFIED") {
+		t.Errorf("a changed report: %d %s", code, out)
 	}
 	if code, _, errOut := runCLI(t, "audit", "record", filepath.Join(t.TempDir(), "none.gguf"), "--config", cfg, "--state-dir", state); code != 2 || !strings.Contains(errOut, "none.gguf") {
 		t.Errorf("a missing model: %d %s", code, errOut)
