@@ -21,6 +21,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -115,6 +116,9 @@ type Service struct {
 	// ProbeTimeout bounds one probe request (0: 90 s; the context probe
 	// gets five times as long).
 	ProbeTimeout time.Duration
+	// RunTimeout bounds an audit's probing (0: 20 minutes); probes not
+	// sent by then count as failed.
+	RunTimeout time.Duration
 
 	mu     sync.Mutex
 	recent []ReportListing
@@ -203,6 +207,11 @@ func (s *Service) Validate(r *Request) error {
 	u, err := url.Parse(r.BaseURL)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return bad("base_url %q is not a URL; send an https URL ending /v1, e.g. https://api.example.com/v1", r.BaseURL)
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return bad("base_url %q has port %s; a port is 1 to 65535", r.BaseURL, port)
+		}
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return bad("base_url must carry no user name, password, query or fragment; send the key as api_key")

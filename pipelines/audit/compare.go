@@ -117,22 +117,60 @@ func compareIdentity(f *Fixture, probes []Probe, answers []answer) identity {
 // an undecodable byte may drop the pieces after it); else on the
 // normalised text.
 func compareAnswer(ref *FixtureProbe, rep Reply) (exact, first bool, prefix float64, tokens bool) {
-	if len(ref.Tokens) > 0 && len(rep.Tokens) > 0 {
+	exact, first, prefix, tokens = compareText(ref, rep)
+	// An answer of another length or ending (cut short, run on) is not the
+	// fixture's, whatever its start, when both sides say.
+	if ref.CompletionTokens > 0 && rep.CompletionTokens > 0 && ref.CompletionTokens != rep.CompletionTokens ||
+		ref.Finish != "" && rep.Finish != "" && ref.Finish != rep.Finish {
+		exact = false
+	}
+	return exact, first, prefix, tokens
+}
+
+func compareText(ref *FixtureProbe, rep Reply) (exact, first bool, prefix float64, tokens bool) {
+	got := Normalize(rep.Text)
+	if len(ref.Tokens) > 0 {
 		r, rCut := comparable(ref.Tokens)
-		g, gCut := comparable(rep.Tokens)
 		if len(r) > 0 {
-			m := 0
-			for m < len(r) && m < len(g) && tokenKey(r[m].Hex, r[m].Text) == tokenKey(g[m].Hex, g[m].Text) {
-				m++
+			refText := Normalize(joined(r))
+			if len(rep.Tokens) > 0 {
+				g, gCut := comparable(rep.Tokens)
+				m := 0
+				for m < len(r) && m < len(g) && tokenKey(r[m].Hex, r[m].Text) == tokenKey(g[m].Hex, g[m].Text) {
+					m++
+				}
+				exact = m == len(r) && m == len(g) || m == min(len(r), len(g)) && (rCut && len(g) >= len(r) || gCut && len(r) >= len(g))
+				// The text must say what the tokens say (an answer cut or
+				// rewritten after its logprobs were taken is not identical).
+				if exact && !strings.HasPrefix(got, Normalize(joined(g[:m]))) {
+					exact = false
+				}
+				return exact, m > 0, float64(m) / float64(len(r)), true
 			}
-			exact = m == len(r) && m == len(g) || m == min(len(r), len(g)) && (rCut && len(g) >= len(r) || gCut && len(r) >= len(g))
-			return exact, m > 0, float64(m) / float64(len(r)), true
+			// Text only: the fixture's answer up to its first byte-fallback
+			// piece, where the endpoint's rendering may part.
+			if rCut {
+				exact = strings.HasPrefix(got, refText)
+			} else {
+				exact = got == Normalize(ref.Text)
+			}
+			ft := Normalize(r[0].Text)
+			return exact, ft == "" || strings.HasPrefix(got, ft), float64(commonPrefix(got, refText)) / float64(max(len(refText), 1)), false
 		}
 	}
-	got, want := Normalize(rep.Text), Normalize(ref.Text)
+	want := Normalize(ref.Text)
 	ft := Normalize(firstToken(ref))
 	return got == want, ft == "" || strings.HasPrefix(got, ft), float64(commonPrefix(got, want)) / float64(max(len(want), 1)),
 		len(ref.Tokens) > 0 && len(rep.Tokens) > 0
+}
+
+// joined is the tokens' text.
+func joined(ts []Token) string {
+	var b strings.Builder
+	for _, t := range ts {
+		b.WriteString(t.Text)
+	}
+	return b.String()
 }
 
 // comparable is the visible tokens up to the first byte-fallback piece,

@@ -61,7 +61,11 @@ type FixtureProbe struct {
 	Text      string     `json:"text"`
 	Tokens    []Token    `json:"tokens,omitempty"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	Error     string     `json:"error,omitempty"`
+	// CompletionTokens and Finish are what the reference reported (0 and
+	// "" when it did not): an answer cut short is not identical.
+	CompletionTokens int    `json:"completion_tokens,omitempty"`
+	Finish           string `json:"finish,omitempty"`
+	Error            string `json:"error,omitempty"`
 }
 
 // Noise is the spread of the reference stack: the repeat runs (other
@@ -382,6 +386,7 @@ func Record(ctx context.Context, ep Endpoint, rec Recording, key *attest.Key) (*
 			errs++
 		} else {
 			fp.Text, fp.Tokens, fp.ToolCalls = a.rep.Text, a.rep.Tokens, a.rep.ToolCalls
+			fp.CompletionTokens, fp.Finish = a.rep.CompletionTokens, a.rep.Finish
 		}
 		f.Probes = append(f.Probes, fp)
 	}

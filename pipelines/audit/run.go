@@ -90,28 +90,35 @@ type DoneSummary struct {
 
 // audit is one run's state.
 type audit struct {
-	s       *Service
-	req     Request
-	env     run.Env
-	ep      Endpoint
-	fx      *Fixture
-	target  ReportTarget
-	sent    int
-	errs    int
-	mu      sync.Mutex
-	receipt []string
-	notes   []string
-	seed    int64  // the identity lane's first pass
-	code    string // the context probe's code word ("" without one)
+	s        *Service
+	req      Request
+	env      run.Env
+	ep       Endpoint
+	fx       *Fixture
+	target   ReportTarget
+	sent     int
+	errs     int
+	mu       sync.Mutex
+	receipt  []string
+	notes    []string
+	deadline time.Time // probes are not sent after it (RunTimeout)
+	seed     int64     // the identity lane's first pass
+	code     string    // the context probe's code word ("" without one)
 }
 
 // Run audits the request's endpoint, emitting ready, lane events, the
 // verdict, done and budget on env.Events; it returns the signed report.
 func (s *Service) Run(ctx context.Context, req Request, env run.Env) (*Report, error) {
-	a := &audit{s: s, req: req, env: env}
+	a := &audit{s: s, req: req, env: env, deadline: time.Now().Add(s.runTimeout())}
 	if err := a.resolve(); err != nil {
 		return nil, err
 	}
+	return s.runWith(ctx, a)
+}
+
+// runWith runs the audit a (its endpoint and fixture resolved).
+func (s *Service) runWith(ctx context.Context, a *audit) (*Report, error) {
+	req, env := a.req, a.env
 	suite := s.suite()
 	var refID *string
 	if a.fx != nil {
@@ -121,6 +128,10 @@ func (s *Service) Run(ctx context.Context, req Request, env run.Env) (*Report, e
 		Suite: ReadySuite{ID: suite.ID, SHA256: suite.SHA256(), Goldens: suite.Count(KindGolden), Canaries: suite.Count(KindCanary), Probes: len(suite.Probes)}})
 
 	ident := suite.Of(KindGolden, KindCanary, KindIdentity)
+	if a.fx == nil {
+		// Nothing to compare with: the provider is not billed for it.
+		ident = nil
+	}
 	a.seed = seed()
 	identAns := a.lane(ctx, LaneIdentity, ident, a.seed, a.identityChecks)
 	if err := ctx.Err(); err != nil {
@@ -223,10 +234,36 @@ func (a *audit) lane(ctx context.Context, lane string, probes []Probe, sd int64,
 		if ctx.Err() != nil {
 			return out
 		}
+		if a.failing() {
+			// The verdict is inconclusive already: the rest are not sent.
+			out[i] = answer{err: errGaveUp}
+			continue
+		}
+		if time.Now().After(a.deadline) {
+			out[i] = answer{err: errTooLong}
+			continue
+		}
 		out[i] = a.probe(ctx, p, sd)
 		emit(i + 1)
 	}
+	if a.failing() {
+		emit(len(probes))
+	}
 	return out
+}
+
+// errTooLong is a probe not sent because the audit ran past RunTimeout.
+var errTooLong = errors.New("not sent: the audit ran past its time limit")
+
+// errGaveUp is a probe not sent because too many had failed.
+var errGaveUp = errors.New("not sent: more than a quarter of the probes had failed")
+
+// failing reports whether more requests failed than a verdict allows of
+// the first pass (a quarter of its 24): the audit stops probing.
+func (a *audit) failing() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return float64(a.errs) > ErrorShareMax*float64(len(a.s.suite().Probes))
 }
 
 // probe sends one probe.
@@ -235,7 +272,7 @@ func (a *audit) probe(ctx context.Context, p Probe, sd int64) answer {
 	if p.Kind == KindGolden || p.Kind == KindCanary {
 		c.TopLogprobs = topN
 	}
-	pctx, cancel := context.WithTimeout(ctx, a.s.probeTimeout(p))
+	pctx, cancel := context.WithTimeout(ctx, min(a.s.probeTimeout(p), max(time.Until(a.deadline), time.Second)))
 	defer cancel()
 	rep, err := a.ep.Chat(pctx, c)
 	a.mu.Lock()
@@ -256,6 +293,15 @@ func (a *audit) probe(ctx context.Context, p Probe, sd int64) answer {
 		a.target.ServedModel = rep.Model
 	}
 	return answer{rep: rep}
+}
+
+// runTimeout bounds a whole audit's probing (RunTimeout, default 20
+// minutes): probes not sent by then count as failed.
+func (s *Service) runTimeout() time.Duration {
+	if s.RunTimeout > 0 {
+		return s.RunTimeout
+	}
+	return 20 * time.Minute
 }
 
 // probeTimeout bounds one probe: ProbeTimeout (90 s), five times that for
