@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,14 +18,6 @@ import (
 	"boxd/pipelines/audit"
 	"boxd/pipelines/llmcall"
 )
-
-// signOnly signs model-call receipts without keeping them (a fixture's
-// probes are the box's own, recorded offline).
-type signOnly struct{ k *attest.Key }
-
-func (s signOnly) Issue(_ context.Context, mc attest.ModelCall, _ string) (attest.SignedModelCall, error) {
-	return attest.IssueModelCall(s.k, mc)
-}
 
 func newAudit() *cobra.Command {
 	cmd := &cobra.Command{Use: "audit", Short: "Endpoint audit: record reference fixtures"}
@@ -83,7 +74,7 @@ model and minutes for a 27B one; with gpu.layers the GPU does the work.`,
 				return err
 			}
 			root := wr.Root
-			m := &llmcall.Model{Engine: e, ModelID: id, Aliases: aliases, WeightsRoot: root, Upstream: filepath.Base(path), Provider: key.ID(), Receipts: signOnly{key}}
+			m := &llmcall.Model{Engine: e, ModelID: id, Aliases: aliases, WeightsRoot: root, Upstream: filepath.Base(path), Provider: key.ID(), Receipts: audit.SignOnly{Key: key}}
 			start := time.Now()
 			fmt.Fprintf(cmd.ErrOrStderr(), "recording %s: %d probes, then %d more runs of the goldens and canaries\n", id, len(audit.DefaultSuite().Probes), max(2, runs)-1)
 			fx, err := audit.RecordModel(ctx, m, audit.Recording{ID: id, Aliases: aliases, Model: id, Weights: root,

@@ -512,8 +512,21 @@ func (Unlimited) KeyID() *string { return nil }
 // Daily is false.
 func (Unlimited) Daily() bool { return false }
 
-// RecordModel records a fixture of the box's chat model m (its receipts
-// are issued as for any call; no caller's budget is spent).
+// RecordModel records a fixture of the model m. Its calls are the box's
+// own, made for no caller: their receipts are signed (llmcall signs every
+// call) but not kept in the receipt book, and no caller's budget is spent.
 func RecordModel(ctx context.Context, m *llmcall.Model, rec Recording, key *attest.Key) (*Fixture, error) {
-	return Record(ctx, &Local{Model: m, Budget: Unlimited{}}, rec, key)
+	own := *m
+	own.Receipts = SignOnly{Key: key}
+	own.Meter = nil
+	return Record(ctx, &Local{Model: &own, Budget: Unlimited{}}, rec, key)
+}
+
+// SignOnly signs model-call receipts without keeping them
+// (llmcall.Receipts).
+type SignOnly struct{ Key *attest.Key }
+
+// Issue signs mc.
+func (s SignOnly) Issue(_ context.Context, mc attest.ModelCall, _ string) (attest.SignedModelCall, error) {
+	return attest.IssueModelCall(s.Key, mc)
 }
