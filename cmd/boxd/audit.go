@@ -35,8 +35,8 @@ two probes at once). Audits claiming --id or an --alias are compared with it.
 
 The fixture goes to state_dir/audit/references (or --out); a running box
 reads new fixtures there on its next audit. Record on the stack you trust
-(the weights you bought, from the publisher): a CPU takes seconds for a small
-model and minutes for a 27B one; with gpu.layers the GPU does the work.`,
+(the weights you bought, from the publisher): a small model takes seconds on
+a CPU (the 0.5 MB test model: 2 s on 2 CPUs); with gpu.layers the GPU does the work.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := configs.Load(cmd.Flags())
