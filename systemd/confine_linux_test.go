@@ -444,15 +444,29 @@ func startConfined(t *testing.T, s spec) *confined {
 	c.cmd.ExtraFiles = []*os.File{pw}
 	c.cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNS, Pdeathsig: syscall.SIGKILL,
 		Credential: &syscall.Credential{Uid: 0, Gid: 0, Groups: groups}}
-	err = c.cmd.Start()
+	// Pdeathsig is tied to the thread that forks, not to the process:
+	// client's dials lock a thread and end it, and were that thread the
+	// one that started stage 2, stage 2 would be killed mid-run (and the
+	// program, which changed credentials and so lost its own Pdeathsig,
+	// would run on unwatched). The thread that starts stage 2 stays
+	// locked to this goroutine until stage 2 ends.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := c.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		c.err = c.cmd.Wait()
+		close(c.exited)
+	}()
+	err = <-started
 	pw.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		c.err = c.cmd.Wait()
-		close(c.exited)
-	}()
 	c.mntNS, _ = os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", c.cmd.Process.Pid))
 	t.Cleanup(c.kill)
 	// The pid, or EOF when stage 2 failed first.
