@@ -50,7 +50,7 @@ TEST_TIMEOUT  ?= 40m
 # Debian packages the build and make run use, then those only the tests use
 # (references, packaging, audio tools).
 APT_RUN      := util-linux nlohmann-json3-dev libstb-dev espeak-ng python3 chromium libtesseract-dev libleptonica-dev tesseract-ocr-eng tesseract-ocr-osd
-APT_PACKAGES := $(APT_RUN) iproute2 dpkg-dev fakeroot systemd adduser sox cmake ninja-build xz-utils python3-cryptography liblucene8-java openjdk-17-jdk-headless poppler-utils
+APT_PACKAGES := $(APT_RUN) iproute2 dpkg-dev fakeroot systemd adduser sox cmake ninja-build xz-utils python3-cryptography liblucene8-java openjdk-17-jdk-headless poppler-utils r-base-core
 
 .PHONY: deps apt-deps apt-run-deps headers tools npm-deps run-deps build run test unit kits lint bench fuzz soak deb cuda gpu-bundle gpu-dry clean
 

@@ -208,6 +208,7 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 		"asr.beam_size": "1", "asr.partial_step_ms": "500", "asr.max_sentence_s": "10", "asr.threads": "1", "llm.threads": "3", "asr.parallel": "2", "asr.flash_attention": "true", "retrieval.persist": "true", "retrieval.max_indexes": "32", "retrieval.indexes_per_key": "4", "retrieval.demo_indexes": "8", "retrieval.indexes_per_demo_session": "1", "a11y.axe_dir": "/opt/axe", "docreader.max_pages": "40",
 		"outbound.allow_private": "true", "outbound.allow_cidrs": "127.0.0.1/32,10.0.0.0/8", "outbound.ca_file": model,
 		"audit.allow_private": "true", "audit.targets": "lan|http://10.0.0.5:11434/v1|llama3.2|llama-3.2-3b", "audit.record_at_start": "false",
+		"migration.candidates": "b|" + model + "|chatml", "migration.judge": "b", "migration.hour_cost": "0.85", "migration.price_table": model,
 		"gpu.layers": "0", "gpu.library_path": "/opt/lib/ollama",
 	}
 	if len(values) != len(settings) {
@@ -227,6 +228,12 @@ func TestEveryKeyCanBeSetFromEnv(t *testing.T) {
 	}
 	if c.Diarize != (Diarize{MinSpeakers: 2, MaxSpeakers: 3, MaxAudioS: 600}) || c.Models.DiarizerEmbedding.Path != model {
 		t.Errorf("diarize settings not applied: %+v %+v", c.Diarize, c.Models.DiarizerEmbedding)
+	}
+	if m := c.Migration; len(m.Candidates) != 1 || m.Judge != "b" || m.HourDollars() != 0.85 || m.PriceTable != model {
+		t.Errorf("migration settings not applied: %+v", m)
+	}
+	if mc, err := ParseMigrationCandidate(c.Migration.Candidates[0]); err != nil || mc.ID != "b" || mc.Template != "chatml" {
+		t.Errorf("migration candidate: %+v %v", mc, err)
 	}
 	if c.Models.Mirror != "http://mirror.lan/boxd-models" {
 		t.Errorf("models.mirror not applied: %q", c.Models.Mirror)

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -80,6 +81,7 @@ type Config struct {
 	Diarize          Diarize
 	Outbound         Outbound
 	Audit            Audit
+	Migration        Migration
 	GPU              GPU
 
 	// File is the config file that was read ("" when none was).
@@ -277,60 +279,6 @@ type Outbound struct {
 	CAFile       string
 }
 
-// Audit governs the endpoint audit (/audit/*).
-type Audit struct {
-	// AllowPrivate lets base_url name plain-http, loopback and private
-	// endpoints (an ollama or llama-server on the LAN).
-	AllowPrivate bool
-	// Targets are endpoints the operator registers as demo targets, each
-	// "id|base_url|model|claimed_model" (claimed_model optional).
-	Targets []string
-	// RecordAtStart records a reference fixture of the chat model at
-	// start when there is none.
-	RecordAtStart bool
-}
-
-// AuditTarget is one parsed audit.targets entry.
-type AuditTarget struct{ ID, BaseURL, Model, ClaimedModel string }
-
-// ParseAuditTarget reads "id|base_url|model|claimed_model".
-func ParseAuditTarget(s string) (AuditTarget, error) {
-	f := strings.Split(s, "|")
-	if len(f) < 3 || len(f) > 4 {
-		return AuditTarget{}, fmt.Errorf("audit target %q: write id|base_url|model or id|base_url|model|claimed_model", s)
-	}
-	for i := range f {
-		f[i] = strings.TrimSpace(f[i])
-	}
-	t := AuditTarget{ID: f[0], BaseURL: f[1], Model: f[2]}
-	if len(f) == 4 {
-		t.ClaimedModel = f[3]
-	}
-	if t.ID == "" || t.Model == "" {
-		return AuditTarget{}, fmt.Errorf("audit target %q: the id and the model may not be empty", s)
-	}
-	u, err := url.Parse(t.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || !strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1") {
-		return AuditTarget{}, fmt.Errorf("audit target %q: base_url must be an http(s) URL ending /v1", s)
-	}
-	return t, nil
-}
-
-func checkAuditTargets(v any) error {
-	seen := map[string]bool{}
-	for _, s := range v.([]string) {
-		t, err := ParseAuditTarget(s)
-		if err != nil {
-			return err
-		}
-		if seen[t.ID] || t.ID == "box-chat" {
-			return fmt.Errorf("audit target id %q is used twice (box-chat is the chat model's)", t.ID)
-		}
-		seen[t.ID] = true
-	}
-	return nil
-}
-
 // PackagedVAD is where the .deb installs Silero VAD; models.vad.path
 // defaults to it.
 const PackagedVAD = "/usr/share/boxd/models/ggml-silero-v6.2.0.bin"
@@ -411,7 +359,11 @@ func (s setting) flag() string {
 	return strings.NewReplacer(".", "-", "_", "-").Replace(s.key)
 }
 
-var settings = []setting{
+// settings is the table of every setting: the core ones, then the
+// tool families' (families.go).
+var settings = slices.Concat(coreSettings, familySettings)
+
+var coreSettings = []setting{
 	{key: "listen", kind: kindString, def: "127.0.0.1:8445", usage: "address to listen on (host:port)",
 		field: func(c *Config) any { return &c.Listen }, check: checkListen},
 	{key: "allow_non_loopback", kind: kindBool, def: false, usage: "allow listening on an address other than loopback",

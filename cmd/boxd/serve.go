@@ -39,6 +39,7 @@ import (
 	"boxd/pipelines/codes"
 	"boxd/pipelines/live"
 	"boxd/pipelines/live/verticals"
+	"boxd/pipelines/migration"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/retrieval"
 	"boxd/web"
@@ -215,7 +216,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	chatSvc := &chat.Service{ModelID: cfg.Models.LLM.ID, Provider: key.ID(), Receipts: book}
 	if cfg.Models.LLM.Path != "" {
 		notify(log, "STATUS=loading "+cfg.Models.LLM.Path)
-		e, root, err := loadLLM(ctx, cfg, arbiter, llmThreads, log)
+		e, root, err := loadLLM(ctx, cfg, chatSpec(cfg), arbiter, llmThreads, log)
 		if errors.Is(err, llm.ErrCancelled) {
 			log.Info("stopped during start-up")
 			return nil
@@ -234,6 +235,23 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		}
 		chatSvc.Aliases = modelAliases(cfg)
 		log.Info("chat model names", "id", chatSvc.ModelID, "aliases", chatSvc.Aliases)
+	}
+	migCands, closeCands, err := migrationCandidates(ctx, cfg, arbiter, llmThreads, key.ID(), book, log)
+	if err != nil {
+		if ctx.Err() != nil {
+			log.Info("stopped during start-up")
+			return nil
+		}
+		return configError{err}
+	}
+	defer closeCands()
+	var migPrices *migration.PriceTable
+	if p := cfg.Migration.PriceTable; p != "" {
+		t, err := migration.LoadPrices(p)
+		if err != nil {
+			return configError{fmt.Errorf("migration.price_table (%s): %w", cfg.Source("migration.price_table"), err)}
+		}
+		migPrices = &t
 	}
 	// A model that loads but cannot chat (a base model without a chat
 	// template) does not stop start-up: speech and the other routes serve.
@@ -335,6 +353,9 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 		LiveVerticals: verticals,
 		Diarize:       diar,
 		Codes:         codeTables,
+
+		MigrationCandidates: migCands,
+		MigrationPrices:     migPrices,
 	}, log)
 	srv := bx.Server
 	// The audit's reference fixture of the chat model, recorded once
@@ -366,18 +387,31 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 	return nil
 }
 
-func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, threads int, log *slog.Logger) (*llm.Engine, string, error) {
+// llmSpec is a chat model to load: the chat model's models.llm.*
+// settings, or a migration candidate's.
+type llmSpec struct {
+	role                          string // "llm" or "migration candidate" (logs)
+	id, path, projector, template string
+	contextLength, parallel       int
+}
+
+func chatSpec(cfg *configs.Config) llmSpec {
+	m := cfg.Models.LLM
+	return llmSpec{role: "llm", id: m.ID, path: m.Path, projector: m.Projector, template: m.Template, contextLength: m.ContextLength, parallel: m.Parallel}
+}
+
+func loadLLM(ctx context.Context, cfg *configs.Config, spec llmSpec, arbiter *gpu.Arbiter, threads int, log *slog.Logger) (*llm.Engine, string, error) {
 	gpus := gpu.GPUs()
 	layers, why := gpu.LayersFor(cfg.GPU.Layers, gpus, 0, 0, 0)
 	if cfg.GPU.Layers < 0 && len(gpus) > 0 {
-		info, err := llm.ReadInfo(ctx, cfg.Models.LLM.Path)
+		info, err := llm.ReadInfo(ctx, spec.path)
 		if err != nil {
 			return nil, "", err
 		}
 		// KV cache (K and V, f16) for every sequence plus compute buffers,
 		// and the vision projector's weights beside them.
-		reserve := uint64(2*info.Layers*cfg.Models.LLM.ContextLength*cfg.Models.LLM.Parallel*info.EmbeddingSize*2) + 512<<20
-		if p := cfg.Models.LLM.Projector; p != "" {
+		reserve := uint64(2*info.Layers*spec.contextLength*spec.parallel*info.EmbeddingSize*2) + 512<<20
+		if p := spec.projector; p != "" {
 			if st, err := os.Stat(p); err == nil {
 				reserve += uint64(st.Size())
 			}
@@ -385,18 +419,18 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, thr
 		layers, why = gpu.LayersFor(cfg.GPU.Layers, gpus, info.SizeBytes, info.Layers, reserve)
 	}
 	var tmpl models.Template
-	if cfg.Models.LLM.Template != "auto" {
-		tmpl = models.Template(cfg.Models.LLM.Template)
+	if spec.template != "auto" {
+		tmpl = models.Template(spec.template)
 	}
-	log.Info("loading model", "model", "llm", "gpu_layers", layers, "why", why)
+	log.Info("loading model", "model", spec.role, "id", spec.id, "gpu_layers", layers, "why", why)
 	lastExtend := time.Now()
 	e, err := llm.Open(ctx, llm.EngineOptions{
 		Options: llm.Options{
-			Path:          cfg.Models.LLM.Path,
-			Projector:     cfg.Models.LLM.Projector,
+			Path:          spec.path,
+			Projector:     spec.projector,
 			GPULayers:     layers,
-			ContextLength: cfg.Models.LLM.ContextLength,
-			Parallel:      cfg.Models.LLM.Parallel,
+			ContextLength: spec.contextLength,
+			Parallel:      spec.parallel,
 			Threads:       threads,
 			// llm.threads 0: threadtune measures whether fewer threads
 			// decode faster on this machine (other work holding CPUs).
@@ -419,7 +453,7 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, thr
 	// on a slow disk): keep systemd's start timeout extended meanwhile.
 	// SIGTERM (ctx) stops the read.
 	stopExtending := extendWhile(20*time.Second, func() { notify(log, "EXTEND_TIMEOUT_USEC=60000000") })
-	root, cached, err := hashes.WeightsRootOf(ctx, cfg.Models.LLM.Path)
+	root, cached, err := hashes.WeightsRootOf(ctx, spec.path)
 	stopExtending()
 	if err != nil {
 		e.Close()
@@ -429,7 +463,7 @@ func loadLLM(ctx context.Context, cfg *configs.Config, arbiter *gpu.Arbiter, thr
 		log.Warn("could not remember the model's hash; the next start reads the file again", "err", err)
 	}
 	info := e.Info()
-	log.Info("model loaded", "model", "llm", "id", cfg.Models.LLM.ID, "architecture", info.Architecture,
+	log.Info("model loaded", "model", spec.role, "id", spec.id, "architecture", info.Architecture,
 		"parameters", info.Parameters, "quantisation", info.Quantisation, "chat_template", e.Template(),
 		"weights_root", root.Root, "weights_root_cached", cached, "context_per_request", e.ContextPerRequest(), "parallel", e.Parallel(), "vision", e.Vision())
 	return e, root.Root, nil

@@ -33,6 +33,7 @@ import (
 	"boxd/pipelines/fill"
 	"boxd/pipelines/hcc"
 	"boxd/pipelines/live"
+	"boxd/pipelines/migration"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/retrieval"
 	"boxd/pipelines/sitecheck"
@@ -45,6 +46,7 @@ import (
 	fillroutes "boxd/web/routes/fill"
 	hccroutes "boxd/web/routes/hcc"
 	liveroutes "boxd/web/routes/live"
+	migrationroutes "boxd/web/routes/migration"
 	platformroutes "boxd/web/routes/platform"
 	retrievalroutes "boxd/web/routes/retrieval"
 	sitecheckroutes "boxd/web/routes/sitecheck"
@@ -85,6 +87,12 @@ type Deps struct {
 	// Resolver looks up the accessibility audit's DNS challenges (nil:
 	// the system's resolver).
 	Resolver *net.Resolver
+	// MigrationCandidates are the open models migration.candidates
+	// registers, loaded (the chat model is always the first candidate).
+	MigrationCandidates []migration.Candidate
+	// MigrationPrices replaces the shipped price table
+	// (migration.price_table); nil: the shipped one.
+	MigrationPrices *migration.PriceTable
 }
 
 // Box is the assembled daemon: the server and the services its routes
@@ -115,6 +123,8 @@ type Box struct {
 	// Audit serves /audit/*; AuditErr says why endpoint targets are off.
 	Audit    *audit.Service
 	AuditErr error
+	// Migration serves /migration/*.
+	Migration *migration.Service
 
 	cfg  *configs.Config
 	deps Deps
@@ -226,6 +236,7 @@ func (b *Box) build() {
 	}
 	b.A11yDomains = &domains.Registry{Store: deps.Platform.Store(), Verifier: ver, Now: b.now}
 	b.buildAudit()
+	b.buildMigration()
 
 	// The files of requests a boxd that crashed or was killed left
 	// behind go now (package scratch).
@@ -258,6 +269,8 @@ func (b *Box) mount() {
 	fillroutes.Mount(a, fillroutes.Deps{Log: log, Service: b.Fill, BrowserErr: b.FillErr, Key: d.Key, Gate: b.FillGate})
 	b.Audit.Chat = b.Chat // a tweak may have replaced the chat model
 	auditroutes.Mount(a, auditroutes.Deps{Log: log, Service: b.Audit, Key: d.Key})
+	b.Migration.Candidates[0].Model, b.Migration.Judge = b.Chat, b.judge() // a tweak may have replaced the chat model
+	migrationroutes.Mount(a, migrationroutes.Deps{Log: log, Service: b.Migration, Key: d.Key})
 }
 
 // ClassicalDiarization is pass 2's model-free diarizer, boxd-classical-1,

@@ -69,7 +69,7 @@ var table = []Family{
 	{ID: "fill-and-stop", Kind: KindTool, Doc: "2"},
 	{ID: "oral-assessment", Kind: KindTool, Doc: "3", Pending: true},
 	{ID: "virtual-staging", Kind: KindTool, Doc: "3", Pending: true},
-	{ID: "migration-check", Kind: KindTool, Doc: "3", Pending: true},
+	{ID: "migration-check", Kind: KindTool, Doc: "3"},
 	{ID: "geo-audit", Kind: KindTool, Doc: "3"},
 	{ID: "review-reply", Kind: KindTool, Doc: "3"},
 }

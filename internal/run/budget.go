@@ -32,3 +32,19 @@ func UsedUpSuffix(b Budget) string {
 	}
 	return ""
 }
+
+// BudgetOf is the budget event's body for b: the generated tokens left,
+// the paying key and, for a key, the period ("day"). A nil b (a public
+// route) gives an empty body.
+func BudgetOf(ctx context.Context, b Budget) BudgetBody {
+	var body BudgetBody
+	if b == nil {
+		return body
+	}
+	body.LLMTokensLeft, _ = b.TokensLeft(ctx)
+	body.KeyID = b.KeyID()
+	if b.Daily() {
+		body.Period = "day"
+	}
+	return body
+}

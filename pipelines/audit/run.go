@@ -166,15 +166,7 @@ func (s *Service) runWith(ctx context.Context, a *audit) (*Report, error) {
 	url := ReportURL(rep.ID)
 	env.Events.Emit("lane", VerdictBody{Lane: LaneVerdict, Data: VerdictData{Status: rep.Verdict, Reasons: rep.Reasons, Report: rep.ID, ReportURL: url}})
 	env.Events.Emit(run.TypeDone, DoneBody{Summary: DoneSummary{Verdict: rep.Verdict, Report: rep.ID, ReportURL: url}})
-	body := run.BudgetBody{}
-	if env.Budget != nil {
-		left, _ := env.Budget.TokensLeft(ctx)
-		body.LLMTokensLeft, body.KeyID = left, env.Budget.KeyID()
-		if env.Budget.Daily() {
-			body.Period = "day"
-		}
-	}
-	env.Events.End(run.TypeBudget, body)
+	env.Events.End(run.TypeBudget, run.BudgetOf(ctx, env.Budget))
 	return rep, nil
 }
 

@@ -383,7 +383,7 @@ func (c *Call) Run(ctx context.Context, id string, budget run.Budget, sink Sink)
 	}
 	out := &Completion{
 		ID: res.ID, Created: res.Created, Content: res.Text, ToolCalls: calls, FinishReason: res.FinishReason,
-		Usage: Usage(res.Usage), Receipt: ReceiptRef(*res.Receipt),
+		Usage: Usage(res.Usage), Receipt: refOf(res.Receipt),
 	}
 	if len(calls) > 0 || cutCall {
 		out.Content, out.NoContent = "", true
@@ -427,4 +427,9 @@ func (c *Call) stream(sink Sink) func(string) error {
 		}
 		return sink.Content(piece)
 	}
+}
+
+// refOf is a receipt as a completion names it.
+func refOf(r *llmcall.Receipt) ReceiptRef {
+	return ReceiptRef{ID: r.ID, Model: r.Model, GatewaySig: r.GatewaySig, Provider: r.Provider, Status: r.Status}
 }

@@ -211,6 +211,9 @@ type Receipt struct {
 	GatewaySig string `json:"gateway_sig"`
 	Provider   string `json:"provider"`
 	Status     string `json:"status"`
+	// Signed is the signed receipt itself (a record that carries it can
+	// be checked offline with attest.CheckModelCall).
+	Signed attest.SignedModelCall `json:"-"`
 }
 
 // Result is what a call generated. It comes with an error too when the
@@ -727,7 +730,7 @@ func (m *Model) sign(ctx context.Context, b run.Budget, r *Request, reqHash stri
 	if err != nil {
 		return nil, err
 	}
-	rc := &Receipt{ID: out.ID, Model: m.ModelID, GatewaySig: signed.Sig, Provider: m.Provider, Status: "attested"}
+	rc := &Receipt{ID: out.ID, Model: m.ModelID, GatewaySig: signed.Sig, Provider: m.Provider, Status: "attested", Signed: signed}
 	if r.Events != nil {
 		r.Events.Emit(run.TypeReceipt, run.ReceiptBody{ID: rc.ID, Model: rc.Model, GatewaySig: rc.GatewaySig, Provider: rc.Provider, Status: rc.Status, KeyID: keyID})
 	}

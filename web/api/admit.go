@@ -120,6 +120,10 @@ type Declared[Req any] struct {
 	// Validate checks the body after the vertical; nil: the body's own
 	// Validate() error method, when it has one.
 	Validate func(*Req) error
+	// ValidateFor checks what depends on the caller after Validate (a
+	// limit that is smaller for a demo session than for a developer key):
+	// pr is nil on a public route.
+	ValidateFor func(pr *platform.Principal, r *Req) error
 	// TokensFor is the minimum tokens this body needs when it depends on
 	// the body (added to MinTokens' check; 0 for none).
 	TokensFor func(*Req) int64
@@ -317,6 +321,12 @@ func admit[Req any](s *API, d Declared[Req], w http.ResponseWriter, r *http.Requ
 	}
 	if validate != nil {
 		if err := validate(req); err != nil {
+			refuse(err)
+			return
+		}
+	}
+	if d.ValidateFor != nil {
+		if err := d.ValidateFor(a.Principal, req); err != nil {
 			refuse(err)
 			return
 		}

@@ -1,0 +1,94 @@
+package migration
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"boxd/engine/attest"
+	"boxd/internal/run"
+	"boxd/pipelines/llmcall"
+)
+
+// The pinned freetext judge: one prompt, versioned, its SHA-256 in
+// GET /migration/info and in every record that used it. The judge is
+// asked the same symmetric question twice, the answers in both orders:
+// do the two answers agree on what the rubric says matters?
+const (
+	JudgeVersion = "boxd-migration-judge-1"
+	JudgeSystem  = "You compare two answers to the same request. Decide whether they agree on everything the rubric says matters. " +
+		"Differences in wording, order or length that the rubric does not care about do not count. " +
+		"Reply with JSON only: {\"verdict\": \"same\"} or {\"verdict\": \"different\"}."
+	JudgeTemplate = "Rubric: {{rubric}}\n\nRequest:\n{{request}}\n\nAnswer 1:\n{{first}}\n\nAnswer 2:\n{{second}}"
+	// judgeMaxTokens bounds a judgment ({"verdict": "different"} with the
+	// grammar's whitespace).
+	judgeMaxTokens = 64
+)
+
+// judgeSchema constrains the judge's answer to the two verdicts.
+var judgeSchema = json.RawMessage(`{"type":"object","properties":{"verdict":{"type":"string","enum":["same","different"]}},"required":["verdict"],"additionalProperties":false}`)
+
+// JudgePromptSHA256 is the SHA-256 of the judge's system prompt, a blank
+// line and its template.
+func JudgePromptSHA256() string { return attest.HashText(JudgeSystem + "\n\n" + JudgeTemplate) }
+
+// Judge outcomes of a freetext example (summary judge_outcomes).
+const (
+	JudgeAgree          = "agree"           // same in both orders: pass
+	JudgeDisagree       = "disagree"        // different in both orders: fail
+	JudgePositionBiased = "position_biased" // the verdict follows the order: unscorable
+	JudgeError          = "judge_error"     // a judgment failed: unscorable
+)
+
+// JudgeOutcomes lists the outcomes in the order summaries count them.
+var JudgeOutcomes = []string{JudgeAgree, JudgeDisagree, JudgePositionBiased, JudgeError}
+
+// JudgeOutcome is the rule over the two judgments ("same", "different",
+// or "" for a failed call), first with the current model's answer as
+// answer 1, then with the candidate's.
+func JudgeOutcome(first, second string) string {
+	switch {
+	case first == "" || second == "":
+		return JudgeError
+	case first == "same" && second == "same":
+		return JudgeAgree
+	case first == "different" && second == "different":
+		return JudgeDisagree
+	}
+	return JudgePositionBiased
+}
+
+// judgment is one judge call's result.
+type judgment struct {
+	Order   string // "current_first" or "candidate_first"
+	Verdict string // same, different, "" when the call failed
+	Result  *llmcall.Result
+	Err     error
+}
+
+// judge asks the pinned judge in both orders.
+func (s *Service) judge(ctx context.Context, b run.Budget, ev llmcall.Events, rubric, request, current, candidate string) [2]judgment {
+	var out [2]judgment
+	pairs := [2][2]string{{current, candidate}, {candidate, current}}
+	for i, p := range pairs {
+		j := judgment{Order: "current_first"}
+		if i == 1 {
+			j.Order = "candidate_first"
+		}
+		user := strings.NewReplacer("{{rubric}}", rubric, "{{request}}", request, "{{first}}", p[0], "{{second}}", p[1]).Replace(JudgeTemplate)
+		raw, res, err := s.Judge.JSON(ctx, b, judgeSchema, llmcall.Request{
+			Messages:  []llmcall.Message{{Role: "system", Content: JudgeSystem}, {Role: "user", Content: user}},
+			MaxTokens: judgeMaxTokens, Events: ev,
+			Params: map[string]string{"purpose": "migration_judge", "judge": JudgeVersion, "judge_prompt_sha256": JudgePromptSHA256(), "order": j.Order},
+		})
+		j.Result, j.Err = res, err
+		if err == nil {
+			var v struct{ Verdict string }
+			if json.Unmarshal(raw, &v) == nil && (v.Verdict == "same" || v.Verdict == "different") {
+				j.Verdict = v.Verdict
+			}
+		}
+		out[i] = j
+	}
+	return out
+}
