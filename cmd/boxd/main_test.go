@@ -492,6 +492,11 @@ func TestServeStartUpErrors(t *testing.T) {
 		{"diarizer embedding that is not a ResNet34", nil, serveArgs(t, "--models-diarizer-path", diarizerSeg(t), "--models-diarizer-embedding-path", testmodels.Shared(t, "stories260K.gguf")), []string{"models.diarizer.embedding_path (flag --models-diarizer-embedding-path)", "wespeaker-resnet34"}},
 		{"missing diarizer file", nil, serveArgs(t, "--models-diarizer-path", "/nonexistent/seg.gguf", "--models-diarizer-embedding-path", "/nonexistent/emb.gguf"), []string{"models.diarizer.path", "does not exist"}},
 		{"max speakers zero", nil, serveArgs(t, "--diarize-max-speakers", "0"), []string{"diarize.max_speakers (flag --diarize-max-speakers)", "out of range"}},
+		{"migration judge that is no candidate", nil, serveArgs(t, "--migration-judge", "nope"), []string{"migration.judge (flag --migration-judge)", "not a migration.candidates id"}},
+		{"migration candidate that is not a model", nil, serveArgs(t, "--migration-candidates", "b|"+writeConfig(t, "not a model")), []string{"migration.candidates b", "could not load"}},
+		{"migration candidate without a path", nil, serveArgs(t, "--migration-candidates", "b"), []string{"migration.candidates", "id|path"}},
+		{"migration price table that does not read", nil, serveArgs(t, "--migration-price-table", writeConfig(t, "{\"models\": []}")), []string{"migration.price_table (flag --migration-price-table)", "date must be YYYY-MM-DD"}},
+		{"migration hour cost that is no number", nil, serveArgs(t, "--migration-hour-cost", "cheap"), []string{"migration.hour_cost", "dollars an hour"}},
 		{"projector that is not one", nil, serveArgs(t, "--models-llm-path", testmodels.Generated(t, testmodels.ChatFile), "--models-llm-projector", testmodels.Generated(t, testmodels.EmbedFile)), []string{"models.llm.projector (flag --models-llm-projector)", "did not load"}},
 	}
 	for _, tc := range cases {

@@ -24,6 +24,7 @@ import (
 	"boxd/pipelines/audit"
 	"boxd/pipelines/docreader"
 	"boxd/pipelines/docreader/chart"
+	"boxd/pipelines/migration"
 	"boxd/pipelines/retrieval"
 )
 
@@ -44,7 +45,8 @@ func New() *cobra.Command {
 			"/retrieval/verify takes; a read document as POST /docreader/read returned it, or\n" +
 			"{\"document\": ...} as POST /docreader/verify takes it (its signature, signer, file, pages,\n" +
 			"elements and fields); a read chart as POST /docreader/chart returned it, or {\"chart\": ...}\n" +
-			"(its signature, signer, table and image). Exit 0 when it verifies, 1 when it does not.",
+			"(its signature, signer, table and image); a migration check's answer or its record (every figure\n" +
+			"recomputed). Exit 0 when it verifies, 1 when it does not.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw, err := os.ReadFile(args[0])
@@ -63,6 +65,9 @@ func New() *cobra.Command {
 				Document  json.RawMessage         `json:"document"`
 				Chart     json.RawMessage         `json:"chart"`
 				Fixture   string                  `json:"fixture_sig"`
+				Kind      string                  `json:"kind"`
+				Report    json.RawMessage         `json:"report"`
+				ReportID  string                  `json:"report_id"`
 			}
 			_ = json.Unmarshal(raw, &wrapper)
 			var outer json.RawMessage // a GET /receipts/{id} body around the receipt
@@ -123,6 +128,17 @@ func New() *cobra.Command {
 			}
 			if wrapper.Format == audit.ReportFormat {
 				return verifyAuditReport(cmd.OutOrStdout(), raw, pub)
+			}
+			if wrapper.ReportID != "" && len(wrapper.Report) > 0 { // a migration check's answer
+				raw = wrapper.Report
+				_ = json.Unmarshal(raw, &wrapper)
+			} else if len(wrapper.Record) > 0 {
+				var k struct{ Kind string }
+				_ = json.Unmarshal(wrapper.Record, &k)
+				wrapper.Kind = k.Kind
+			}
+			if wrapper.Kind == migration.Kind {
+				return verifyMigration(cmd.OutOrStdout(), raw, pub)
 			}
 			if wrapper.Fixture != "" {
 				return verifyFixture(cmd.OutOrStdout(), raw, pub)
@@ -279,6 +295,30 @@ func verifyChart(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
 
 // printChecks writes one line per check and, when one failed, NOT
 // VERIFIED with the first failure (cli.ErrNotVerified).
+// verifyMigration checks a migration record: its chain, signature and
+// receipts, and every figure recomputed from its per-example entries.
+func verifyMigration(out io.Writer, raw []byte, pub ed25519.PublicKey) error {
+	v := migration.Verify(raw, pub)
+	checks := append([]attest.Check{}, v.Record.Checks...)
+	detail := fmt.Sprintf("every figure recomputes from the score entries (%d scores rescored from the texts)", v.Recompute.Rescored)
+	if !v.Recompute.OK {
+		detail = fmt.Sprintf("%d figures do not recompute", len(v.Recompute.Diffs))
+		for i, d := range v.Recompute.Diffs {
+			if i == 5 {
+				detail += "; …"
+				break
+			}
+			detail += fmt.Sprintf("; entry %d (%s %s %s) %s: stated %q, recomputed %q", d.Entry, d.Type, d.Candidate, d.Example, d.Field, d.Stated, d.Recomputed)
+		}
+	}
+	checks = append(checks, attest.Check{Name: migration.CheckRecompute, OK: v.Recompute.OK, Detail: detail})
+	if err := printChecks(out, checks); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "verified: migration check, %d entries, signed by %s\n", v.Record.Entries, v.Record.Signer.KeyID)
+	return nil
+}
+
 func printChecks(out io.Writer, checks []attest.Check) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	problem := ""
