@@ -214,9 +214,10 @@ lint: headers tools
 ## diarization real-time factors (boxd-classical-1 on 10 minutes; the neural path on random weights: a window, 1 minute);
 ## retrieval: embedding throughput against ollama's /api/embed, index build, search p50/p95 over 1,500 chunks, rerank of 40
 ## endpoint audit: one whole audit of the ladder's base served by ollama serve, wall time and requests (goal <= 60 s on 2 cores)
+## migration check: examples scored a second (exact and json, 200 examples, the tiny chat model) and the verifier's recompute of that record
 BENCH_COUNT ?= 3
 bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader ./pipelines/a11y ./pipelines/audit
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader ./pipelines/a11y ./pipelines/audit ./pipelines/migration
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./pipelines/replay
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./engine/diarize/classical ./engine/diarize/segnet ./engine/diarize/embnet ./engine/diarize/neural
 
@@ -240,7 +241,7 @@ FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engin
   pipelines/sitecheck:FuzzParseDomain pipelines/sitecheck:FuzzPageSections pipelines/a11y/axe:FuzzLoadCriteria \
   pipelines/a11y/domains:FuzzNormalize pipelines/retrieval:FuzzVerifySearch engine/attest:FuzzSignedDecodesAsFlat pipelines/retrieval:FuzzCut \
   pipelines/retrieval/chunker:FuzzCutGraphemes engine/diarize/score:FuzzReadRTTM engine/models/torchfile:FuzzRead engine/models/torchfile:FuzzUnpickle \
-  pipelines/audit:FuzzReadAnswer pipelines/audit:FuzzVerifyReport
+  pipelines/audit:FuzzReadAnswer pipelines/audit:FuzzVerifyReport pipelines/migration:FuzzVerify pipelines/migration:FuzzScore
 fuzz: headers
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz: $$fn ($$pkg, $(FUZZTIME))"; \

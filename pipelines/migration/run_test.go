@@ -64,7 +64,7 @@ func (e *events) End(typ string, body any) bool {
 
 // service is a check service over the tiny chat model, which is both the
 // candidate and the judge.
-func service(t *testing.T) (*Service, *attest.Key) {
+func service(t testing.TB) (*Service, *attest.Key) {
 	t.Helper()
 	m, _ := llmcalltest.Tiny(t, false)
 	key := testKey()
@@ -73,7 +73,7 @@ func service(t *testing.T) (*Service, *attest.Key) {
 		Prices: ShippedPrices(), HourDollars: 1.2}, key
 }
 
-func sample(t *testing.T, id string) Request {
+func sample(t testing.TB, id string) Request {
 	t.Helper()
 	for _, s := range Samples() {
 		if s.ID == id {

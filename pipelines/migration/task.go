@@ -157,13 +157,21 @@ func Normalize(s string) string {
 		}
 		return r
 	}, s)
-	s = strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+	s = strings.ToLower(strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " "))
+	s = unquote(s)
+	// One trailing full stop, inside the quotes or outside them.
+	if t, ok := strings.CutSuffix(s, "."); ok {
+		s = unquote(strings.TrimSpace(t))
+	}
+	return s
+}
+
+// unquote removes quotes that wrap the whole text (any depth).
+func unquote(s string) string {
 	for len(s) >= 2 && (s[0] == '"' || s[0] == '\'' || s[0] == '`') && s[len(s)-1] == s[0] {
 		s = strings.TrimSpace(s[1 : len(s)-1])
 	}
-	s = strings.ToLower(s)
-	s = strings.TrimSuffix(s, ".")
-	return strings.TrimSpace(s)
+	return s
 }
 
 var fence = regexp.MustCompile("(?s)^\\s*```[A-Za-z0-9_+-]*[ \t]*\n?(.*?)\n?```\\s*$")

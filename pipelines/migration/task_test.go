@@ -19,6 +19,8 @@ func TestNormalize(t *testing.T) {
 		{"code fence with language", "```text\nParis\n```", "Paris"},
 		{"code fence without language", "```\n144\n```", "144"},
 		{"trailing full stop", "Paris.", "Paris"},
+		{"trailing full stop after quotes", `"Paris".`, "Paris"},
+		{"trailing full stop inside quotes", `"Paris."`, "paris"},
 		{"all at once", "```\n  \u201cThe  Pacific OCEAN.\u201d \n```", "the pacific ocean"},
 	} {
 		if Normalize(c.a) != Normalize(c.b) {
