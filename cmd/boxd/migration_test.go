@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"boxd/engine/attest"
+	"boxd/engine/models/testmodels"
 	runpkg "boxd/internal/run"
 	"boxd/pipelines/llmcall/llmcalltest"
 	"boxd/pipelines/migration"
@@ -62,5 +65,31 @@ func TestVerifyMigration(t *testing.T) {
 	_ = os.WriteFile(p, changed, 0o600)
 	if code, out, _ := runCLI(t, "verify", p, "--config", cfg, "--state-dir", state); code == 0 || !strings.Contains(out, "NOT VERIFIED") {
 		t.Errorf("a changed record verifies: %d %s", code, out)
+	}
+}
+
+// TestServeLoadsMigrationCandidates: a candidate registered in
+// migration.candidates is loaded at start beside the chat model and is a
+// candidate in GET /migration/info (the chat model first, the default),
+// and migration.judge may name it.
+func TestServeLoadsMigrationCandidates(t *testing.T) {
+	ns := newNotifySocket(t)
+	cmd := boxdCmd(t, []string{"NOTIFY_SOCKET=" + ns.path}, serveArgs(t,
+		"--models-llm-path", testmodels.Shared(t, "stories260K.gguf"), "--models-llm-template", "mistral",
+		"--migration-candidates", "tiny-b|"+testmodels.Generated(t, testmodels.ChatFile), "--migration-judge", "tiny-b",
+		"--migration-hour-cost", "0.85", "--audit-record-at-start=false")...)
+	ns.watch(t, cmd)
+	ready := ns.waitFor(t, "READY=1", 60*time.Second)
+	addr := strings.TrimSpace(ready[strings.Index(ready, "serving on ")+len("serving on "):])
+	resp, err := http.Get("http://" + addr + "/migration/info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info migration.Info
+	_ = json.NewDecoder(resp.Body).Decode(&info)
+	resp.Body.Close()
+	if len(info.Candidates) != 2 || !info.Candidates[0].Default || info.Candidates[0].File != "stories260K.gguf" || info.Candidates[1].ID != "tiny-b" ||
+		!info.Candidates[1].Ready || len(info.Candidates[1].WeightsRoot) != 64 || info.Judge.Model != "tiny-b" || info.HourCost != "0.85" {
+		t.Errorf("info: %+v", info)
 	}
 }

@@ -238,6 +238,12 @@ func TestMigrationRefusals(t *testing.T) {
 	if r.status != http.StatusPaymentRequired || !strings.Contains(r.errMsg(t), "81920 generated tokens") {
 		t.Errorf("402: %d %s", r.status, r.body)
 	}
+	// The demo limit is said before the budget (admission step 4, then 6).
+	b["examples"] = examples(41)
+	r = small.do(t, call{method: "POST", path: "/migration/runs", token: session(t, small, "migration-check"), body: b})
+	if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.errMsg(t), "at most 40") {
+		t.Errorf("41 examples over budget with a demo token: %d %s", r.status, r.body)
+	}
 }
 
 // TestMigrationOneRunPerToken: a demo token's second run while its first
