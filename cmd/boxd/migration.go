@@ -39,7 +39,7 @@ func migrationCandidates(ctx context.Context, cfg *configs.Config, arbiter *gpu.
 			return nil, closeAll, fmt.Errorf("migration.candidates: %q is the chat model's id (models.llm.id), which is always a candidate", c.ID)
 		}
 		notify(log, "STATUS=loading migration candidate "+c.ID)
-		e, root, err := loadLLM(ctx, cfg, llmSpec{role: "migration candidate", id: c.ID, path: c.Path, template: c.Template,
+		e, root, err := loadLLM(ctx, cfg, llmSpec{role: "migration candidate", pool: "llm:" + c.ID, id: c.ID, path: c.Path, template: c.Template,
 			contextLength: cfg.Models.LLM.ContextLength, parallel: 1}, arbiter, threads, log)
 		if err != nil {
 			return nil, closeAll, fmt.Errorf("migration.candidates %s (%s): %w", c.ID, c.Path, err)

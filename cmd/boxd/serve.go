@@ -391,6 +391,7 @@ func serve(parent context.Context, cfg *configs.Config, logw io.Writer) error {
 // settings, or a migration candidate's.
 type llmSpec struct {
 	role                          string // "llm" or "migration candidate" (logs)
+	pool                          string // the engine's arbiter pool ("": "llm")
 	id, path, projector, template string
 	contextLength, parallel       int
 }
@@ -444,6 +445,7 @@ func loadLLM(ctx context.Context, cfg *configs.Config, spec llmSpec, arbiter *gp
 		},
 		Arbiter:  arbiter,
 		Template: tmpl,
+		Pool:     spec.pool,
 	})
 	if err != nil {
 		return nil, "", err

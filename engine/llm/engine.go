@@ -32,6 +32,11 @@ type EngineOptions struct {
 	MaxQueue int
 	// Template overrides the chat template family found in the file.
 	Template models.Template
+	// Pool names the engine's slots on the arbiter ("": "llm"). Every
+	// engine on one arbiter needs its own: a pool is found by name, and
+	// one engine admitting jobs by another's capacity would give a job no
+	// sequence.
+	Pool string
 }
 
 // Engine runs one model with one llama.cpp context whose parallel sequences
@@ -138,7 +143,11 @@ func Open(ctx context.Context, o EngineOptions) (*Engine, error) {
 	if maxQueue <= 0 {
 		maxQueue = 4 * o.Parallel
 	}
-	e.pool = arb.Pool("llm", o.Parallel, maxQueue)
+	pool := o.Pool
+	if pool == "" {
+		pool = "llm"
+	}
+	e.pool = arb.Pool(pool, o.Parallel, maxQueue)
 	go e.loop()
 	return e, nil
 }

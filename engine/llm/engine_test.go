@@ -17,6 +17,7 @@ import (
 
 	"boxd/engine/models"
 	"boxd/engine/models/testmodels"
+	"boxd/gpu"
 )
 
 // testGPULayers is BOXD_TEST_GPU_LAYERS (default 0): the GPU check runs
@@ -392,5 +393,51 @@ func TestCloseFreesTheContextOnTheCPU(t *testing.T) {
 	e.Close()
 	if keptContexts.Load() != before {
 		t.Error("Close kept a CPU context")
+	}
+}
+
+// TestEnginesShareAnArbiter: two engines on one arbiter, each in its own
+// pool: four requests at once to the one with a single sequence queue for
+// it and all finish (a shared pool admitted them by the other's four
+// sequences: "no free sequence").
+func TestEnginesShareAnArbiter(t *testing.T) {
+	arb := gpu.NewArbiter()
+	open := func(parallel int, pool string) *Engine {
+		e, err := Open(context.Background(), EngineOptions{Arbiter: arb, Pool: pool,
+			Options: Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 1024, Parallel: parallel}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(e.Close)
+		return e
+	}
+	open(4, "")
+	one := open(1, "llm:one")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	toks, _ := one.Tokenize("Hello", true, true)
+	start := make(chan struct{})
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			j, err := one.Generate(context.Background(), Request{Prompt: toks, MaxTokens: 400, Sampling: Sampling{Temperature: 1, Seed: seed(3)}})
+			if err == nil {
+				var res Result
+				if res, err = j.Wait(context.Background()); err == nil {
+					err = res.Err
+				}
+			}
+			errs <- err
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
 	}
 }

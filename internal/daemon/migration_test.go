@@ -129,7 +129,7 @@ func TestMigrationRoutes(t *testing.T) {
 		n := len(body["examples"].([]any))
 		calls := 2 * n
 		if id == "message-freetext" {
-			calls = 6 * n // and two judgments of each answer
+			calls = 6*n + 8 // two judgments of each answer, and of 4 judge controls
 		}
 		if len(rep.Verdicts) != 2 || len(rep.Candidates) != 2 || len(rep.Examples) != 2*n || len(rep.Receipts) != calls || rep.Budget == nil || rep.Headline == "" {
 			t.Errorf("%s: verdicts %v, %d examples, %d receipts (want %d), budget %v", id, rep.Verdicts, len(rep.Examples), len(rep.Receipts), calls, rep.Budget)
@@ -209,6 +209,8 @@ func TestMigrationRefusals(t *testing.T) {
 		}, 400, "outside the supported subset"},
 		{"unknown candidate", tok, func(b map[string]any) { b["candidates"] = []string{"gpt-4o"} }, 404, "no candidate"},
 		{"unknown field", tok, func(b map[string]any) { b["temperature"] = 0.2 }, 400, "temperature"},
+		{"unknown field in an example", tok, func(b map[string]any) { b["examples"].([]map[string]any)[0]["answer"] = "x" }, 400, "answer"},
+		{"example without output", tok, func(b map[string]any) { delete(b["examples"].([]map[string]any)[3], "output") }, 400, "examples[3].output is required"},
 		{"no token", "", func(map[string]any) {}, 401, ""},
 		{"another vertical", session(t, ts, "auditor"), func(map[string]any) {}, 403, ""},
 	} {
@@ -247,35 +249,52 @@ func TestMigrationRefusals(t *testing.T) {
 }
 
 // TestMigrationOneRunPerToken: a demo token's second run while its first
-// is calling the model is 409.
+// is calling the model is 409, and so is a developer key's (contract
+// section 8: one run at a time per token); another key runs meanwhile.
 func TestMigrationOneRunPerToken(t *testing.T) {
-	release, arrived := make(chan struct{}), make(chan struct{}, 1)
-	var once sync.Once
-	ts := migrationServer(t, nil, func() {
-		select {
-		case arrived <- struct{}{}:
-		default:
-		}
-		<-release
-	})
-	defer once.Do(func() { close(release) })
-	tok := session(t, ts, "migration-check")
-	body := migrationSample(t, ts, "faq-exact")
-	body["candidates"] = []string{"tiny-b"}
-	first := make(chan int, 1)
-	go func() {
-		first <- ts.do(t, call{method: "POST", path: "/migration/runs", token: tok, body: body}).status
-	}()
-	select {
-	case <-arrived:
-	case <-time.After(time.Minute):
-		t.Fatal("the first run never called the model")
-	}
-	if r := ts.do(t, call{method: "POST", path: "/migration/runs", token: tok, body: body}); r.status != http.StatusConflict {
-		t.Errorf("second run: %d %s", r.status, r.body)
-	}
-	once.Do(func() { close(release) })
-	if st := <-first; st != 200 {
-		t.Errorf("first run: %d", st)
+	for _, who := range []string{"demo token", "key"} {
+		t.Run(who, func(t *testing.T) {
+			release, arrived := make(chan struct{}), make(chan struct{}, 1)
+			var once sync.Once
+			ts := migrationServer(t, nil, func() {
+				select {
+				case arrived <- struct{}{}:
+				default:
+				}
+				<-release
+			})
+			defer once.Do(func() { close(release) })
+			tok := ""
+			if who == "key" {
+				tok, _ = createKey(t, ts, map[string]any{})
+			} else {
+				tok = session(t, ts, "migration-check")
+			}
+			body := migrationSample(t, ts, "faq-exact")
+			body["candidates"] = []string{"tiny-b"}
+			first := make(chan int, 1)
+			go func() {
+				first <- ts.do(t, call{method: "POST", path: "/migration/runs", token: tok, body: body}).status
+			}()
+			select {
+			case <-arrived:
+			case <-time.After(time.Minute):
+				t.Fatal("the first run never called the model")
+			}
+			if r := ts.do(t, call{method: "POST", path: "/migration/runs", token: tok, body: body}); r.status != http.StatusConflict || !strings.Contains(r.errMsg(t), "one") {
+				t.Errorf("second run: %d %s", r.status, r.body)
+			}
+			if who == "key" {
+				other, _ := createKey(t, ts, map[string]any{})
+				body["candidates"] = []string{configs.Defaults().Models.LLM.ID}
+				if r := ts.do(t, call{method: "POST", path: "/migration/runs", token: other, body: body}); r.status != 200 {
+					t.Errorf("another key's run: %d %.300s", r.status, r.body)
+				}
+			}
+			once.Do(func() { close(release) })
+			if st := <-first; st != 200 {
+				t.Errorf("first run: %d", st)
+			}
+		})
 	}
 }

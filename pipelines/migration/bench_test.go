@@ -13,7 +13,7 @@ import (
 
 type quiet struct{}
 
-func (quiet) Emit(string, any)      {}
+func (quiet) Emit(string, any)     {}
 func (quiet) End(string, any) bool { return true }
 
 // request200 is a check of 200 examples of the task.

@@ -92,3 +92,66 @@ func (s *Service) judge(ctx context.Context, b run.Budget, ev llmcall.Events, ru
 	}
 	return out
 }
+
+// Judge controls: before a freetext check trusts its judge, the judge is
+// asked about pairs whose answer is known: an answer against itself
+// ("same" in both orders) and two different examples' logged answers
+// ("different" in both). A judge that fails any control cannot decide a
+// migration: every candidate's verdict is then inconclusive.
+const (
+	ControlSame      = "same"
+	ControlDifferent = "different"
+	maxControls      = 2 // of each kind
+)
+
+// control is one judge control: its kind, the example whose request is
+// shown, the other example (a different control's second answer) and
+// the two judgments.
+type control struct {
+	Kind    string
+	Example *Example
+	Other   *Example
+	Input   string
+	Judged  [2]judgment
+}
+
+// Passed: the judge gave the known answer in both orders.
+func (c *control) Passed() bool {
+	return c.Judged[0].Verdict == c.Kind && c.Judged[1].Verdict == c.Kind
+}
+
+// controlPairs picks the controls: the first examples with a logged
+// answer, against themselves; the first neighbouring pairs whose logged
+// answers differ once normalised, against each other.
+func controlPairs(r *Request) []*control {
+	var out []*control
+	same, diff := 0, 0
+	for i := range r.Examples {
+		a := &r.Examples[i]
+		if Normalize(a.Output) == "" {
+			continue
+		}
+		if same < maxControls {
+			out = append(out, &control{Kind: ControlSame, Example: a, Other: a})
+			same++
+		}
+		if diff < maxControls && i+1 < len(r.Examples) {
+			b := &r.Examples[i+1]
+			if n := Normalize(b.Output); n != "" && n != Normalize(a.Output) {
+				out = append(out, &control{Kind: ControlDifferent, Example: a, Other: b})
+				diff++
+			}
+		}
+	}
+	return out
+}
+
+// runControls asks the judge about every control.
+func (s *Service) runControls(ctx context.Context, r *Request, env run.Env) []*control {
+	cs := controlPairs(r)
+	for _, c := range cs {
+		c.Input = Render(r.Prompt.Template, c.Example.fields)
+		c.Judged = s.judge(ctx, env.Budget, env.Events, r.Task.Rubric, c.Input, c.Example.Output, c.Other.Output)
+	}
+	return cs
+}

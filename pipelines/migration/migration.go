@@ -19,6 +19,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -79,6 +80,31 @@ type Service struct {
 	Workers int
 	Now     func() time.Time
 	Log     *slog.Logger
+
+	mu      sync.Mutex
+	running map[string]bool // keys with a check running
+}
+
+// lockKey holds a developer key to one check at a time (contract section
+// 8; a demo token's lock is admission's).
+func (s *Service) lockKey(key string) (func(), error) {
+	if key == "" {
+		return func() {}, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running[key] {
+		return nil, problem.New(problem.Conflict, "this key already has a migration check running; wait for it to finish (one check at a time per token)")
+	}
+	if s.running == nil {
+		s.running = map[string]bool{}
+	}
+	s.running[key] = true
+	return func() {
+		s.mu.Lock()
+		delete(s.running, key)
+		s.mu.Unlock()
+	}, nil
 }
 
 func (s *Service) now() time.Time {
@@ -101,6 +127,9 @@ type Request struct {
 	Stream          bool        `json:"stream"`
 	// Seed of the bootstrap (0: DefaultSeed).
 	Seed uint64 `json:"seed"`
+
+	demo bool   // a demo session's check (ValidateFor)
+	key  string // the paying developer key's id ("": a demo session)
 }
 
 // Streaming reports the body's stream flag.
@@ -122,8 +151,35 @@ type Example struct {
 	PromptTokens     *int            `json:"prompt_tokens"`
 	CompletionTokens *int            `json:"completion_tokens"`
 
-	fields map[string]string // Input read: "input" for a string, else the named fields
+	fields   map[string]string // Input read: "input" for a string, else the named fields
+	noOutput bool              // the body had no output (an empty string is an answer; no field is a mistake)
 }
+
+// UnmarshalJSON reads an example strictly (an unknown field is an
+// error), noting whether output was given.
+func (e *Example) UnmarshalJSON(b []byte) error {
+	type plain Example
+	var x struct {
+		plain
+		Output *string `json:"output"`
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&x); err != nil {
+		return err
+	}
+	*e = Example(x.plain)
+	e.noOutput = x.Output == nil
+	if x.Output != nil {
+		e.Output = *x.Output
+	}
+	return nil
+}
+
+// DemoWorkers is how many examples a demo session's check has in flight
+// at once (a key's: Service.Workers), leaving the chat model's other
+// sequences to other callers.
+const DemoWorkers = 2
 
 // Incumbent is the current model: a name in the price table, or a price.
 type Incumbent struct {
@@ -182,6 +238,9 @@ func (s *Service) Validate(r *Request) error {
 			return bad("examples[%d].id %q appears twice; ids must be unique", i, e.ID)
 		}
 		seen[e.ID] = true
+		if e.noOutput {
+			return bad("examples[%d].output is required: what the current model answered (an empty string if it answered nothing)", i)
+		}
 		f, err := readInput(e.Input)
 		if err != nil {
 			return bad("examples[%d].input: %v", i, err)
@@ -257,8 +316,11 @@ func (s *Service) Validate(r *Request) error {
 	return nil
 }
 
-// ValidateFor holds a demo session to MaxDemoExamples.
-func ValidateFor(isKey bool, r *Request) error {
+// ValidateFor holds a demo session to MaxDemoExamples; keyID is the
+// developer key's id, "" for a demo session.
+func ValidateFor(keyID string, r *Request) error {
+	isKey := keyID != ""
+	r.demo, r.key = !isKey, keyID
 	if !isKey && len(r.Examples) > MaxDemoExamples {
 		return problem.New(problem.TooLarge, "examples: %d given; a demo session runs at most %d (a developer key up to %d)", len(r.Examples), MaxDemoExamples, MaxExamples)
 	}

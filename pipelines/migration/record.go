@@ -32,7 +32,7 @@ func taskText(t *Task) string {
 // every call with its signed receipt and its answer, every judgment, every
 // score, each candidate's summary and the verdicts. Numbers are strings;
 // the texts (prompt, inputs, answers) can be removed without breaking it.
-func (s *Service) record(rep *Report, req *Request, p Params, maxTokens int, calls []*call) (*attest.Record, error) {
+func (s *Service) record(rep *Report, req *Request, p Params, maxTokens int, controls []*control, calls []*call) (*attest.Record, error) {
 	r := records.NewRun(Kind, rep.ReportID, map[string]string{"title": req.Title, "task": req.Task.Type})
 	r.Add(EntryParams, nil, paramsData(p, req, maxTokens, len(req.Examples)))
 	r.Input(records.Text("prompt", req.Prompt.System+"\n\n"+req.Prompt.Template))
@@ -45,6 +45,11 @@ func (s *Service) record(rep *Report, req *Request, p Params, maxTokens int, cal
 			data["label"] = *ex.Label
 		}
 		r.Output(records.Artifact{Name: "current:" + ex.ID, Text: ptr(ex.Output), Data: data})
+	}
+	for _, c := range controls {
+		for _, j := range c.Judged {
+			controlEntry(r, c, j)
+		}
 	}
 	for _, c := range calls {
 		callEntry(r, c)
@@ -73,6 +78,7 @@ func paramsData(p Params, req *Request, maxTokens, n int) map[string]any {
 	}
 	if p.Task == TaskFreetext {
 		d["judge_version"], d["judge_prompt_sha256"] = JudgeVersion, JudgePromptSHA256()
+		d["judge_controls"], d["judge_controls_passed"] = itoa(p.JudgeControls), itoa(p.JudgeControlsPassed)
 	}
 	return d
 }
@@ -95,6 +101,21 @@ func callEntry(r *records.Run, c *call) {
 
 func judgeEntry(r *records.Run, c *call, j judgment) {
 	data := map[string]any{"example": c.ex.ID, "candidate": c.cand.ID, "purpose": "judge", "order": j.Order, "verdict": j.Verdict}
+	if j.Err != nil {
+		data["error"] = callError(j.Err)
+	}
+	if j.Result == nil || j.Result.Receipt == nil {
+		r.Add(EntryCallFailed, nil, data)
+		return
+	}
+	data["receipt"] = plain(j.Result.Receipt.Signed)
+	text := j.Result.Text
+	r.Add(records.TypeModelCall, &text, withCall(data, j.Result.Receipt.ID, j.Result.Receipt.Model))
+}
+
+// controlEntry is one judgment of a judge control.
+func controlEntry(r *records.Run, c *control, j judgment) {
+	data := map[string]any{"example": c.Example.ID, "other": c.Other.ID, "purpose": "judge_control", "control": c.Kind, "order": j.Order, "verdict": j.Verdict}
 	if j.Err != nil {
 		data["error"] = callError(j.Err)
 	}

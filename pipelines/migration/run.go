@@ -137,6 +137,11 @@ type call struct {
 // as they finish (example events), then the summaries, the signed
 // record, the report, budget and done.
 func (s *Service) Run(ctx context.Context, req Request, env run.Env) (*Report, error) {
+	unlock, err := s.lockKey(req.key)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	p := s.params(&req)
 	maxTokens := s.maxTokens(&req)
 	rep := &Report{ReportID: ids.New("mig-", 12), Title: req.Title, Verdicts: map[string]string{}, Candidates: map[string]Summary{}}
@@ -150,6 +155,16 @@ func (s *Service) Run(ctx context.Context, req Request, env run.Env) (*Report, e
 		for i := range req.Examples {
 			ex := &req.Examples[i]
 			calls = append(calls, &call{cand: c, ex: ex, input: Render(req.Prompt.Template, ex.fields)})
+		}
+	}
+	var controls []*control
+	if req.Task.Type == TaskFreetext {
+		controls = s.runControls(ctx, &req, env)
+		for _, c := range controls {
+			p.JudgeControls++
+			if c.Passed() {
+				p.JudgeControlsPassed++
+			}
 		}
 	}
 	if err := s.runCalls(ctx, &req, calls, maxTokens, env); err != nil {
@@ -170,7 +185,7 @@ func (s *Service) Run(ctx context.Context, req Request, env run.Env) (*Report, e
 	}
 	rep.Recommended, rep.Headline = recommend(req.Candidates, rep.Candidates)
 
-	rec, err := s.record(rep, &req, p, maxTokens, calls)
+	rec, err := s.record(rep, &req, p, maxTokens, controls, calls)
 	if err != nil {
 		return nil, fmt.Errorf("migration: the record: %w", err)
 	}
@@ -189,6 +204,9 @@ func (s *Service) runCalls(ctx context.Context, req *Request, calls []*call, max
 	workers := s.Workers
 	if workers <= 0 {
 		workers = 4
+	}
+	if req.demo {
+		workers = min(workers, DemoWorkers)
 	}
 	next := make(chan *call)
 	var wg sync.WaitGroup
@@ -341,8 +359,9 @@ func (s *Service) Estimate(r *Request) (int64, string) {
 	est := n * mt
 	how := fmt.Sprintf("%d examples × %d candidates × %d max output tokens", len(r.Examples), max(len(r.Candidates), 1), mt)
 	if r.Task.Type == TaskFreetext {
-		est += n * 2 * judgeMaxTokens
-		how += fmt.Sprintf(" + 2 judgments × %d tokens each", judgeMaxTokens)
+		controls := int64(len(controlPairs(r)))
+		est += (n + controls) * 2 * judgeMaxTokens
+		how += fmt.Sprintf(" + 2 judgments of each answer and of %d judge controls, %d tokens each", controls, judgeMaxTokens)
 	}
 	return est, how
 }

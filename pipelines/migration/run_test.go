@@ -11,9 +11,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"boxd/engine/attest"
 	"boxd/internal/problem"
+	"boxd/internal/records"
 	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
 	"boxd/pipelines/llmcall/llmcalltest"
@@ -387,7 +389,7 @@ func TestRecordMutations(t *testing.T) {
 	if err := s.Validate(&req); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := s.record(&bad, &req, s.params(&req), s.maxTokens(&req), callsOf(&req, rep, s))
+	rec, err := s.record(&bad, &req, s.params(&req), s.maxTokens(&req), nil, callsOf(&req, rep, s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,10 +500,10 @@ func TestValidate(t *testing.T) {
 	if err := s.Validate(&r); err != nil {
 		t.Fatal(err)
 	}
-	if err := ValidateFor(false, &r); !problem.Is(err, problem.TooLarge) || !strings.Contains(err.Error(), "at most 40") {
+	if err := ValidateFor("", &r); !problem.Is(err, problem.TooLarge) || !strings.Contains(err.Error(), "at most 40") {
 		t.Errorf("demo limit: %v", err)
 	}
-	if err := ValidateFor(true, &r); err != nil {
+	if err := ValidateFor("dk_test", &r); err != nil {
 		t.Errorf("key limit: %v", err)
 	}
 	s.Judge = nil
@@ -525,7 +527,89 @@ func TestEstimate(t *testing.T) {
 		t.Errorf("default max tokens: %d", n)
 	}
 	f := sample(t, "message-freetext")
-	if n, _ := s.Estimate(&f); n != 10*48+10*2*judgeMaxTokens {
+	if err := s.Validate(&f); err != nil {
+		t.Fatal(err)
+	}
+	if c := len(controlPairs(&f)); c != 2*maxControls {
+		t.Errorf("%d judge controls", c)
+	}
+	if n, _ := s.Estimate(&f); n != 10*48+(10+2*maxControls)*2*judgeMaxTokens {
 		t.Errorf("freetext %d", n)
+	}
+}
+
+// resign signs a record's entries again with key, as a box that wrote
+// them would: the chain holds, only the recomputation can object.
+func resign(t *testing.T, rec *attest.Record, key *attest.Key) []byte {
+	t.Helper()
+	r := records.NewRun(rec.Kind, rec.ID, rec.Meta)
+	for _, e := range rec.Entries {
+		r.Add(e.Type, e.Text, e.Data)
+	}
+	out, err := r.Sign(key, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recordJSON(t, out)
+}
+
+// TestFreetextJudgeRecomputed: the verifier reads every judgment again
+// from the judge's kept answer, and the judge controls from theirs; a
+// judgment changed and signed again is a diff naming its entry, and the
+// outcome it fed is one too.
+func TestFreetextJudgeRecomputed(t *testing.T) {
+	s, key := service(t)
+	req := sample(t, "message-freetext")
+	rep, _ := runCheck(t, s, req, nil)
+	sum := rep.Candidates["tiny-chat"]
+	if sum.JudgeControls == nil || sum.JudgeControls.Total != "4" {
+		t.Fatalf("judge controls %+v", sum.JudgeControls)
+	}
+	if sum.JudgeControls.Passed != "4" && (sum.Verdict != VerdictInconclusive || !strings.Contains(strings.Join(sum.Reasons, ";"), "controls")) {
+		t.Errorf("a judge that failed a control: %s %v", sum.Verdict, sum.Reasons)
+	}
+	v := Verify(recordJSON(t, rep.Report), key.PublicKey())
+	if !v.OK || v.Recompute.Rescored != len(req.Examples) {
+		t.Fatalf("%+v", v)
+	}
+	for _, purpose := range []string{"judge", "judge_control"} {
+		var rec attest.Record
+		_ = json.Unmarshal(recordJSON(t, rep.Report), &rec)
+		at := -1
+		for i, e := range rec.Entries {
+			if e.Type == records.TypeModelCall && e.Data["purpose"] == purpose && e.Text != nil {
+				flipped := `{"verdict":"different"}`
+				if strings.Contains(*e.Text, "different") {
+					flipped = `{"verdict":"same"}`
+				}
+				rec.Entries[i].Text = &flipped
+				at = i + 1
+				break
+			}
+		}
+		if at < 0 {
+			t.Fatalf("no %s entry", purpose)
+		}
+		v := Verify(resign(t, &rec, key), key.PublicKey())
+		// The receipt no longer hashes the answer, and the verdict read
+		// again from it is not the one the record states.
+		if v.OK || v.Record.OK || v.Recompute.OK {
+			t.Fatalf("%s changed: %+v", purpose, v)
+		}
+		if d := v.Recompute.Diffs[0]; d.Entry != at || d.Field != "verdict" {
+			t.Errorf("%s: first diff %+v, want entry %d's verdict", purpose, d, at)
+		}
+	}
+}
+
+func TestJudgeControlsRule(t *testing.T) {
+	p := Params{Task: TaskFreetext, PassRate: 0.5, Seed: 1, Resamples: 100, JudgeControls: 4, JudgeControlsPassed: 4}
+	sc := scores(40, 0, 0, 0)
+	if s := Summarize(sc, p); s.Verdict != VerdictGo || s.JudgeControls.Passed != "4" {
+		t.Errorf("controls passed: %s", s.Verdict)
+	}
+	p.JudgeControlsPassed = 3
+	if s := Summarize(sc, p); s.Verdict != VerdictInconclusive || !strings.Contains(strings.Join(s.Reasons, ";"), "failed 1 of its 4 controls") {
+		t.Errorf("a failed control: %s %v", s.Verdict, s.Reasons)
 	}
 }

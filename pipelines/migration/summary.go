@@ -32,6 +32,9 @@ type Params struct {
 	PriceSource           string
 	// HourDollars is the box's cost of an hour of model time (0: unset).
 	HourDollars float64
+	// JudgeControls is how many judge controls a freetext check asked,
+	// JudgeControlsPassed how many the judge got right.
+	JudgeControls, JudgeControlsPassed int
 }
 
 // Summary is one candidate's result (contract: migration run summary).
@@ -45,6 +48,7 @@ type Summary struct {
 	Labels        *Labels                      `json:"labels"`
 	Confusion     map[string]map[string]string `json:"confusion"`
 	JudgeOutcomes map[string]string            `json:"judge_outcomes"`
+	JudgeControls *Count2                      `json:"judge_controls"`
 	LatencyMS     Latency                      `json:"latency_ms"`
 	Cost          Cost                         `json:"cost"`
 	Verdict       string                       `json:"verdict"`
@@ -76,6 +80,12 @@ type Cluster struct {
 	Count    string   `json:"count"`
 	Share    string   `json:"share"` // of the failures
 	Examples []string `json:"examples"`
+}
+
+// Count2 is k passed of n.
+type Count2 struct {
+	Passed string `json:"passed"`
+	Total  string `json:"total"`
 }
 
 // FieldAgreement is a json field's agreement.
@@ -157,6 +167,7 @@ func Summarize(scores []Score, p Params) Summary {
 				s.JudgeOutcomes[sc.Judge] = itoa(c + 1)
 			}
 		}
+		s.JudgeControls = &Count2{Passed: itoa(p.JudgeControlsPassed), Total: itoa(p.JudgeControls)}
 	}
 	s.LatencyMS = latency(scores)
 	s.Cost = cost(scores, p)
@@ -218,6 +229,10 @@ func verdict(s Summary, k, scored, unscorable, n int, p Params) (string, []strin
 			}
 			reasons = append(reasons, fmt.Sprintf("the 95%% interval of the schema-valid rate [%s, %s] straddles %s", s.SchemaValid.CI95[0], s.SchemaValid.CI95[1], num(p.SchemaValid)))
 		}
+	}
+	if p.Task == TaskFreetext && p.JudgeControlsPassed < p.JudgeControls {
+		v = VerdictInconclusive
+		reasons = append(reasons, fmt.Sprintf("the judge failed %d of its %d controls (an answer against itself must be the same, two different answers different, in both orders): its judgments cannot decide", p.JudgeControls-p.JudgeControlsPassed, p.JudgeControls))
 	}
 	if n > 0 && float64(unscorable) > UnscorableLimit*float64(n) {
 		v = VerdictInconclusive

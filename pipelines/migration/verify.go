@@ -132,6 +132,8 @@ func recompute(rec *attest.Record) Recompute {
 	var verdicts = -1
 	lastCall := map[string]attest.Entry{} // example|candidate → its candidate call
 	judges := map[string][]string{}       // example|candidate → the judge verdicts
+	controls := map[string][]string{}     // control|example|other → its two verdicts
+	var controlOrder []string
 	for i, e := range rec.Entries {
 		str := func(k string) string { s, _ := e.Data[k].(string); return s }
 		key := str("example") + "|" + str("candidate")
@@ -142,9 +144,16 @@ func recompute(rec *attest.Record) Recompute {
 				order = append(order, id)
 			}
 		case records.TypeModelCall, EntryCallFailed:
-			if str("purpose") == "judge" {
-				judges[key] = append(judges[key], str("verdict"))
-			} else {
+			switch str("purpose") {
+			case "judge":
+				judges[key] = append(judges[key], judgeVerdict(&rc, i+1, e))
+			case "judge_control":
+				ck := str("control") + "|" + str("example") + "|" + str("other")
+				if _, seen := controls[ck]; !seen {
+					controlOrder = append(controlOrder, ck)
+				}
+				controls[ck] = append(controls[ck], judgeVerdict(&rc, i+1, e))
+			default:
 				lastCall[key] = e
 			}
 		case EntryScore:
@@ -159,6 +168,20 @@ func recompute(rec *attest.Record) Recompute {
 			stated[str("candidate")] = i
 		case EntryVerdicts:
 			verdicts = i
+		}
+	}
+	if p.Task == TaskFreetext {
+		passed := 0
+		for _, k := range controlOrder {
+			v := controls[k]
+			kind, _, _ := strings.Cut(k, "|")
+			if len(v) == 2 && v[0] == kind && v[1] == kind {
+				passed++
+			}
+		}
+		if len(controlOrder) != p.JudgeControls || passed != p.JudgeControlsPassed {
+			diff(Diff{Entry: 1, Type: EntryParams, Field: "judge_controls_passed/judge_controls",
+				Stated: fmt.Sprintf("%d/%d", p.JudgeControlsPassed, p.JudgeControls), Recomputed: fmt.Sprintf("%d/%d", passed, len(controlOrder))})
 		}
 	}
 	sums := map[string]Summary{}
@@ -219,6 +242,10 @@ func checkScore(rc *Recompute, at int, sc Score, task *Task, taskType string, cu
 	}
 	if taskType == TaskFreetext && len(judged) == 2 {
 		diff("judge", sc.Judge, JudgeOutcome(judged[0], judged[1]))
+		o, k := judgeScore(JudgeOutcome(judged[0], judged[1]))
+		diff("outcome", sc.Outcome, o)
+		diff("kind", sc.Kind, k)
+		rc.Rescored++
 	}
 	if task == nil || taskType == TaskFreetext || cur.Text == nil || (callE.Type == records.TypeModelCall && callE.Text == nil) {
 		return // texts removed: the score stands as signed
@@ -243,6 +270,25 @@ func checkScore(rc *Recompute, at int, sc Score, task *Task, taskType string, cu
 	for _, f := range slices.Sorted(maps.Keys(want.Fields)) {
 		diff("fields."+f, sc.Fields[f], want.Fields[f])
 	}
+}
+
+// judgeVerdict is a judgment's verdict: read again from the judge's
+// answer where the record keeps it (a diff when the entry's data says
+// otherwise), else the entry's.
+func judgeVerdict(rc *Recompute, at int, e attest.Entry) string {
+	stated, _ := e.Data["verdict"].(string)
+	if e.Text == nil || e.Type != records.TypeModelCall {
+		return stated
+	}
+	var v struct{ Verdict string }
+	read := ""
+	if json.Unmarshal([]byte(*e.Text), &v) == nil && (v.Verdict == "same" || v.Verdict == "different") {
+		read = v.Verdict
+	}
+	if read != stated {
+		rc.Diffs = append(rc.Diffs, Diff{Entry: at, Type: records.TypeModelCall, Field: "verdict", Stated: stated, Recomputed: read})
+	}
+	return read
 }
 
 // compare diffs two plain values leaf by leaf.
@@ -312,6 +358,14 @@ func readParams(rec *attest.Record) (Params, []string, int, *Task, error) {
 		return p, nil, 0, nil, fmt.Errorf("params examples is not an integer")
 	}
 	p.PriceSource = str("price_source")
+	if p.Task == TaskFreetext {
+		if p.JudgeControls, err = strconv.Atoi(str("judge_controls")); err != nil {
+			return p, nil, 0, nil, fmt.Errorf("params judge_controls is not an integer")
+		}
+		if p.JudgeControlsPassed, err = strconv.Atoi(str("judge_controls_passed")); err != nil {
+			return p, nil, 0, nil, fmt.Errorf("params judge_controls_passed is not an integer")
+		}
+	}
 	cands := strings.Split(str("candidates"), ",")
 	var task *Task
 	for _, e := range rec.Entries {

@@ -43,7 +43,13 @@ func Mount(a *api.API, d Deps) {
 			Body: runBody, OneRun: true, Stream: true, Example: exampleBody},
 		Validate: svc.Validate,
 		ValidateFor: func(pr *platform.Principal, r *migration.Request) error {
-			return migration.ValidateFor(pr != nil && pr.IsKey(), r)
+			key := ""
+			if pr != nil && pr.IsKey() {
+				if id := pr.KeyID(); id != nil {
+					key = *id
+				}
+			}
+			return migration.ValidateFor(key, r)
 		},
 		TokensFor: func(r *migration.Request) int64 { n, _ := svc.Estimate(r); return n },
 		BudgetHint: func(r *migration.Request) string {
