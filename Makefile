@@ -241,7 +241,7 @@ FUZZ_TARGETS := engine/attest:FuzzCanonical engine/attest:FuzzVerifyRecord engin
   pipelines/sitecheck:FuzzParseDomain pipelines/sitecheck:FuzzPageSections pipelines/a11y/axe:FuzzLoadCriteria \
   pipelines/a11y/domains:FuzzNormalize pipelines/retrieval:FuzzVerifySearch engine/attest:FuzzSignedDecodesAsFlat pipelines/retrieval:FuzzCut \
   pipelines/retrieval/chunker:FuzzCutGraphemes engine/diarize/score:FuzzReadRTTM engine/models/torchfile:FuzzRead engine/models/torchfile:FuzzUnpickle \
-  pipelines/audit:FuzzReadAnswer pipelines/audit:FuzzVerifyReport pipelines/migration:FuzzVerify pipelines/migration:FuzzScore
+  pipelines/audit:FuzzReadAnswer pipelines/audit:FuzzVerifyReport pipelines/migration:FuzzVerify pipelines/migration/scoring:FuzzScore
 fuzz: headers
 	@for t in $(FUZZ_TARGETS); do pkg=$${t%%:*}; fn=$${t##*:}; \
 	  echo "fuzz: $$fn ($$pkg, $(FUZZTIME))"; \

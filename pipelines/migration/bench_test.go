@@ -9,6 +9,7 @@ import (
 
 	"boxd/internal/run"
 	"boxd/pipelines/llmcall/llmcalltest"
+	"boxd/pipelines/migration/scoring"
 )
 
 type quiet struct{}
@@ -17,7 +18,7 @@ func (quiet) Emit(string, any)     {}
 func (quiet) End(string, any) bool { return true }
 
 // request200 is a check of 200 examples of the task.
-func request200(task Task, output string) Request {
+func request200(task scoring.Task, output string) Request {
 	r := Request{Task: task, Prompt: Prompt{System: "Answer briefly.", Template: "Question {{input}}"},
 		Incumbent: Incumbent{Model: "gpt-4o-mini"}, MaxOutputTokens: 16}
 	for i := range 200 {
@@ -31,11 +32,11 @@ func request200(task Task, output string) Request {
 // examples on the tiny chat model (calls, scoring, summary, the signed
 // record), as examples scored a second.
 func BenchmarkScoreExact200(b *testing.B) {
-	benchRun(b, request200(Task{Type: TaskExact}, "Paris"))
+	benchRun(b, request200(scoring.Task{Type: scoring.TaskExact}, "Paris"))
 }
 
 func BenchmarkScoreJSON200(b *testing.B) {
-	benchRun(b, request200(Task{Type: TaskJSON, Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"n":{"type":"integer"}},"required":["city","n"]}`)}, `{"city":"Paris","n":1}`))
+	benchRun(b, request200(scoring.Task{Type: scoring.TaskJSON, Schema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"n":{"type":"integer"}},"required":["city","n"]}`)}, `{"city":"Paris","n":1}`))
 }
 
 func benchRun(b *testing.B, req Request) *Report {
@@ -61,7 +62,7 @@ func benchRun(b *testing.B, req Request) *Report {
 // summary's 10,000-resample bootstrap recomputed).
 func BenchmarkVerify200(b *testing.B) {
 	s, key := service(b)
-	req := request200(Task{Type: TaskExact}, "Paris")
+	req := request200(scoring.Task{Type: scoring.TaskExact}, "Paris")
 	if err := s.Validate(&req); err != nil {
 		b.Fatal(err)
 	}

@@ -1,5 +1,10 @@
 package migration
 
+import (
+	"boxd/pipelines/migration/figures"
+	"boxd/pipelines/migration/scoring"
+)
+
 // Info is GET /migration/info: the tasks and how each is scored, the
 // limits, the statistics, the judge and its prompt, the candidates and
 // the price table.
@@ -83,16 +88,16 @@ type CandInfo struct {
 func (s *Service) Info() Info {
 	in := Info{
 		Tasks: []TaskInfo{
-			{Type: TaskExact, Fields: []string{}, Scoring: "pass when both answers are the same after normalising: the text inside a code fence that wraps the answer, curly quotes made straight and quotes around the whole answer removed, white space collapsed, lower case, one trailing full stop dropped"},
-			{Type: TaskLabel, Fields: []string{"labels", "extract"}, Extract: []string{ExtractWhole, ExtractFirst, ExtractLast, ExtractDoubleBracket},
+			{Type: scoring.TaskExact, Fields: []string{}, Scoring: "pass when both answers are the same after normalising: the text inside a code fence that wraps the answer, curly quotes made straight and quotes around the whole answer removed, white space collapsed, lower case, one trailing full stop dropped"},
+			{Type: scoring.TaskLabel, Fields: []string{"labels", "extract"}, Extract: []string{scoring.ExtractWhole, scoring.ExtractFirst, scoring.ExtractLast, scoring.ExtractDoubleBracket},
 				Scoring: "pass when the candidate's label is the example's label (or, without one, the label of the logged answer); whole: the normalised answer is a label; first/last: the label met first/last as whole words; double_bracket: the last [[X]]. A logged answer without a label is unscorable; a candidate answer without one fails (no_label)"},
-			{Type: TaskJSON, Fields: []string{"schema", "fields"}, SchemaKeywords: SchemaKeywords, SchemaTypes: SchemaTypes,
+			{Type: scoring.TaskJSON, Fields: []string{"schema", "fields"}, SchemaKeywords: scoring.SchemaKeywords, SchemaTypes: scoring.SchemaTypes,
 				Scoring: "the answer (inside a code fence or not) must be JSON valid under the schema (schema_valid), and every field (dotted paths; default the schema's top-level properties) must equal the logged answer's: numbers by value, strings exactly. A logged answer that is not valid JSON under the schema is unscorable"},
-			{Type: TaskFreetext, Fields: []string{"rubric"}, Scoring: "the pinned judge is asked, with the rubric, whether the two answers agree on what matters, once with each answer first"},
+			{Type: scoring.TaskFreetext, Fields: []string{"rubric"}, Scoring: "the pinned judge is asked, with the rubric, whether the two answers agree on what matters, once with each answer first"},
 		},
 		Limits: LimitsInfo{MinExamples: MinExamples, MaxExamples: MaxExamples, MaxDemoExamples: MaxDemoExamples, MaxInputChars: MaxInputChars,
-			MaxOutputChars: MaxOutputChars, MaxOutputTokens: MaxOutputTokenCap, MaxCandidates: MaxCandidates, MaxLabels: MaxLabels,
-			MaxFields: MaxFields, UnscorableLimit: UnscorableLimit, DefaultPassRate: DefaultPassRate},
+			MaxOutputChars: MaxOutputChars, MaxOutputTokens: MaxOutputTokenCap, MaxCandidates: MaxCandidates, MaxLabels: scoring.MaxLabels,
+			MaxFields: scoring.MaxFields, UnscorableLimit: figures.UnscorableLimit, DefaultPassRate: DefaultPassRate},
 		Statistics: StatisticsInfo{
 			Interval:  "95% Wilson score interval of k passes in n scored examples (R: prop.test(k, n, correct = FALSE)); it decides the verdict",
 			Beside:    "95% Clopper-Pearson interval (R: binom.test(k, n)), reported as ci95_exact",
@@ -101,10 +106,10 @@ func (s *Service) Info() Info {
 			Clusters:  "failures grouped by kind, then detail (the first differing field, the label pair current->candidate, the schema place with array indexes as *, or the shape of an exact mismatch: empty, extra_text, truncated, different); largest first, then by name; up to 5 example ids each",
 			Latency:   "p50 and p95 (R: quantile type 7) of the candidate's call times in ms; of the logged latency_ms where examples give it",
 			Cost:      "per 1,000 requests in dollars: the incumbent's from the mean prompt and completion tokens (logged where given, else 4 bytes a token) at its price; the candidate's from its mean call time at migration.hour_cost dollars an hour",
-			Resamples: BootstrapResamples, Seed: DefaultSeed,
+			Resamples: figures.BootstrapResamples, Seed: figures.DefaultSeed,
 			Unscorable: "an example is unscorable when the logged answer cannot be scored against (empty, no label, not valid JSON under the schema) or the judge cannot decide (position_biased, judge_error); a failed candidate call is a fail",
 		},
-		Judge: JudgeInfo{Version: JudgeVersion, System: JudgeSystem, Template: JudgeTemplate, PromptSHA256: JudgePromptSHA256(), Outcomes: JudgeOutcomes,
+		Judge: JudgeInfo{Version: JudgeVersion, System: JudgeSystem, Template: JudgeTemplate, PromptSHA256: JudgePromptSHA256(), Outcomes: scoring.JudgeOutcomes,
 			Rule: "the judge answers same or different (JSON, grammar-constrained) with the current model's answer first, then with the candidate's first: same in both orders is agree (pass); different in both is disagree (fail); anything else is position_biased, and a failed judgment judge_error (both unscorable)"},
 		Candidates: []CandInfo{},
 		Prices:     s.Prices,

@@ -8,6 +8,7 @@ import (
 	"boxd/engine/attest"
 	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
+	"boxd/pipelines/migration/scoring"
 )
 
 // The pinned freetext judge: one prompt, versioned, its SHA-256 in
@@ -31,32 +32,6 @@ var judgeSchema = json.RawMessage(`{"type":"object","properties":{"verdict":{"ty
 // JudgePromptSHA256 is the SHA-256 of the judge's system prompt, a blank
 // line and its template.
 func JudgePromptSHA256() string { return attest.HashText(JudgeSystem + "\n\n" + JudgeTemplate) }
-
-// Judge outcomes of a freetext example (summary judge_outcomes).
-const (
-	JudgeAgree          = "agree"           // same in both orders: pass
-	JudgeDisagree       = "disagree"        // different in both orders: fail
-	JudgePositionBiased = "position_biased" // the verdict follows the order: unscorable
-	JudgeError          = "judge_error"     // a judgment failed: unscorable
-)
-
-// JudgeOutcomes lists the outcomes in the order summaries count them.
-var JudgeOutcomes = []string{JudgeAgree, JudgeDisagree, JudgePositionBiased, JudgeError}
-
-// JudgeOutcome is the rule over the two judgments ("same", "different",
-// or "" for a failed call), first with the current model's answer as
-// answer 1, then with the candidate's.
-func JudgeOutcome(first, second string) string {
-	switch {
-	case first == "" || second == "":
-		return JudgeError
-	case first == "same" && second == "same":
-		return JudgeAgree
-	case first == "different" && second == "different":
-		return JudgeDisagree
-	}
-	return JudgePositionBiased
-}
 
 // judgment is one judge call's result.
 type judgment struct {
@@ -128,7 +103,7 @@ func controlPairs(r *Request) []*control {
 	same, diff := 0, 0
 	for i := range r.Examples {
 		a := &r.Examples[i]
-		if Normalize(a.Output) == "" {
+		if scoring.Normalize(a.Output) == "" {
 			continue
 		}
 		if same < maxControls {
@@ -137,7 +112,7 @@ func controlPairs(r *Request) []*control {
 		}
 		if diff < maxControls && i+1 < len(r.Examples) {
 			b := &r.Examples[i+1]
-			if n := Normalize(b.Output); n != "" && n != Normalize(a.Output) {
+			if n := scoring.Normalize(b.Output); n != "" && n != scoring.Normalize(a.Output) {
 				out = append(out, &control{Kind: ControlDifferent, Example: a, Other: b})
 				diff++
 			}

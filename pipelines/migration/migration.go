@@ -26,6 +26,7 @@ import (
 	"boxd/engine/attest"
 	"boxd/internal/problem"
 	"boxd/pipelines/llmcall"
+	"boxd/pipelines/migration/scoring"
 )
 
 // Kind is the record kind of a migration check.
@@ -43,9 +44,6 @@ const (
 	MaxTitleChars     = 200
 	MaxCandidates     = 8
 	MaxOutputTokenCap = 2048
-	// UnscorableLimit: more than this share of unscorable examples makes
-	// the verdict inconclusive (contract section 3).
-	UnscorableLimit = 0.10
 	// DefaultPassRate is thresholds.pass_rate when the body gives none.
 	DefaultPassRate = 0.9
 )
@@ -116,15 +114,15 @@ func (s *Service) now() time.Time {
 
 // Request is POST /migration/runs' body.
 type Request struct {
-	Title           string      `json:"title"`
-	Task            Task        `json:"task"`
-	Prompt          Prompt      `json:"prompt"`
-	Examples        []Example   `json:"examples"`
-	Incumbent       Incumbent   `json:"incumbent"`
-	Thresholds      *Thresholds `json:"thresholds"`
-	MaxOutputTokens int         `json:"max_output_tokens"`
-	Candidates      []string    `json:"candidates"`
-	Stream          bool        `json:"stream"`
+	Title           string       `json:"title"`
+	Task            scoring.Task `json:"task"`
+	Prompt          Prompt       `json:"prompt"`
+	Examples        []Example    `json:"examples"`
+	Incumbent       Incumbent    `json:"incumbent"`
+	Thresholds      *Thresholds  `json:"thresholds"`
+	MaxOutputTokens int          `json:"max_output_tokens"`
+	Candidates      []string     `json:"candidates"`
+	Stream          bool         `json:"stream"`
 	// Seed of the bootstrap (0: DefaultSeed).
 	Seed uint64 `json:"seed"`
 
@@ -208,10 +206,10 @@ func (s *Service) Validate(r *Request) error {
 	if utf8.RuneCountInString(r.Title) > MaxTitleChars {
 		return bad("title: at most %d characters", MaxTitleChars)
 	}
-	if err := r.Task.validate(); err != nil {
+	if err := r.Task.Validate(); err != nil {
 		return err
 	}
-	if r.Task.Type == TaskFreetext && !s.Judge.Ready() {
+	if r.Task.Type == scoring.TaskFreetext && !s.Judge.Ready() {
 		return problem.New(problem.Unavailable, "freetext tasks need the pinned judge, and this box has no chat model loaded (models.llm.path)")
 	}
 	n := len(r.Examples)
@@ -267,10 +265,10 @@ func (s *Service) Validate(r *Request) error {
 		if (e.PromptTokens != nil && (*e.PromptTokens < 0 || *e.PromptTokens > 10_000_000)) || (e.CompletionTokens != nil && (*e.CompletionTokens < 0 || *e.CompletionTokens > 10_000_000)) {
 			return bad("examples[%d]: prompt_tokens and completion_tokens are 0 to 10,000,000", i)
 		}
-		if e.Label != nil && r.Task.Type != TaskLabel {
+		if e.Label != nil && r.Task.Type != scoring.TaskLabel {
 			return bad("examples[%d].label belongs to a label task", i)
 		}
-		if e.Label != nil && Extract(*e.Label, r.Task.Labels, ExtractWhole) < 0 {
+		if e.Label != nil && scoring.Extract(*e.Label, r.Task.Labels, scoring.ExtractWhole) < 0 {
 			return bad("examples[%d].label %q is not one of task.labels", i, *e.Label)
 		}
 	}
@@ -282,7 +280,7 @@ func (s *Service) Validate(r *Request) error {
 			return bad("thresholds.pass_rate: a share above 0 and at most 1, like 0.9")
 		}
 		if t.SchemaValid != nil {
-			if r.Task.Type != TaskJSON {
+			if r.Task.Type != scoring.TaskJSON {
 				return bad("thresholds.schema_valid belongs to a json task")
 			}
 			if *t.SchemaValid <= 0 || *t.SchemaValid > 1 {

@@ -9,6 +9,8 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/internal/records"
+	"boxd/pipelines/migration/figures"
+	"boxd/pipelines/migration/scoring"
 )
 
 // Entry types of a migration record beyond records' input, output and
@@ -22,7 +24,7 @@ const (
 )
 
 // taskText is the task as the record keeps it (canonical JSON).
-func taskText(t *Task) string {
+func taskText(t *scoring.Task) string {
 	b, _ := json.Marshal(t)
 	return string(b)
 }
@@ -32,7 +34,7 @@ func taskText(t *Task) string {
 // every call with its signed receipt and its answer, every judgment, every
 // score, each candidate's summary and the verdicts. Numbers are strings;
 // the texts (prompt, inputs, answers) can be removed without breaking it.
-func (s *Service) record(rep *Report, req *Request, p Params, maxTokens int, controls []*control, calls []*call) (*attest.Record, error) {
+func (s *Service) record(rep *Report, req *Request, p figures.Params, maxTokens int, controls []*control, calls []*call) (*attest.Record, error) {
 	r := records.NewRun(Kind, rep.ReportID, map[string]string{"title": req.Title, "task": req.Task.Type})
 	r.Add(EntryParams, nil, paramsData(p, req, maxTokens, len(req.Examples)))
 	r.Input(records.Text("prompt", req.Prompt.System+"\n\n"+req.Prompt.Template))
@@ -69,14 +71,14 @@ func (s *Service) record(rep *Report, req *Request, p Params, maxTokens int, con
 
 func ptr(s string) *string { return &s }
 
-func paramsData(p Params, req *Request, maxTokens, n int) map[string]any {
+func paramsData(p figures.Params, req *Request, maxTokens, n int) map[string]any {
 	d := map[string]any{
 		"task": p.Task, "pass_rate": num(p.PassRate), "schema_valid": num(p.SchemaValid), "seed": strconv.FormatUint(p.Seed, 10),
 		"resamples": itoa(p.Resamples), "input_per_m": num(p.InputPerM), "output_per_m": num(p.OutputPerM), "price_source": p.PriceSource,
-		"hour_dollars": num(p.HourDollars), "unscorable_limit": num(UnscorableLimit), "interval": DecidingInterval,
+		"hour_dollars": num(p.HourDollars), "unscorable_limit": num(figures.UnscorableLimit), "interval": figures.DecidingInterval,
 		"candidates": strings.Join(req.Candidates, ","), "examples": itoa(n), "max_output_tokens": itoa(maxTokens),
 	}
-	if p.Task == TaskFreetext {
+	if p.Task == scoring.TaskFreetext {
 		d["judge_version"], d["judge_prompt_sha256"] = JudgeVersion, JudgePromptSHA256()
 		d["judge_controls"], d["judge_controls_passed"] = itoa(p.JudgeControls), itoa(p.JudgeControlsPassed)
 	}
@@ -135,7 +137,7 @@ func withCall(data map[string]any, receiptID, model string) map[string]any {
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
-func scoreData(sc Score) map[string]any {
+func scoreData(sc scoring.Score) map[string]any {
 	d := map[string]any{
 		"example": sc.Example, "candidate": sc.Candidate, "outcome": sc.Outcome, "kind": sc.Kind, "detail": sc.Detail,
 		"schema_valid": sc.SchemaValid, "label_current": sc.LabelCurrent, "label_candidate": sc.LabelCandidate, "judge": sc.Judge,
@@ -154,7 +156,7 @@ func scoreData(sc Score) map[string]any {
 }
 
 // readScore reads a score entry back.
-func readScore(d map[string]any) (Score, error) {
+func readScore(d map[string]any) (scoring.Score, error) {
 	str := func(k string) string { s, _ := d[k].(string); return s }
 	n := func(k string) (int64, error) {
 		v, err := strconv.ParseInt(str(k), 10, 64)
@@ -163,7 +165,7 @@ func readScore(d map[string]any) (Score, error) {
 		}
 		return v, nil
 	}
-	sc := Score{Example: str("example"), Candidate: str("candidate"), Outcome: str("outcome"), Kind: str("kind"), Detail: str("detail"),
+	sc := scoring.Score{Example: str("example"), Candidate: str("candidate"), Outcome: str("outcome"), Kind: str("kind"), Detail: str("detail"),
 		SchemaValid: str("schema_valid"), LabelCurrent: str("label_current"), LabelCandidate: str("label_candidate"), Judge: str("judge"),
 		TokensSource: str("tokens_source")}
 	var err error
@@ -185,7 +187,7 @@ func readScore(d map[string]any) (Score, error) {
 		}
 	}
 	switch sc.Outcome {
-	case Pass, Fail, Unscorable:
+	case scoring.Pass, scoring.Fail, scoring.Unscorable:
 	default:
 		return sc, fmt.Errorf("outcome %q is not pass, fail or unscorable", sc.Outcome)
 	}
@@ -278,3 +280,8 @@ func parseDec(s string) float64 {
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
 }
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// num writes a parameter so that it reads back exactly.
+func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -14,20 +14,22 @@ import (
 	"boxd/internal/problem"
 	"boxd/internal/run"
 	"boxd/pipelines/llmcall"
+	"boxd/pipelines/migration/figures"
+	"boxd/pipelines/migration/scoring"
 )
 
 // Report is POST /migration/runs' answer (contract: response fields); its
 // report field is the signed record.
 type Report struct {
-	ReportID    string             `json:"report_id"`
-	Title       string             `json:"title,omitempty"`
-	Headline    string             `json:"headline"`
-	Recommended *string            `json:"recommended"`
-	Verdicts    map[string]string  `json:"verdicts"`
-	Candidates  map[string]Summary `json:"candidates"`
-	Identity    Identity           `json:"identity"`
-	Examples    []ExampleResult    `json:"examples"`
-	Report      *attest.Record     `json:"report"`
+	ReportID    string                     `json:"report_id"`
+	Title       string                     `json:"title,omitempty"`
+	Headline    string                     `json:"headline"`
+	Recommended *string                    `json:"recommended"`
+	Verdicts    map[string]string          `json:"verdicts"`
+	Candidates  map[string]figures.Summary `json:"candidates"`
+	Identity    Identity                   `json:"identity"`
+	Examples    []ExampleResult            `json:"examples"`
+	Report      *attest.Record             `json:"report"`
 	run.Tally
 }
 
@@ -100,8 +102,8 @@ type ReadyBody struct {
 
 // SummaryBody is a summary event: one per candidate.
 type SummaryBody struct {
-	Candidate string  `json:"candidate"`
-	Summary   Summary `json:"summary"`
+	Candidate string          `json:"candidate"`
+	Summary   figures.Summary `json:"summary"`
 }
 
 // RecordBody is the record event: the signed record's id, head and size
@@ -130,7 +132,7 @@ type call struct {
 	err     error
 	latency time.Duration
 	judged  [2]judgment
-	score   Score
+	score   scoring.Score
 }
 
 // Run runs a validated check: every candidate on every example, scored
@@ -144,7 +146,7 @@ func (s *Service) Run(ctx context.Context, req Request, env run.Env) (*Report, e
 	defer unlock()
 	p := s.params(&req)
 	maxTokens := s.maxTokens(&req)
-	rep := &Report{ReportID: ids.New("mig-", 12), Title: req.Title, Verdicts: map[string]string{}, Candidates: map[string]Summary{}}
+	rep := &Report{ReportID: ids.New("mig-", 12), Title: req.Title, Verdicts: map[string]string{}, Candidates: map[string]figures.Summary{}}
 	est, how := s.Estimate(&req)
 	env.Events.Emit("ready", ReadyBody{ReportID: rep.ReportID, Task: req.Task.Type, Examples: len(req.Examples), Candidates: req.Candidates,
 		MaxOutputTokens: maxTokens, EstimatedTokens: est, Estimate: how})
@@ -158,7 +160,7 @@ func (s *Service) Run(ctx context.Context, req Request, env run.Env) (*Report, e
 		}
 	}
 	var controls []*control
-	if req.Task.Type == TaskFreetext {
+	if req.Task.Type == scoring.TaskFreetext {
 		controls = s.runControls(ctx, &req, env)
 		for _, c := range controls {
 			p.JudgeControls++
@@ -173,13 +175,13 @@ func (s *Service) Run(ctx context.Context, req Request, env run.Env) (*Report, e
 
 	rep.Identity = s.identity(&req, p, maxTokens)
 	env.Events.Emit("identity", rep.Identity)
-	byCand := map[string][]Score{}
+	byCand := map[string][]scoring.Score{}
 	for _, c := range calls {
 		byCand[c.cand.ID] = append(byCand[c.cand.ID], c.score)
 		rep.Examples = append(rep.Examples, exampleResult(c))
 	}
 	for _, id := range req.Candidates {
-		sum := Summarize(byCand[id], p)
+		sum := figures.Summarize(byCand[id], p)
 		rep.Candidates[id], rep.Verdicts[id] = sum, sum.Verdict
 		env.Events.Emit("summary", SummaryBody{Candidate: id, Summary: sum})
 	}
@@ -255,16 +257,16 @@ func (s *Service) runOne(ctx context.Context, req *Request, c *call, maxTokens i
 		sc.PromptTokens, sc.CompletionTokens = int64(c.result.Usage.PromptTokens), int64(c.result.Usage.CompletionTokens)
 	}
 	s.current(req, c)
-	if req.Task.Type == TaskFreetext {
+	if req.Task.Type == scoring.TaskFreetext {
 		scoreFreetext(c, failed)
 		if sc.Outcome == "" {
 			c.judged = s.judge(ctx, env.Budget, env.Events, req.Task.Rubric, c.input, c.ex.Output, c.answer)
-			sc.Judge = JudgeOutcome(c.judged[0].Verdict, c.judged[1].Verdict)
-			sc.Outcome, sc.Kind = judgeScore(sc.Judge)
+			sc.Judge = scoring.JudgeOutcome(c.judged[0].Verdict, c.judged[1].Verdict)
+			sc.Outcome, sc.Kind = scoring.JudgeScore(sc.Judge)
 		}
 		return
 	}
-	scoreCode(&req.Task, c.ex.Output, c.ex.Label, c.answer, failed, sc)
+	scoring.Code(&req.Task, c.ex.Output, c.ex.Label, c.answer, failed, sc)
 }
 
 // scoreFreetext settles a freetext example before the judge: an empty
@@ -272,21 +274,10 @@ func (s *Service) runOne(ctx context.Context, req *Request, c *call, maxTokens i
 func scoreFreetext(c *call, failed bool) {
 	switch {
 	case strings.TrimSpace(c.ex.Output) == "":
-		c.score.Outcome, c.score.Kind = Unscorable, KindNoReference
+		c.score.Outcome, c.score.Kind = scoring.Unscorable, scoring.KindNoReference
 	case failed:
-		c.score.Outcome, c.score.Kind = Fail, KindModelError
+		c.score.Outcome, c.score.Kind = scoring.Fail, scoring.KindModelError
 	}
-}
-
-// judgeScore is a judge outcome as an example's outcome and kind.
-func judgeScore(outcome string) (string, string) {
-	switch outcome {
-	case JudgeAgree:
-		return Pass, JudgeAgree
-	case JudgeDisagree:
-		return Fail, JudgeDisagree
-	}
-	return Unscorable, outcome
 }
 
 // current fills the logged side of a score: latency and token counts as
@@ -358,7 +349,7 @@ func (s *Service) Estimate(r *Request) (int64, string) {
 	mt := int64(s.maxTokens(r))
 	est := n * mt
 	how := fmt.Sprintf("%d examples × %d candidates × %d max output tokens", len(r.Examples), max(len(r.Candidates), 1), mt)
-	if r.Task.Type == TaskFreetext {
+	if r.Task.Type == scoring.TaskFreetext {
 		controls := int64(len(controlPairs(r)))
 		est += (n + controls) * 2 * judgeMaxTokens
 		how += fmt.Sprintf(" + 2 judgments of each answer and of %d judge controls, %d tokens each", controls, judgeMaxTokens)
@@ -366,10 +357,10 @@ func (s *Service) Estimate(r *Request) (int64, string) {
 	return est, how
 }
 
-func (s *Service) params(r *Request) Params {
-	p := Params{Task: r.Task.Type, PassRate: DefaultPassRate, Seed: r.Seed, Resamples: BootstrapResamples, HourDollars: s.HourDollars}
+func (s *Service) params(r *Request) figures.Params {
+	p := figures.Params{Task: r.Task.Type, PassRate: DefaultPassRate, Seed: r.Seed, Resamples: figures.BootstrapResamples, HourDollars: s.HourDollars}
 	if p.Seed == 0 {
-		p.Seed = DefaultSeed
+		p.Seed = figures.DefaultSeed
 	}
 	if t := r.Thresholds; t != nil {
 		if t.PassRate != nil {
@@ -388,14 +379,14 @@ func (s *Service) params(r *Request) Params {
 	return p
 }
 
-func (s *Service) identity(r *Request, p Params, maxTokens int) Identity {
+func (s *Service) identity(r *Request, p figures.Params, maxTokens int) Identity {
 	id := Identity{Task: r.Task.Type, TaskSHA256: attest.HashText(taskText(&r.Task)), PromptSHA256: attest.HashText(r.Prompt.System + "\n\n" + r.Prompt.Template),
-		MaxOutputTokens: maxTokens, Interval: DecidingInterval, Seed: fmt.Sprint(p.Seed)}
+		MaxOutputTokens: maxTokens, Interval: figures.DecidingInterval, Seed: fmt.Sprint(p.Seed)}
 	for _, cid := range r.Candidates {
 		c := s.candidate(cid)
 		id.Candidates = append(id.Candidates, CandidateIdentity{ID: c.ID, Model: c.Model.ModelID, WeightsRoot: c.Model.WeightsRoot, File: c.File})
 	}
-	if r.Task.Type == TaskFreetext {
+	if r.Task.Type == scoring.TaskFreetext {
 		id.Judge = &JudgeIdentity{Model: s.Judge.ModelID, WeightsRoot: s.Judge.WeightsRoot, Version: JudgeVersion, PromptSHA256: JudgePromptSHA256()}
 	}
 	id.Incumbent = IncumbentIdentity{Model: r.Incumbent.Model, InputPerM: num(p.InputPerM), OutputPerM: num(p.OutputPerM), Source: p.PriceSource}
@@ -407,10 +398,10 @@ func (s *Service) identity(r *Request, p Params, maxTokens int) Identity {
 
 // recommend names the candidate to move to: of those with a go verdict,
 // the one with the highest lower bound of its pass rate (then the id).
-func recommend(order []string, sums map[string]Summary) (*string, string) {
+func recommend(order []string, sums map[string]figures.Summary) (*string, string) {
 	var goes []string
 	for _, id := range order {
-		if sums[id].Verdict == VerdictGo {
+		if sums[id].Verdict == figures.VerdictGo {
 			goes = append(goes, id)
 		}
 	}

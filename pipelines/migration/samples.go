@@ -3,6 +3,8 @@ package migration
 import (
 	"encoding/json"
 	"fmt"
+
+	"boxd/pipelines/migration/scoring"
 )
 
 // Sample is a ready-made check (GET /migration/samples): a body to POST
@@ -28,13 +30,13 @@ func Samples() []Sample {
 		{"What is the largest ocean on Earth?", "The Pacific Ocean"}, {"How many sides does a hexagon have?", "6"}, {"What is the freezing point of water in Celsius?", "0"},
 		{"Who wrote Romeo and Juliet?", "William Shakespeare"}, {"What is the square root of 81?", "9"}, {"What gas do plants take in for photosynthesis?", "Carbon dioxide"},
 	}
-	b := Request{Title: "Short factual answers (sample)", Task: Task{Type: TaskExact},
+	b := Request{Title: "Short factual answers (sample)", Task: scoring.Task{Type: scoring.TaskExact},
 		Prompt:    Prompt{System: "Answer with the answer only, no explanation.", Template: "{{input}}"},
 		Incumbent: Incumbent{Model: "gpt-4o-mini"}, MaxOutputTokens: 16}
 	for i, e := range exact {
 		b.Examples = append(b.Examples, Example{ID: fmt.Sprintf("q%02d", i+1), Input: strInput(e[0]), Output: e[1]})
 	}
-	out = append(out, Sample{ID: "faq-exact", Title: b.Title, Task: TaskExact, Body: b})
+	out = append(out, Sample{ID: "faq-exact", Title: b.Title, Task: scoring.TaskExact, Body: b})
 
 	// label: support ticket routing.
 	tickets := [][2]string{
@@ -45,13 +47,13 @@ func Samples() []Sample {
 		{"Could the API return results sorted by date?", "feature"}, {"Why did my subscription price go up?", "billing"},
 		{"Search shows deleted items again.", "bug"}, {"Add a Spanish translation of the interface, please.", "feature"},
 	}
-	b = Request{Title: "Support ticket routing (sample)", Task: Task{Type: TaskLabel, Labels: []string{"billing", "bug", "feature"}, Extract: ExtractFirst},
+	b = Request{Title: "Support ticket routing (sample)", Task: scoring.Task{Type: scoring.TaskLabel, Labels: []string{"billing", "bug", "feature"}, Extract: scoring.ExtractFirst},
 		Prompt:    Prompt{System: "Route the support ticket. Answer with one word: billing, bug or feature.", Template: "Ticket: {{input}}"},
 		Incumbent: Incumbent{Model: "gpt-4.1-mini"}, MaxOutputTokens: 8}
 	for i, t := range tickets {
 		b.Examples = append(b.Examples, Example{ID: fmt.Sprintf("t%02d", i+1), Input: strInput(t[0]), Output: t[1]})
 	}
-	out = append(out, Sample{ID: "ticket-label", Title: b.Title, Task: TaskLabel, Body: b})
+	out = append(out, Sample{ID: "ticket-label", Title: b.Title, Task: scoring.TaskLabel, Body: b})
 
 	// json: invoice fields from a line of text, named fields.
 	invoices := []struct {
@@ -63,7 +65,7 @@ func Samples() []Sample {
 		{"Tokyo Print", "TP-210", "5400", "JPY"}, {"Atlas Movers", "AM-17", "640.00", "USD"}, {"Riverbend Vet", "RV-301", "95.40", "GBP"},
 	}
 	schema := json.RawMessage(`{"type":"object","properties":{"vendor":{"type":"string"},"invoice_number":{"type":"string"},"total":{"type":"number"},"currency":{"type":"string","enum":["EUR","USD","GBP","SEK","CAD","JPY"]}},"required":["vendor","invoice_number","total","currency"],"additionalProperties":false}`)
-	b = Request{Title: "Invoice fields (sample)", Task: Task{Type: TaskJSON, Schema: schema, Fields: []string{"invoice_number", "total", "currency"}},
+	b = Request{Title: "Invoice fields (sample)", Task: scoring.Task{Type: scoring.TaskJSON, Schema: schema, Fields: []string{"invoice_number", "total", "currency"}},
 		Prompt:    Prompt{System: "Extract the invoice's fields as JSON with vendor, invoice_number, total (a number) and currency (ISO code).", Template: "From: {{vendor}}\nInvoice {{number}}: total due {{total}} {{currency}}."},
 		Incumbent: Incumbent{Price: &Price{InputPerM: 0.4, OutputPerM: 1.6}}, MaxOutputTokens: 96}
 	for i, v := range invoices {
@@ -71,7 +73,7 @@ func Samples() []Sample {
 		outJSON := fmt.Sprintf(`{"vendor": %q, "invoice_number": %q, "total": %s, "currency": %q}`, v.vendor, v.number, v.total, v.currency)
 		b.Examples = append(b.Examples, Example{ID: fmt.Sprintf("inv%02d", i+1), Input: in, Output: outJSON})
 	}
-	out = append(out, Sample{ID: "invoice-json", Title: b.Title, Task: TaskJSON, Body: b})
+	out = append(out, Sample{ID: "invoice-json", Title: b.Title, Task: scoring.TaskJSON, Body: b})
 
 	// freetext: one-sentence summaries of customer messages.
 	notes := [][2]string{
@@ -86,12 +88,12 @@ func Samples() []Sample {
 		{"Is the clinic open on the public holiday next Monday?", "Patient asks whether the clinic is open next Monday's public holiday."},
 		{"The office wifi drops every afternoon around 3 pm.", "Office reports the wifi drops daily around 3 pm."},
 	}
-	b = Request{Title: "Message summaries (sample)", Task: Task{Type: TaskFreetext, Rubric: "The summary names who writes, what they report or ask, and any date or number; nothing invented."},
+	b = Request{Title: "Message summaries (sample)", Task: scoring.Task{Type: scoring.TaskFreetext, Rubric: "The summary names who writes, what they report or ask, and any date or number; nothing invented."},
 		Prompt:    Prompt{System: "Summarise the customer's message in one sentence.", Template: "{{input}}"},
 		Incumbent: Incumbent{Model: "gpt-4o"}, MaxOutputTokens: 48}
 	for i, n := range notes {
 		b.Examples = append(b.Examples, Example{ID: fmt.Sprintf("m%02d", i+1), Input: strInput(n[0]), Output: n[1]})
 	}
-	out = append(out, Sample{ID: "message-freetext", Title: b.Title, Task: TaskFreetext, Body: b})
+	out = append(out, Sample{ID: "message-freetext", Title: b.Title, Task: scoring.TaskFreetext, Body: b})
 	return out
 }

@@ -11,6 +11,8 @@ import (
 
 	"boxd/engine/attest"
 	"boxd/internal/records"
+	"boxd/pipelines/migration/figures"
+	"boxd/pipelines/migration/scoring"
 )
 
 // Check names this package adds to a record's checks.
@@ -127,7 +129,7 @@ func recompute(rec *attest.Record) Recompute {
 	}
 	current := map[string]attest.Entry{}
 	var order []string
-	scores := map[string][]Score{}
+	scores := map[string][]scoring.Score{}
 	stated := map[string]int{} // candidate → its summary entry
 	var verdicts = -1
 	lastCall := map[string]attest.Entry{} // example|candidate → its candidate call
@@ -170,7 +172,7 @@ func recompute(rec *attest.Record) Recompute {
 			verdicts = i
 		}
 	}
-	if p.Task == TaskFreetext {
+	if p.Task == scoring.TaskFreetext {
 		passed := 0
 		for _, k := range controlOrder {
 			v := controls[k]
@@ -184,7 +186,7 @@ func recompute(rec *attest.Record) Recompute {
 				Stated: fmt.Sprintf("%d/%d", p.JudgeControlsPassed, p.JudgeControls), Recomputed: fmt.Sprintf("%d/%d", passed, len(controlOrder))})
 		}
 	}
-	sums := map[string]Summary{}
+	sums := map[string]figures.Summary{}
 	for _, id := range cands {
 		sc := scores[id]
 		if len(sc) != nEx || len(order) != nEx {
@@ -196,7 +198,7 @@ func recompute(rec *attest.Record) Recompute {
 				break
 			}
 		}
-		sum := Summarize(sc, p)
+		sum := figures.Summarize(sc, p)
 		sums[id] = sum
 		at, ok := stated[id]
 		if !ok {
@@ -224,7 +226,7 @@ func recompute(rec *attest.Record) Recompute {
 
 // checkScore compares a score entry with its call, its logged answer and,
 // where the texts are kept, with the score recomputed from them.
-func checkScore(rc *Recompute, at int, sc Score, task *Task, taskType string, cur, callE attest.Entry, judged []string) {
+func checkScore(rc *Recompute, at int, sc scoring.Score, task *scoring.Task, taskType string, cur, callE attest.Entry, judged []string) {
 	diff := func(field, stated, want string) {
 		if stated != want {
 			rc.Diffs = append(rc.Diffs, Diff{Entry: at, Type: EntryScore, Candidate: sc.Candidate, Example: sc.Example, Field: field, Stated: stated, Recomputed: want})
@@ -240,17 +242,17 @@ func checkScore(rc *Recompute, at int, sc Score, task *Task, taskType string, cu
 	} else {
 		diff("call", "(none)", "the candidate's call entry before the score")
 	}
-	if taskType == TaskFreetext && len(judged) == 2 {
-		diff("judge", sc.Judge, JudgeOutcome(judged[0], judged[1]))
-		o, k := judgeScore(JudgeOutcome(judged[0], judged[1]))
+	if taskType == scoring.TaskFreetext && len(judged) == 2 {
+		diff("judge", sc.Judge, scoring.JudgeOutcome(judged[0], judged[1]))
+		o, k := scoring.JudgeScore(scoring.JudgeOutcome(judged[0], judged[1]))
 		diff("outcome", sc.Outcome, o)
 		diff("kind", sc.Kind, k)
 		rc.Rescored++
 	}
-	if task == nil || taskType == TaskFreetext || cur.Text == nil || (callE.Type == records.TypeModelCall && callE.Text == nil) {
+	if task == nil || taskType == scoring.TaskFreetext || cur.Text == nil || (callE.Type == records.TypeModelCall && callE.Text == nil) {
 		return // texts removed: the score stands as signed
 	}
-	var want Score
+	var want scoring.Score
 	answer := ""
 	if callE.Text != nil {
 		answer = *callE.Text
@@ -259,7 +261,7 @@ func checkScore(rc *Recompute, at int, sc Score, task *Task, taskType string, cu
 	if l, ok := cur.Data["label"].(string); ok {
 		label = &l
 	}
-	scoreCode(task, *cur.Text, label, answer, callE.Type != records.TypeModelCall || callE.Data["error"] != nil, &want)
+	scoring.Code(task, *cur.Text, label, answer, callE.Type != records.TypeModelCall || callE.Data["error"] != nil, &want)
 	rc.Rescored++
 	diff("outcome", sc.Outcome, want.Outcome)
 	diff("kind", sc.Kind, want.Kind)
@@ -326,7 +328,7 @@ func firstType(rec *attest.Record) string {
 
 // readParams reads the params entry and, where the record keeps its
 // text, the task entry (for rescoring).
-func readParams(rec *attest.Record) (Params, []string, int, *Task, error) {
+func readParams(rec *attest.Record) (figures.Params, []string, int, *scoring.Task, error) {
 	d := rec.Entries[0].Data
 	str := func(k string) string { s, _ := d[k].(string); return s }
 	f := func(k string) (float64, error) {
@@ -336,7 +338,7 @@ func readParams(rec *attest.Record) (Params, []string, int, *Task, error) {
 		}
 		return v, nil
 	}
-	var p Params
+	var p figures.Params
 	var err error
 	p.Task = str("task")
 	for _, x := range []struct {
@@ -358,7 +360,7 @@ func readParams(rec *attest.Record) (Params, []string, int, *Task, error) {
 		return p, nil, 0, nil, fmt.Errorf("params examples is not an integer")
 	}
 	p.PriceSource = str("price_source")
-	if p.Task == TaskFreetext {
+	if p.Task == scoring.TaskFreetext {
 		if p.JudgeControls, err = strconv.Atoi(str("judge_controls")); err != nil {
 			return p, nil, 0, nil, fmt.Errorf("params judge_controls is not an integer")
 		}
@@ -367,11 +369,11 @@ func readParams(rec *attest.Record) (Params, []string, int, *Task, error) {
 		}
 	}
 	cands := strings.Split(str("candidates"), ",")
-	var task *Task
+	var task *scoring.Task
 	for _, e := range rec.Entries {
 		if e.Type == records.TypeInput && e.Data["name"] == "task" && e.Text != nil {
-			var t Task
-			if json.Unmarshal([]byte(*e.Text), &t) == nil && t.validate() == nil && t.Type == p.Task {
+			var t scoring.Task
+			if json.Unmarshal([]byte(*e.Text), &t) == nil && t.Validate() == nil && t.Type == p.Task {
 				task = &t
 			}
 			break

@@ -1,4 +1,4 @@
-package migration
+package scoring
 
 import (
 	"encoding/json"
@@ -143,7 +143,7 @@ func TestScoreCode(t *testing.T) {
 	label := &Task{Type: TaskLabel, Labels: []string{"yes", "no"}, Extract: ExtractFirst}
 	js := &Task{Type: TaskJSON, Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}},"required":["a","b"]}`)}
 	for _, tk := range []*Task{label, js} {
-		if err := tk.validate(); err != nil {
+		if err := tk.Validate(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -175,7 +175,7 @@ func TestScoreCode(t *testing.T) {
 		{"json logged invalid", js, `not json`, nil, `{"a":"x","b":2}`, false, Unscorable, KindNoReference, ""},
 	} {
 		var sc Score
-		scoreCode(c.task, c.logged, c.ref, c.answer, c.failed, &sc)
+		Code(c.task, c.logged, c.ref, c.answer, c.failed, &sc)
 		if sc.Outcome != c.outcome || sc.Kind != c.kind || sc.Detail != c.extra {
 			t.Errorf("%s: %s %s %q, want %s %s %q", c.name, sc.Outcome, sc.Kind, sc.Detail, c.outcome, c.kind, c.extra)
 		}
@@ -191,23 +191,5 @@ func TestJudgeOutcome(t *testing.T) {
 		if got := JudgeOutcome(c.a, c.b); got != c.want {
 			t.Errorf("%s/%s: %s, want %s", c.a, c.b, got, c.want)
 		}
-	}
-}
-
-func TestExampleNeedsOutput(t *testing.T) {
-	s, _ := service(t)
-	r := sample(t, "faq-exact")
-	raw, _ := json.Marshal(r)
-	raw = []byte(strings.Replace(string(raw), `"output":"Paris."`, `"outputs":"Paris."`, 1))
-	if err := json.Unmarshal(raw, &r); err == nil || !strings.Contains(err.Error(), "outputs") {
-		t.Errorf("an unknown field in an example: %v", err)
-	}
-	raw = []byte(strings.Replace(string(raw), `"outputs":"Paris.",`, ``, 1))
-	var r2 Request
-	if err := json.Unmarshal(raw, &r2); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Validate(&r2); err == nil || !strings.Contains(err.Error(), "examples[0].output is required") {
-		t.Errorf("an example without output: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
-package migration
+package figures
 
 import (
+	"boxd/pipelines/migration/scoring"
 	"fmt"
 	"math"
 	"regexp"
@@ -15,6 +16,10 @@ const (
 	VerdictNoGo         = "no-go"
 	VerdictInconclusive = "inconclusive"
 )
+
+// UnscorableLimit: more than this share of unscorable examples makes the
+// verdict inconclusive (contract section 3).
+const UnscorableLimit = 0.10
 
 // DecidingInterval names the interval the verdict is read from.
 const DecidingInterval = "wilson"
@@ -131,16 +136,16 @@ const maxClusterExamples = 5
 // Summarize computes a candidate's summary from its scores, in example
 // order, and the params. It is deterministic: the verifier calls it on the
 // record's score entries and compares every figure.
-func Summarize(scores []Score, p Params) Summary {
+func Summarize(scores []scoring.Score, p Params) Summary {
 	var s Summary
 	n := len(scores)
 	var outcomes []bool
 	unscorable := 0
 	for _, sc := range scores {
 		switch sc.Outcome {
-		case Pass:
+		case scoring.Pass:
 			outcomes = append(outcomes, true)
-		case Fail:
+		case scoring.Fail:
 			outcomes = append(outcomes, false)
 		default:
 			unscorable++
@@ -152,13 +157,13 @@ func Summarize(scores []Score, p Params) Summary {
 	s.Unscorable = Count{Count: itoa(unscorable), Share: share(unscorable, n)}
 	s.Clusters = clusters(scores)
 	switch p.Task {
-	case TaskJSON:
+	case scoring.TaskJSON:
 		s.SchemaValid, s.Fields = jsonFigures(scores, p)
-	case TaskLabel:
+	case scoring.TaskLabel:
 		s.Labels, s.Confusion = labelFigures(scores)
-	case TaskFreetext:
+	case scoring.TaskFreetext:
 		s.JudgeOutcomes = map[string]string{}
-		for _, o := range JudgeOutcomes {
+		for _, o := range scoring.JudgeOutcomes {
 			s.JudgeOutcomes[o] = "0"
 		}
 		for _, sc := range scores {
@@ -230,7 +235,7 @@ func verdict(s Summary, k, scored, unscorable, n int, p Params) (string, []strin
 			reasons = append(reasons, fmt.Sprintf("the 95%% interval of the schema-valid rate [%s, %s] straddles %s", s.SchemaValid.CI95[0], s.SchemaValid.CI95[1], num(p.SchemaValid)))
 		}
 	}
-	if p.Task == TaskFreetext && p.JudgeControlsPassed < p.JudgeControls {
+	if p.Task == scoring.TaskFreetext && p.JudgeControlsPassed < p.JudgeControls {
 		v = VerdictInconclusive
 		reasons = append(reasons, fmt.Sprintf("the judge failed %d of its %d controls (an answer against itself must be the same, two different answers different, in both orders): its judgments cannot decide", p.JudgeControls-p.JudgeControlsPassed, p.JudgeControls))
 	}
@@ -260,11 +265,11 @@ var index = regexp.MustCompile(`/\d+(/|$)`)
 // the label pair, the schema place with array indexes as *, the shape of
 // an exact mismatch). Largest first, then by name; each lists its first
 // example ids in example order.
-func clusters(scores []Score) []Cluster {
+func clusters(scores []scoring.Score) []Cluster {
 	failed := 0
 	ids := map[string][]string{}
 	for _, sc := range scores {
-		if sc.Outcome != Fail {
+		if sc.Outcome != scoring.Fail {
 			continue
 		}
 		failed++
@@ -290,7 +295,7 @@ func clusters(scores []Score) []Cluster {
 	return out
 }
 
-func jsonFigures(scores []Score, p Params) (*Rate, map[string]FieldAgreement) {
+func jsonFigures(scores []scoring.Score, p Params) (*Rate, map[string]FieldAgreement) {
 	valid, answered := 0, 0
 	agree, seen := map[string]int{}, map[string]int{}
 	for _, sc := range scores {
@@ -318,7 +323,7 @@ func jsonFigures(scores []Score, p Params) (*Rate, map[string]FieldAgreement) {
 	return &r, fields
 }
 
-func labelFigures(scores []Score) (*Labels, map[string]map[string]string) {
+func labelFigures(scores []scoring.Score) (*Labels, map[string]map[string]string) {
 	l := &Labels{Current: map[string]string{}, Candidate: map[string]string{}}
 	conf := map[string]map[string]string{}
 	inc := func(m map[string]string, k string) {
@@ -332,7 +337,7 @@ func labelFigures(scores []Score) (*Labels, map[string]map[string]string) {
 		if sc.LabelCandidate != "" {
 			inc(l.Candidate, sc.LabelCandidate)
 		}
-		if sc.LabelCurrent != "" && sc.Outcome != Unscorable {
+		if sc.LabelCurrent != "" && sc.Outcome != scoring.Unscorable {
 			got := sc.LabelCandidate
 			if got == "" {
 				got = "(none)"
@@ -346,7 +351,7 @@ func labelFigures(scores []Score) (*Labels, map[string]map[string]string) {
 	return l, conf
 }
 
-func latency(scores []Score) Latency {
+func latency(scores []scoring.Score) Latency {
 	var cand, cur []float64
 	for _, sc := range scores {
 		cand = append(cand, float64(sc.LatencyMS))
@@ -364,7 +369,7 @@ func latency(scores []Score) Latency {
 // cost: the incumbent's per 1,000 requests from the mean logged (or
 // estimated) token counts at its price; the candidate's from its mean call
 // time at migration.hour_cost.
-func cost(scores []Score, p Params) Cost {
+func cost(scores []scoring.Score, p Params) Cost {
 	var in, out, ms float64
 	given := 0
 	for _, sc := range scores {

@@ -1,4 +1,4 @@
-package migration
+package figures
 
 // The oracle: the intervals and percentiles of stats.go against R itself
 // (prop.test, binom.test and quantile of R's stats package), run once per

@@ -1,4 +1,9 @@
-package migration
+// Package scoring scores a migration check's answers in code: the task
+// types and their validation, the exact task's normalisation, label
+// extraction, the JSON Schema subset and field comparison, each example's
+// outcome and kind, and the rule over a freetext judge's two judgments.
+// It calls no model.
+package scoring
 
 import (
 	"bytes"
@@ -50,8 +55,8 @@ type Task struct {
 	schema *Schema
 }
 
-// validate checks the task and prepares its schema and fields.
-func (t *Task) validate() error {
+// Validate checks the task and prepares its schema and fields.
+func (t *Task) Validate() error {
 	bad := func(format string, a ...any) error { return problem.New(problem.Invalid, "task: "+format, a...) }
 	switch t.Type {
 	case TaskExact:

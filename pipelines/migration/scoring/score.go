@@ -1,4 +1,4 @@
-package migration
+package scoring
 
 import (
 	"strings"
@@ -56,11 +56,11 @@ type Score struct {
 	TokensSource                              string
 }
 
-// scoreCode scores a candidate's answer against the logged one for the
+// Code scores a candidate's answer against the logged one for the
 // tasks scored in code (exact, label, json). ref is the example's label
 // (label tasks; nil: the logged answer's). callFailed: the candidate's
 // call failed, which is a fail.
-func scoreCode(t *Task, logged string, ref *string, answer string, callFailed bool, sc *Score) {
+func Code(t *Task, logged string, ref *string, answer string, callFailed bool, sc *Score) {
 	switch t.Type {
 	case TaskExact:
 		if strings.TrimSpace(logged) == "" {

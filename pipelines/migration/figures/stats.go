@@ -1,4 +1,9 @@
-package migration
+// Package figures computes a migration check's figures from its scores:
+// the 95% Wilson and Clopper–Pearson intervals (equal to R's prop.test and
+// binom.test), percentiles (R's quantile type 7), the seeded bootstrap, and
+// a candidate's whole summary with its verdict. It is deterministic: the
+// verifier recomputes every signed figure with it.
+package figures
 
 // Statistics for the migration check: 95% intervals of a proportion, type-7
 // percentiles, a deterministic bootstrap and the decimal format used in signed

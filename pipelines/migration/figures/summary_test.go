@@ -1,39 +1,41 @@
-package migration
+package figures
 
 import (
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"boxd/pipelines/migration/scoring"
 )
 
 // scores makes n scores: pass passes, then fail fails (model errors for
 // the first errs of them), then unscorable ones.
-func scores(pass, fail, errs, unscorable int) []Score {
-	var out []Score
+func scores(pass, fail, errs, unscorable int) []scoring.Score {
+	var out []scoring.Score
 	add := func(outcome, kind string) {
-		out = append(out, Score{Example: fmt.Sprintf("e%03d", len(out)+1), Candidate: "c", Outcome: outcome, Kind: kind,
+		out = append(out, scoring.Score{Example: fmt.Sprintf("e%03d", len(out)+1), Candidate: "c", Outcome: outcome, Kind: kind,
 			LatencyMS: int64(100 + len(out)), CurrentLatencyMS: -1, CurrentPromptTokens: 100, CurrentCompletionTok: 20, TokensSource: "estimated"})
 	}
 	for range pass {
-		add(Pass, KindMatch)
+		add(scoring.Pass, scoring.KindMatch)
 	}
 	for i := range fail {
 		if i < errs {
-			add(Fail, KindModelError)
+			add(scoring.Fail, scoring.KindModelError)
 		} else {
-			add(Fail, KindMismatch)
+			add(scoring.Fail, scoring.KindMismatch)
 		}
 	}
 	for range unscorable {
-		add(Unscorable, KindNoReference)
+		add(scoring.Unscorable, scoring.KindNoReference)
 	}
 	return out
 }
 
 // TestVerdictRules: the contract's section 3, each row.
 func TestVerdictRules(t *testing.T) {
-	p := Params{Task: TaskExact, PassRate: 0.8, Seed: DefaultSeed, Resamples: 2000, InputPerM: 1, OutputPerM: 2}
+	p := Params{Task: scoring.TaskExact, PassRate: 0.8, Seed: DefaultSeed, Resamples: 2000, InputPerM: 1, OutputPerM: 2}
 	for _, c := range []struct {
 		name                     string
 		pass, fail, errs, unsc   int
@@ -64,7 +66,7 @@ func TestVerdictRules(t *testing.T) {
 }
 
 func TestSummaryFigures(t *testing.T) {
-	p := Params{Task: TaskExact, PassRate: 0.9, Seed: 7, Resamples: 1000, InputPerM: 2.5, OutputPerM: 10, HourDollars: 3.6, PriceSource: "test"}
+	p := Params{Task: scoring.TaskExact, PassRate: 0.9, Seed: 7, Resamples: 1000, InputPerM: 2.5, OutputPerM: 10, HourDollars: 3.6, PriceSource: "test"}
 	sc := scores(8, 2, 1, 0)
 	sc[9].Detail = "extra_text"
 	sc[0].CurrentLatencyMS, sc[1].CurrentLatencyMS = 300, 500
@@ -100,11 +102,11 @@ func TestSummaryFigures(t *testing.T) {
 }
 
 func TestClustersOrder(t *testing.T) {
-	var sc []Score
+	var sc []scoring.Score
 	for i, k := range []string{"b", "a", "b", "c", "a", "b"} {
-		sc = append(sc, Score{Example: fmt.Sprint(i), Outcome: Fail, Kind: KindFieldDiffers, Detail: k})
+		sc = append(sc, scoring.Score{Example: fmt.Sprint(i), Outcome: scoring.Fail, Kind: scoring.KindFieldDiffers, Detail: k})
 	}
-	sc = append(sc, Score{Example: "s", Outcome: Fail, Kind: KindSchema, Detail: "/items/3/sku"}, Score{Example: "t", Outcome: Fail, Kind: KindSchema, Detail: "/items/12/sku"})
+	sc = append(sc, scoring.Score{Example: "s", Outcome: scoring.Fail, Kind: scoring.KindSchema, Detail: "/items/3/sku"}, scoring.Score{Example: "t", Outcome: scoring.Fail, Kind: scoring.KindSchema, Detail: "/items/12/sku"})
 	got := clusters(sc)
 	var names []string
 	for _, c := range got {
@@ -120,14 +122,26 @@ func TestClustersOrder(t *testing.T) {
 }
 
 func TestLabelFigures(t *testing.T) {
-	sc := []Score{
-		{Outcome: Pass, LabelCurrent: "yes", LabelCandidate: "yes"},
-		{Outcome: Fail, LabelCurrent: "yes", LabelCandidate: "no"},
-		{Outcome: Fail, LabelCurrent: "no"},
-		{Outcome: Unscorable},
+	sc := []scoring.Score{
+		{Outcome: scoring.Pass, LabelCurrent: "yes", LabelCandidate: "yes"},
+		{Outcome: scoring.Fail, LabelCurrent: "yes", LabelCandidate: "no"},
+		{Outcome: scoring.Fail, LabelCurrent: "no"},
+		{Outcome: scoring.Unscorable},
 	}
 	l, conf := labelFigures(sc)
 	if l.Current["yes"] != "2" || l.Current["no"] != "1" || l.Candidate["no"] != "1" || conf["yes"]["no"] != "1" || conf["no"]["(none)"] != "1" {
 		t.Errorf("labels %+v confusion %+v", l, conf)
+	}
+}
+
+func TestJudgeControlsRule(t *testing.T) {
+	p := Params{Task: scoring.TaskFreetext, PassRate: 0.5, Seed: 1, Resamples: 100, JudgeControls: 4, JudgeControlsPassed: 4}
+	sc := scores(40, 0, 0, 0)
+	if s := Summarize(sc, p); s.Verdict != VerdictGo || s.JudgeControls.Passed != "4" {
+		t.Errorf("controls passed: %s", s.Verdict)
+	}
+	p.JudgeControlsPassed = 3
+	if s := Summarize(sc, p); s.Verdict != VerdictInconclusive || !strings.Contains(strings.Join(s.Reasons, ";"), "failed 1 of its 4 controls") {
+		t.Errorf("a failed control: %s %v", s.Verdict, s.Reasons)
 	}
 }
