@@ -186,7 +186,7 @@ func TestA11yUnavailable(t *testing.T) {
 // With judge: false the same caller, out of tokens, is audited.
 func TestA11yJudgeRoute(t *testing.T) {
 	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{
-		Path: testmodels.Generated(t, testmodels.ChatFile), Projector: testmodels.Generated(t, testmodels.VisionFile), ContextLength: 4096, Parallel: 1}})
+		Path: testmodels.Generated(t, testmodels.ChatFile), Projector: testmodels.Generated(t, testmodels.VisionFile), ContextLength: 4096, Parallel: 1, Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

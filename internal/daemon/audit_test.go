@@ -36,7 +36,7 @@ func auditServer(t *testing.T, cfg *configs.Config) (*testServer, *syncBuffer) {
 	if cfg == nil {
 		cfg = configs.Defaults()
 	}
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 2}})
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 2, Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func (e *promptSpy) Generate(ctx context.Context, r llm.Request) (*llm.Job, erro
 // the <|im_start|> and <|im_end|> tokens of a harmless review's, no more.
 func TestReviewReplyMarkersAreText(t *testing.T) {
 	cfg := configs.Defaults()
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 1}, Arbiter: gpu.NewArbiter()})
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 1, Threads: 1}, Arbiter: gpu.NewArbiter()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func chatServerTweaked(t *testing.T, cfg *configs.Config, ctxLen, parallel, queu
 		cfg = configs.Defaults()
 	}
 	arbiter := gpu.NewArbiter()
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: ctxLen, Parallel: parallel}, MaxQueue: queue, Arbiter: arbiter})
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: ctxLen, Parallel: parallel, Threads: 1}, MaxQueue: queue, Arbiter: arbiter})
 	if err != nil {
 		t.Fatal(err)
 	}

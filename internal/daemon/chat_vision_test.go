@@ -35,7 +35,7 @@ func visionServerWith(t *testing.T, cfg *configs.Config) *chatEnv {
 	arbiter := gpu.NewArbiter()
 	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{
 		Path: testmodels.Generated(t, testmodels.ChatFile), Projector: testmodels.Generated(t, testmodels.VisionFile),
-		ContextLength: 4096, Parallel: 2}, Arbiter: arbiter})
+		ContextLength: 4096, Parallel: 2, Threads: 1}, Arbiter: arbiter})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ import (
 	"boxd/pipelines/hcc"
 	"boxd/pipelines/live"
 	"boxd/pipelines/migration"
+	"boxd/pipelines/oral"
 	"boxd/pipelines/outbound"
 	"boxd/pipelines/retrieval"
 	"boxd/pipelines/sitecheck"
@@ -47,6 +48,7 @@ import (
 	hccroutes "boxd/web/routes/hcc"
 	liveroutes "boxd/web/routes/live"
 	migrationroutes "boxd/web/routes/migration"
+	oralroutes "boxd/web/routes/oral"
 	platformroutes "boxd/web/routes/platform"
 	retrievalroutes "boxd/web/routes/retrieval"
 	sitecheckroutes "boxd/web/routes/sitecheck"
@@ -125,6 +127,8 @@ type Box struct {
 	AuditErr error
 	// Migration serves /migration/*.
 	Migration *migration.Service
+	// Oral serves /oral/*.
+	Oral *oral.Service
 
 	cfg  *configs.Config
 	deps Deps
@@ -237,6 +241,7 @@ func (b *Box) build() {
 	b.A11yDomains = &domains.Registry{Store: deps.Platform.Store(), Verifier: ver, Now: b.now}
 	b.buildAudit()
 	b.buildMigration()
+	b.Oral = &oral.Service{Key: deps.Key, Chat: b.Chat, Now: b.now}
 
 	// The files of requests a boxd that crashed or was killed left
 	// behind go now (package scratch).
@@ -271,6 +276,8 @@ func (b *Box) mount() {
 	auditroutes.Mount(a, auditroutes.Deps{Log: log, Service: b.Audit, Key: d.Key})
 	b.Migration.Candidates[0].Model, b.Migration.Judge = b.Chat, b.judge() // a tweak may have replaced the chat model
 	migrationroutes.Mount(a, migrationroutes.Deps{Log: log, Service: b.Migration, Key: d.Key})
+	b.Oral.Chat = b.Chat
+	oralroutes.Mount(a, oralroutes.Deps{Log: log, Service: b.Oral, Key: d.Key})
 }
 
 // ClassicalDiarization is pass 2's model-free diarizer, boxd-classical-1,

@@ -33,7 +33,7 @@ func TestHCCReadChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 1}})
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 1, Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

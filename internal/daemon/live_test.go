@@ -1290,7 +1290,7 @@ func microSpeechEngine(t *testing.T) *stream.Engine {
 // speechEngine is a stream engine on the generated Whisper file name.
 func speechEngine(t *testing.T, name string) *stream.Engine {
 	t.Helper()
-	m, err := asr.Load(context.Background(), testmodels.Generated(t, name), asr.Options{})
+	m, err := asr.Load(context.Background(), testmodels.Generated(t, name), asr.Options{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

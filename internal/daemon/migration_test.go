@@ -29,7 +29,7 @@ func migrationServer(t *testing.T, cfg *configs.Config, gate func()) *testServer
 		cfg = configs.Defaults()
 	}
 	cfg.AdminSecret = configs.Secret(adminSecret)
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 2}})
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 2, Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

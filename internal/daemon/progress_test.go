@@ -198,7 +198,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // the model call's receipt event, the receipt the stream: false answer
 // names in x-service-receipt.
 func TestFillStreamReceipt(t *testing.T) {
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 1}})
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 1, Threads: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func cutServer(t *testing.T) (*chatEnv, *issueLog) {
 	t.Helper()
 	cfg := configs.Defaults()
 	arbiter := gpu.NewArbiter()
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 1}, Arbiter: arbiter})
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 4096, Parallel: 1, Threads: 1}, Arbiter: arbiter})
 	if err != nil {
 		t.Fatal(err)
 	}

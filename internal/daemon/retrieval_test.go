@@ -35,12 +35,12 @@ func retrievalServer(t *testing.T, wrap func(retrieval.Embedder) retrieval.Embed
 func retrievalServerWith(t *testing.T, cfg *configs.Config, wrap func(retrieval.Embedder) retrieval.Embedder) (*testServer, *time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.EmbedFile)})
+	emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.EmbedFile), Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(emb.Close)
-	rr, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.RerankFile)})
+	rr, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.RerankFile), Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

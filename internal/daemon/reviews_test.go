@@ -260,7 +260,7 @@ func (e *heldEngine) Tokenize(text string, addSpecial, parseSpecial bool) ([]int
 // the first is done. /reviews/check takes no lock and answers meanwhile.
 func TestReviewReplyOneRunPerToken(t *testing.T) {
 	cfg := configs.Defaults()
-	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 2}, Arbiter: gpu.NewArbiter()})
+	e, err := llm.Open(context.Background(), llm.EngineOptions{Options: llm.Options{Path: testmodels.Generated(t, testmodels.ChatFile), ContextLength: 2048, Parallel: 2, Threads: 1}, Arbiter: gpu.NewArbiter()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ var table = []Family{
 	{ID: "expert-to-sop", Kind: KindTool, Doc: "2", Pending: true},
 	{ID: "storefront-accessibility-pass", Kind: KindTool, Doc: "2"},
 	{ID: "fill-and-stop", Kind: KindTool, Doc: "2"},
-	{ID: "oral-assessment", Kind: KindTool, Doc: "3", Pending: true},
+	{ID: "oral-assessment", Kind: KindTool, Doc: "3"},
 	{ID: "virtual-staging", Kind: KindTool, Doc: "3", Pending: true},
 	{ID: "migration-check", Kind: KindTool, Doc: "3"},
 	{ID: "geo-audit", Kind: KindTool, Doc: "3"},

@@ -357,3 +357,55 @@ func ExaminerPrompt(r *Rubric, lines []Line) Prompt {
 	p.Leading, p.Personal = FlagQuestions(lines)
 	return p
 }
+
+// PromptRequest is POST /oral/prompt's body: the rubric and the
+// transcript so far (names to blind, as for scoring).
+type PromptRequest struct {
+	RubricID   string   `json:"rubric_id"`
+	Rubric     *Rubric  `json:"rubric"`
+	Lines      []InLine `json:"lines"`
+	Transcript string   `json:"transcript"`
+	Names      []string `json:"names"`
+}
+
+// PromptFor answers POST /oral/prompt: the transcript is read and blinded
+// (so a flagged question never repeats a name), then ExaminerPrompt.
+func PromptFor(r PromptRequest) (*Prompt, error) {
+	rb, err := rubricOf(r.RubricID, r.Rubric)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Lines) == 0 && r.Transcript == "" {
+		p := ExaminerPrompt(rb, nil)
+		return &p, nil
+	}
+	lines, err := ReadLinesSoFar(r.Lines, r.Transcript)
+	if err != nil {
+		return nil, err
+	}
+	blinded, _, err := Blind(lines, r.Names)
+	if err != nil {
+		return nil, err
+	}
+	p := ExaminerPrompt(rb, blinded)
+	return &p, nil
+}
+
+// ReadLinesSoFar is ReadLines for a transcript in progress: it may have no
+// candidate line yet.
+func ReadLinesSoFar(in []InLine, transcript string) ([]Line, error) {
+	var lines []Line
+	var err error
+	switch {
+	case len(in) > 0 && transcript != "":
+		return nil, problem.New(problem.Invalid, "give lines or transcript, not both")
+	case transcript != "":
+		lines, err = ReadLines(nil, transcript+"\nCandidate: -")
+	default:
+		lines, err = ReadLines(append(append([]InLine{}, in...), InLine{Role: Candidate, Text: "-"}), "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return lines[:len(lines)-1], nil
+}

@@ -260,11 +260,8 @@ type scored struct {
 
 // scoreOne scores one criterion.
 func (s *Service) scoreOne(ctx context.Context, env run.Env, c *Criterion, lines []Line) *scored {
-	lvls := make([]string, c.MaxLevel+1)
+	sch, maxTokens := criterionSchema(c)
 	var desc strings.Builder
-	for i := range lvls {
-		lvls[i] = strconv.Itoa(i)
-	}
 	for _, l := range c.Levels {
 		fmt.Fprintf(&desc, "%d: %s\n", l.Level, l.Descriptor)
 	}
@@ -276,8 +273,6 @@ func (s *Service) scoreOne(ctx context.Context, env run.Env, c *Criterion, lines
 		}
 		cl = append(cl, cite.Line{N: l.N, Text: l.Text})
 	}
-	root := schema.Object(schema.Prop("level", schema.Enum(lvls...)), schema.Prop("reason", schema.Text(240)), schema.Prop("evidence", schema.Array(schema.Cite(100), 3)))
-	sch, maxTokens := schema.Lane(root)
 	user := fmt.Sprintf("Criterion: %s. %s\nLevels:\n%s\nThe candidate's lines:\n%s", c.Title, c.Description, desc.String(), cand.String())
 	raw, res, err := s.Chat.JSON(ctx, env.Budget, sch, llmcall.Request{
 		Messages:  []llmcall.Message{{Role: "system", Content: scoreSystem}, {Role: "user", Content: user}},
@@ -310,6 +305,37 @@ func (s *Service) scoreOne(ctx context.Context, env run.Env, c *Criterion, lines
 	}
 	out.Grounding, out.Evidence, out.Flags = ground(a.Evidence, lines, cl, out.Flags)
 	return out
+}
+
+// criterionSchema is a criterion's answer schema (its level first, so the
+// level's token comes early; a reason; up to three citations) and the
+// tokens that always fit it.
+func criterionSchema(c *Criterion) (json.RawMessage, int) {
+	lvls := make([]string, c.MaxLevel+1)
+	for i := range lvls {
+		lvls[i] = strconv.Itoa(i)
+	}
+	return schema.Lane(schema.Object(schema.Prop("level", schema.Enum(lvls...)), schema.Prop("reason", schema.Text(240)),
+		schema.Prop("evidence", schema.Array(schema.Cite(100), 3))))
+}
+
+// Estimate is the generated tokens a scoring may spend: every criterion's
+// call at its bound (the 402 test before any call).
+func Estimate(r *Rubric) int64 {
+	var n int64
+	for i := range r.Criteria {
+		_, mt := criterionSchema(&r.Criteria[i])
+		n += int64(mt)
+	}
+	return n
+}
+
+// EstimateFor is Estimate of a validated request's rubric.
+func (r *ScoreRequest) EstimateFor() int64 {
+	if r.rubric == nil {
+		return 0
+	}
+	return Estimate(r.rubric)
 }
 
 // ground checks each cited line: it exists, it is the candidate's, and

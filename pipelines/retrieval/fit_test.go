@@ -17,12 +17,12 @@ import (
 func engines(t *testing.T) (*llm.Embedder, *llm.Embedder) {
 	t.Helper()
 	ctx := context.Background()
-	emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.EmbedFile)})
+	emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.EmbedFile), Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(emb.Close)
-	rr, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.RerankFile)})
+	rr, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.RerankFile), Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

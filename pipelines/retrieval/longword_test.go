@@ -50,7 +50,7 @@ func longWords() map[string]string {
 func longWordService(t testing.TB) (*Service, *countedModel, *countedModel) {
 	var m [2]*llm.Embedder
 	for i, f := range []string{testmodels.EmbedFile, testmodels.RerankFile} {
-		x, err := llm.OpenEmbedder(context.Background(), llm.Options{Path: testmodels.Generated(t, f)})
+		x, err := llm.OpenEmbedder(context.Background(), llm.Options{Path: testmodels.Generated(t, f), Threads: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,12 +75,12 @@ func TestSearchRejects(t *testing.T) {
 // and every result carries a proof that verifies.
 func TestSearchWithTheEngines(t *testing.T) {
 	ctx := context.Background()
-	emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.EmbedFile)})
+	emb, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.EmbedFile), Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer emb.Close()
-	rr, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.RerankFile)})
+	rr, err := llm.OpenEmbedder(ctx, llm.Options{Path: testmodels.Generated(t, testmodels.RerankFile), Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -939,7 +939,7 @@ func TestGGUFTranscribes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	am, err := asr.Load(ctx, path, asr.Options{})
+	am, err := asr.Load(ctx, path, asr.Options{Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
