@@ -215,9 +215,10 @@ lint: headers tools
 ## retrieval: embedding throughput against ollama's /api/embed, index build, search p50/p95 over 1,500 chunks, rerank of 40
 ## endpoint audit: one whole audit of the ladder's base served by ollama serve, wall time and requests (goal <= 60 s on 2 cores)
 ## migration check: examples scored a second (exact and json, 200 examples, the tiny chat model) and the verifier's recompute of that record
+## oral assessment: seconds and generated tokens per scored transcript (the four samples, the tiny chat model), verified/cited citations, order invariance
 BENCH_COUNT ?= 3
 bench: headers $(TOOLS_BIN)/ollama-$(OLLAMA_VERSION)-x86-64-v3
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader ./pipelines/a11y ./pipelines/audit ./pipelines/migration
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count $(BENCH_COUNT) -timeout 60m ./engine/llm ./engine/asr/stream ./engine/asr/whispercpp ./pipelines/retrieval ./pipelines/docreader ./pipelines/a11y ./pipelines/audit ./pipelines/migration ./pipelines/oral
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./pipelines/replay
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./engine/diarize/classical ./engine/diarize/segnet ./engine/diarize/embnet ./engine/diarize/neural
 

@@ -175,7 +175,11 @@ type DraftSummary struct {
 	DraftTotal int    `json:"draft_total"`
 	MaxTotal   int    `json:"max_total"`
 	Flagged    int    `json:"flagged"`
-	Note       string `json:"note"`
+	// Cited is how many lines the model cited, Verified how many of them
+	// passed the grounding check (and are the evidence).
+	Cited    int    `json:"cited"`
+	Verified int    `json:"verified"`
+	Note     string `json:"note"`
 }
 
 // ScoreAnswer is POST /oral/score's answer with stream: false.
@@ -237,6 +241,8 @@ func (s *Service) Score(ctx context.Context, r ScoreRequest, env run.Env) (*Scor
 		if len(sc.Flags) > 0 {
 			d.Summary.Flagged++
 		}
+		d.Summary.Cited += sc.cited
+		d.Summary.Verified += len(sc.Evidence)
 	}
 	rec, err := s.draftRecord(&r, rd, blinded, ordered, d.Summary)
 	if err != nil {
@@ -256,6 +262,7 @@ type scored struct {
 	Score
 	raw    string
 	result *llmcall.Result
+	cited  int // citations the model wrote
 }
 
 // scoreOne scores one criterion.
@@ -303,6 +310,7 @@ func (s *Service) scoreOne(ctx context.Context, env run.Env, c *Criterion, lines
 	if out.P != nil && *out.P < 0.5 {
 		out.Flags = append(out.Flags, FlagLowConfidence)
 	}
+	out.cited = len(a.Evidence)
 	out.Grounding, out.Evidence, out.Flags = ground(a.Evidence, lines, cl, out.Flags)
 	return out
 }
