@@ -116,17 +116,25 @@ func init() {
 	for _, w := range strings.Fields(`I Im The A An So Yes No Okay Ok Well Everyone Everybody All There Here Sir Madam Again Very For And But Not Sure Just Really
 		Fine Good Great Sorry Afraid Happy Glad Ready Done Going Trying Thinking Looking Back New Now Today Also Actually Basically Honestly
 		Thanks Thank You Hello Hi Welcome Morning Afternoon Evening Team Folks Guys Doctor Professor Student Candidate Examiner Interviewer
+		Mr Mrs Ms Miss Mx Dr Prof Question Part Section Number One Two Three Four Five Six Seven Eight Nine Ten
 		Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December
-		English Statistics Python Excel Windows Mac Linux Chrome`) {
+		English Statistics Python Excel Windows Mac Linux Chrome
+		British English Scottish Welsh Irish American Canadian Mexican Brazilian Argentinian French German Spanish Italian Portuguese Dutch Belgian Swiss
+		Austrian Swedish Norwegian Danish Finnish Polish Czech Hungarian Romanian Greek Turkish Russian Ukrainian Indian Pakistani Chinese Japanese Korean
+		Vietnamese Thai Filipino Indonesian Australian Nigerian Kenyan Ghanaian Egyptian Moroccan African European Asian Catholic Christian Muslim Jewish Hindu`) {
 		notNames[w] = true
 	}
 }
 
+// fullName is one or two capitalised words (a first name and a surname,
+// hyphenated parts kept together), after an optional title.
+const fullName = `(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor)\.?\s+)?([A-Z][a-z]+(?:-[A-Z][a-z]+)?(?:\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)?)`
+
 var namePatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i:\bmy name is|\bmy name's|\bcall me|\bthis is)\s+([A-Z][a-z]+(?:[ -][A-Z][a-z]+)?)`),
-	regexp.MustCompile(`(?i:\bI'm|\bI am)\s+([A-Z][a-z]+)\b`),
-	regexp.MustCompile(`\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor)\.?\s+([A-Z][a-z]+(?:-[A-Z][a-z]+)?)`),
-	regexp.MustCompile(`\b(?:Hi|Hello|Hey|Thanks|Welcome|Morning|Afternoon|Evening|Thank you|Good morning|Good afternoon|Well done|Okay|OK|Right|Great),?\s+([A-Z][a-z]+)\b`),
+	regexp.MustCompile(`(?i:\bmy name is|\bmy name's|\bcall me)\s+` + fullName),
+	regexp.MustCompile(`(?i:\bI'm|\bI am)\s+` + fullName),
+	regexp.MustCompile(`\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Professor)\.?\s+([A-Z][a-z]+(?:-[A-Z][a-z]+)?(?:\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)?)`),
+	regexp.MustCompile(`\b(?:Hi|Hello|Hey|Thanks|Welcome|Morning|Afternoon|Evening|Thank you|Good morning|Good afternoon|Well done|Okay|OK|Right|Great),?\s+` + fullName),
 }
 
 // Blind replaces every given name and every name the transcript says
@@ -232,7 +240,7 @@ var personalPatterns = []struct {
 	re  *regexp.Regexp
 	why string
 }{
-	{regexp.MustCompile(`(?i)\bhow old\b|\byour age\b|\bwhen were you born\b|\bwhat year were you born\b`), "age"},
+	{regexp.MustCompile(`(?i)\bhow old (are|were) you\b|\byour age\b|\bwhen were you born\b|\bwhat year were you born\b`), "age"},
 	{regexp.MustCompile(`(?i)\b(are you|you) (married|single|divorced|engaged)\b|\bhusband\b|\bwife\b|\bboyfriend\b|\bgirlfriend\b|\bpartner\b.*\?`), "marital status or partner"},
 	{regexp.MustCompile(`(?i)\b(do you have|have you got|planning (to have|on having)|any) (kids|children)\b|\bpregnan`), "children or pregnancy"},
 	{regexp.MustCompile(`(?i)\breligio|\bchurch\b|\bmosque\b|\bsynagogue\b|\btemple\b|\bpray\b|\bfaith\b`), "religion"},

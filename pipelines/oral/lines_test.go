@@ -208,3 +208,27 @@ func TestRubrics(t *testing.T) {
 		}
 	}
 }
+
+// TestBlindHeldOut: the held-out evaluation's cases: full names after
+// "I'm" and a title are blinded whole; titles, demonyms and ordinary
+// capitalised words are not names.
+func TestBlindHeldOut(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"I'm Priya Raman and I work on a service desk.", "I'm [name] [name] and I work on a service desk."},
+		{"Please welcome Dr Helen Okafor.", "Please welcome Dr [name] [name]."},
+		{"I am Dr Chen and this is Mr. Novak", "I am Dr [name] and this is Mr. [name]"},
+		{"Thank you, Ms Lopez.", "Thank you, Ms [name]."},
+		{"This is Question Three.", "This is Question Three."},
+		{"I'm British, by the way.", "I'm British, by the way."},
+	} {
+		lines := []Line{{N: 1, Role: Candidate, Text: c.in}}
+		out, b, err := Blind(lines, nil)
+		if err != nil || out[0].Text != c.want {
+			t.Errorf("%q → %q, want %q (%+v)", c.in, out[0].Text, c.want, b)
+		}
+	}
+	_, personal := FlagQuestions([]Line{{N: 1, Role: Examiner, Text: "How old is the dataset you used?"}, {N: 2, Role: Examiner, Text: "How old are you?"}})
+	if len(personal) != 1 || personal[0].N != 2 {
+		t.Errorf("personal %+v", personal)
+	}
+}

@@ -394,9 +394,11 @@ func ground(cites []string, lines []Line, cl cite.Lines, flags []string) (string
 		}
 		ev = append(ev, Evidence{N: ns[0], Text: quote})
 	}
-	if len(ev) == 0 && len(why) == 0 {
+	if len(ev) == 0 {
 		add(FlagNoEvidence)
-		return "no evidence cited: the examiner should look for it", ev, flags
+		if len(why) == 0 {
+			return "no evidence cited: the examiner should look for it", ev, flags
+		}
 	}
 	if len(why) > 0 {
 		return "not grounded: " + strings.Join(why, "; ") + " (left out of the evidence)", ev, flags

@@ -265,6 +265,13 @@ func TestReviewRules(t *testing.T) {
 	if v.OK || v.FirstBadEntry == nil || !strings.HasPrefix(*v.FirstBadEntry, "review entry ") {
 		t.Errorf("edited reason: %+v", v)
 	}
+	// another draft this box signed, swapped in: the link names it.
+	second, _ := score(t, s, ScoreRequest{SampleID: "support-weak"})
+	otherDraft, _ := json.Marshal(second.Draft.Record)
+	v, _ = VerifyBundle(bundleBody(otherDraft, review), s.Key.PublicKey())
+	if v.OK || v.FirstBadEntry == nil || *v.FirstBadEntry != "review entry 1" {
+		t.Errorf("swapped draft: %+v", v)
+	}
 	editedDraft := strings.Replace(string(draft), "reproduce it", "guess it", 1)
 	v, _ = VerifyBundle(bundleBody([]byte(editedDraft), review), s.Key.PublicKey())
 	if v.OK || v.FirstBadEntry == nil || !strings.HasPrefix(*v.FirstBadEntry, "draft entry ") {

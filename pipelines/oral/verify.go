@@ -140,12 +140,21 @@ func VerifyBundle(b VerifyBody, trusted ed25519.PublicKey) (*VerifyAnswer, error
 		c.Name = "draft " + c.Name
 		out.Checks = append(out.Checks, c)
 	}
+	linkBroken := false
+	for _, c := range v.Checks {
+		if (c.Name == records.CheckContinues || c.Name == records.CheckContinuesKind) && !c.OK {
+			linkBroken = true
+		}
+	}
 	switch {
 	case dv.FirstBadEntry != nil:
 		s := fmt.Sprintf("draft entry %d", *dv.FirstBadEntry)
 		out.FirstBadEntry = &s
 	case v.FirstBadEntry != nil:
 		s := fmt.Sprintf("review entry %d", *v.FirstBadEntry)
+		out.FirstBadEntry = &s
+	case linkBroken: // the review's first entry names another draft
+		s := "review entry 1"
 		out.FirstBadEntry = &s
 	}
 	if out.Problem == "" && !dv.OK {
