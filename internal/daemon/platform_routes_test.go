@@ -241,7 +241,7 @@ func TestDemoSessionBadInput(t *testing.T) {
 		status int
 		want   string
 	}{
-		{"unknown vertical", `{"vertical":"astrology"}`, "", 400, `unknown vertical "astrology"; use one of: clinical, sales, field, translate, code, studio, auditor, storefront-accessibility-pass, fill-and-stop, geo-audit, review-reply (the contract's walkthrough-to-quote,`},
+		{"unknown vertical", `{"vertical":"astrology"}`, "", 400, `unknown vertical "astrology"; use one of: clinical, sales, field, translate, code, studio, auditor, storefront-accessibility-pass, fill-and-stop, oral-assessment, migration-check, geo-audit, review-reply (the contract's walkthrough-to-quote,`},
 		{"missing vertical", `{}`, "", 400, "vertical is required"},
 		{"empty body", ``, "", 400, "empty body"},
 		{"vertical not a string", `{"vertical":7}`, "", 400, "field vertical must be a string, not a number"},

@@ -209,9 +209,6 @@ func (s *Service) Validate(r *Request) error {
 	if err := r.Task.Validate(); err != nil {
 		return err
 	}
-	if r.Task.Type == scoring.TaskFreetext && !s.Judge.Ready() {
-		return problem.New(problem.Unavailable, "freetext tasks need the pinned judge, and this box has no chat model loaded (models.llm.path)")
-	}
 	n := len(r.Examples)
 	switch {
 	case n > MaxExamples:
@@ -299,17 +296,29 @@ func (s *Service) Validate(r *Request) error {
 		switch {
 		case c == nil:
 			return problem.New(problem.NotFound, "candidates[%d]: no candidate %q on this box (GET /migration/info lists them: %s)", i, id, strings.Join(s.candidateIDs(), ", "))
-		case !c.Model.Ready():
-			return problem.New(problem.Unavailable, "candidate %q has no model loaded", id)
 		case slices.Index(r.Candidates, id) != i:
 			return bad("candidates[%d]: %q is named twice", i, id)
 		}
 	}
-	if len(r.Candidates) == 0 {
-		if len(s.Candidates) == 0 || !s.Candidates[0].Model.Ready() {
-			return problem.New(problem.Unavailable, "no candidate model is loaded: set models.llm.path, or register migration.candidates")
-		}
+	if len(r.Candidates) == 0 && len(s.Candidates) > 0 {
 		r.Candidates = []string{s.Candidates[0].ID}
+	}
+	return nil
+}
+
+// ready checks, when the run starts, that every model it needs is loaded
+// (503 otherwise; admission's earlier answers — 409, 402 — come first).
+func (s *Service) ready(r *Request) error {
+	if len(r.Candidates) == 0 {
+		return problem.New(problem.Unavailable, "no candidate model is loaded: set models.llm.path, or register migration.candidates")
+	}
+	for _, id := range r.Candidates {
+		if c := s.candidate(id); c == nil || !c.Model.Ready() {
+			return problem.New(problem.Unavailable, "candidate %q has no model loaded: set models.llm.path (the chat model), or register it in migration.candidates", id)
+		}
+	}
+	if r.Task.Type == scoring.TaskFreetext && !s.Judge.Ready() {
+		return problem.New(problem.Unavailable, "freetext tasks need the pinned judge, and this box has no chat model loaded (models.llm.path)")
 	}
 	return nil
 }

@@ -139,6 +139,9 @@ type call struct {
 // as they finish (example events), then the summaries, the signed
 // record, the report, budget and done.
 func (s *Service) Run(ctx context.Context, req Request, env run.Env) (*Report, error) {
+	if err := s.ready(&req); err != nil {
+		return nil, err
+	}
 	unlock, err := s.lockKey(req.key)
 	if err != nil {
 		return nil, err

@@ -510,10 +510,21 @@ func TestValidate(t *testing.T) {
 	if err := ValidateFor("dk_test", &r); err != nil {
 		t.Errorf("key limit: %v", err)
 	}
+	// Models are checked when the run starts (after admission's 409 and
+	// 402): a freetext check without a judge, a candidate without a model.
 	s.Judge = nil
 	r = sample(t, "message-freetext")
-	if err := s.Validate(&r); !problem.Is(err, problem.Unavailable) {
+	if err := s.Validate(&r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(context.Background(), r, run.Env{Events: &events{}, Budget: &llmcalltest.Budget{}}); !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), "judge") {
 		t.Errorf("freetext without a judge: %v", err)
+	}
+	s.Candidates[0].Model = &llmcall.Model{ModelID: "tiny-chat"}
+	r = sample(t, "faq-exact")
+	_ = s.Validate(&r)
+	if _, err := s.Run(context.Background(), r, run.Env{Events: &events{}, Budget: &llmcalltest.Budget{}}); !problem.Is(err, problem.Unavailable) || !strings.Contains(err.Error(), "no model loaded") {
+		t.Errorf("a candidate without a model: %v", err)
 	}
 }
 

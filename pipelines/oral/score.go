@@ -106,9 +106,6 @@ func (s *Service) Validate(r *ScoreRequest) error {
 	case r.ConsentBasis != "" && !r.Minor:
 		return problem.New(problem.Invalid, "consent_basis goes with minor: true")
 	}
-	if !s.Chat.Ready() {
-		return problem.New(problem.Unavailable, "scoring needs the chat model, and this box has none loaded (models.llm.path)")
-	}
 	return nil
 }
 
@@ -199,6 +196,9 @@ const scoreSystem = "You score one criterion of an oral assessment from the cand
 // draft record. Events: ready, a receipt per call, a score per criterion,
 // draft, budget, done.
 func (s *Service) Score(ctx context.Context, r ScoreRequest, env run.Env) (*ScoreAnswer, error) {
+	if !s.Chat.Ready() {
+		return nil, problem.New(problem.Unavailable, "scoring needs the chat model, and this box has none loaded (models.llm.path)")
+	}
 	blinded, bl, err := Blind(r.lines, r.Names)
 	if err != nil {
 		return nil, err
